@@ -1,0 +1,34 @@
+package lake.config;
+
+import java.util.Locale;
+
+/**
+ * One setting, reachable three ways with one name: command line {@code --http-port}, environment
+ * {@code LAKE_HTTP_PORT}, config file key {@code http_port}.
+ */
+public record Option(String name, Type type, String help) {
+    public enum Type { STRING, INT, LONG, BOOL, PATH }
+
+    public String flag() { return "--" + name; }
+    public String envVar() { return "LAKE_" + name.toUpperCase(Locale.ROOT).replace('-', '_'); }
+    public String fileKey() { return name.replace('-', '_'); }
+
+    /** Parses a textual value (command line or environment) into the JSON type the settings use. */
+    Object parse(String raw, String source) {
+        try {
+            return switch (type) {
+                case STRING, PATH -> raw;
+                case INT -> Integer.parseInt(raw.trim());
+                case LONG -> Long.parseLong(raw.trim());
+                case BOOL -> switch (raw.trim().toLowerCase(Locale.ROOT)) {
+                    case "true", "1", "yes" -> true;
+                    case "false", "0", "no" -> false;
+                    default -> throw new NumberFormatException();
+                };
+            };
+        } catch (NumberFormatException e) {
+            throw new ConfigException(source + ": '" + raw + "' is not a valid " + type.name().toLowerCase(Locale.ROOT)
+                    + " for " + name);
+        }
+    }
+}

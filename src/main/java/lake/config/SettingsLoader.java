@@ -1,0 +1,203 @@
+package lake.config;
+
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Resolves {@link Settings}: built-in defaults (conf/config.json, packaged in the jar) &lt; the
+ * config file named by {@code --config} / {@code LAKE_CONFIG} &lt; {@code LAKE_*} environment
+ * variables &lt; command-line options. Every problem is a {@link ConfigException} naming the setting.
+ */
+public final class SettingsLoader {
+    public static final String DEFAULTS_RESOURCE = "/lake-conf/config.json";
+
+    public static final List<Option> OPTIONS = List.of(
+            new Option("config", Option.Type.PATH, "configuration file (JSON, keys as in conf/config.json)"),
+            new Option("node-id", Option.Type.STRING, "node id; default: generated on first start and kept in the data directory"),
+            new Option("http-host", Option.Type.STRING, "HTTP bind address"),
+            new Option("http-port", Option.Type.INT, "HTTP port (0 picks a free one)"),
+            new Option("data-dir", Option.Type.PATH, "data directory (RocksDB files, node id)"),
+            new Option("store", Option.Type.STRING, "store backend: rocks or dynamo"),
+            new Option("rocks-group-commit", Option.Type.BOOL, "share one fsync among concurrent RocksDB mutations"),
+            new Option("dynamo-endpoint", Option.Type.STRING, "DynamoDB endpoint override (empty: the SDK default)"),
+            new Option("dynamo-region", Option.Type.STRING, "DynamoDB region"),
+            new Option("dynamo-table", Option.Type.STRING, "DynamoDB table"),
+            new Option("dynamo-create-table", Option.Type.BOOL, "create the DynamoDB table (on-demand) when missing"),
+            new Option("lease-key", Option.Type.STRING, "key of the lease record"),
+            new Option("lease-ttl-ms", Option.Type.LONG, "lease time to live"),
+            new Option("lease-renew-ms", Option.Type.LONG, "renewal interval; default: a third of the TTL"),
+            new Option("lease-safety-margin-ms", Option.Type.LONG, "authority ends this long before the lease expires; default: a tenth of the TTL"),
+            new Option("request-timeout-ms", Option.Type.LONG, "how long a request may wait for its answer"),
+            new Option("store-timeout-ms", Option.Type.LONG, "how long a store call may take"));
+
+    private SettingsLoader() {}
+
+    /** The result of parsing a command line: settings, or a request for help or the version. */
+    public sealed interface Invocation {
+        record Run(Settings settings) implements Invocation {}
+        record Help() implements Invocation {}
+        record Version() implements Invocation {}
+    }
+
+    public static Invocation load(String[] args, Map<String, String> env) {
+        Map<String, String> cli = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--help") || a.equals("-h")) return new Invocation.Help();
+            if (a.equals("--version") || a.equals("-V")) return new Invocation.Version();
+            if (!a.startsWith("--")) throw new ConfigException("unexpected argument '" + a + "'; options start with --");
+            String name = a.substring(2);
+            String value = null;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            }
+            Option opt = option(name);
+            if (opt == null) throw new ConfigException("unknown option --" + name + " (see --help)");
+            if (value == null) {
+                if (opt.type() == Option.Type.BOOL && (i + 1 >= args.length || args[i + 1].startsWith("--"))) {
+                    value = "true";
+                } else if (i + 1 < args.length) {
+                    value = args[++i];
+                } else {
+                    throw new ConfigException("option --" + name + " needs a value");
+                }
+            }
+            cli.put(name, value);
+        }
+
+        JsonObject merged = defaults();
+        String configPath = cli.getOrDefault("config", env.get("LAKE_CONFIG"));
+        if (configPath != null && !configPath.isBlank()) {
+            JsonObject file = readFile(Path.of(configPath));
+            for (String key : file.fieldNames()) {
+                Option opt = option(key.replace('_', '-'));
+                if (opt == null || opt.name().equals("config")) {
+                    throw new ConfigException("config file " + configPath + ": unknown setting '" + key + "'");
+                }
+                merged.put(opt.fileKey(), typed(opt, file.getValue(key), "config file " + configPath));
+            }
+        }
+        for (Option opt : OPTIONS) {
+            String raw = env.get(opt.envVar());
+            if (raw != null && !opt.name().equals("config")) merged.put(opt.fileKey(), opt.parse(raw, "environment " + opt.envVar()));
+        }
+        for (Map.Entry<String, String> e : cli.entrySet()) {
+            Option opt = option(e.getKey());
+            if (!opt.name().equals("config")) merged.put(opt.fileKey(), opt.parse(e.getValue(), "option --" + opt.name()));
+        }
+        return new Invocation.Run(validate(merged));
+    }
+
+    public static String usage() {
+        StringBuilder sb = new StringBuilder("Options (each also an environment variable and a config file key):\n");
+        for (Option o : OPTIONS) {
+            sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", o.flag() + " VALUE", o.envVar(), o.help()));
+        }
+        sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--help", "", "print this help"));
+        sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--version", "", "print the version"));
+        sb.append("Precedence: built-in defaults < config file < environment < command line.\n");
+        return sb.toString();
+    }
+
+    private static Option option(String name) {
+        for (Option o : OPTIONS) if (o.name().equals(name)) return o;
+        return null;
+    }
+
+    static JsonObject defaults() {
+        try (InputStream in = SettingsLoader.class.getResourceAsStream(DEFAULTS_RESOURCE)) {
+            if (in == null) throw new IllegalStateException("built-in defaults " + DEFAULTS_RESOURCE + " missing from the jar");
+            return new JsonObject(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read built-in defaults", e);
+        }
+    }
+
+    private static JsonObject readFile(Path path) {
+        String text;
+        try {
+            text = Files.readString(path);
+        } catch (IOException e) {
+            throw new ConfigException("config: cannot read config file " + path + ": " + e.getMessage());
+        }
+        try {
+            return new JsonObject(text);
+        } catch (DecodeException | ClassCastException e) {
+            throw new ConfigException("config: config file " + path + " is not a JSON object: " + e.getMessage());
+        }
+    }
+
+    private static Object typed(Option opt, Object v, String source) {
+        if (v == null) return null;
+        boolean ok = switch (opt.type()) {
+            case STRING, PATH -> v instanceof String;
+            case INT, LONG -> v instanceof Integer || v instanceof Long;
+            case BOOL -> v instanceof Boolean;
+        };
+        if (!ok) throw new ConfigException(source + ": setting '" + opt.fileKey() + "' must be a " + opt.type().name().toLowerCase(Locale.ROOT));
+        return v;
+    }
+
+    private static Settings validate(JsonObject c) {
+        List<String> problems = new ArrayList<>();
+        String storeName = c.getString("store", "rocks");
+        Settings.StoreType store = switch (storeName.toLowerCase(Locale.ROOT)) {
+            case "rocks", "rocksdb" -> Settings.StoreType.ROCKS;
+            case "dynamo", "dynamodb" -> Settings.StoreType.DYNAMO;
+            default -> throw new ConfigException("store: unknown store type '" + storeName + "' (expected rocks or dynamo)");
+        };
+        int port = c.getInteger("http_port");
+        if (port < 0 || port > 65535) throw new ConfigException("http-port: " + port + " is not a port (0-65535)");
+        long ttl = c.getLong("lease_ttl_ms");
+        if (ttl <= 0) throw new ConfigException("lease-ttl-ms: must be positive, got " + ttl);
+        Long renewSetting = c.getLong("lease_renew_ms");
+        long renew = renewSetting == null ? ttl / 3 : renewSetting;
+        if (renew <= 0) throw new ConfigException("lease-renew-ms: must be positive, got " + renew);
+        if (renew >= ttl) throw new ConfigException("lease-renew-ms: must be shorter than lease-ttl-ms (" + ttl + "), got " + renew);
+        Long marginSetting = c.getLong("lease_safety_margin_ms");
+        long margin = marginSetting == null ? ttl / 10 : marginSetting;
+        if (margin < 0 || margin >= ttl - renew) {
+            throw new ConfigException("lease-safety-margin-ms: must be at least 0 and leave time for a renewal"
+                    + " (less than lease-ttl-ms - lease-renew-ms = " + (ttl - renew) + "), got " + margin);
+        }
+        long requestTimeout = c.getLong("request_timeout_ms");
+        if (requestTimeout <= 0) throw new ConfigException("request-timeout-ms: must be positive, got " + requestTimeout);
+        long storeTimeout = c.getLong("store_timeout_ms");
+        if (storeTimeout <= 0) throw new ConfigException("store-timeout-ms: must be positive, got " + storeTimeout);
+        String dataDir = c.getString("data_dir");
+        if (dataDir == null || dataDir.isBlank()) throw new ConfigException("data-dir: must not be empty");
+        String leaseKey = c.getString("lease_key");
+        if (leaseKey == null || leaseKey.isEmpty()) throw new ConfigException("lease-key: must not be empty");
+        if (store == Settings.StoreType.DYNAMO) {
+            if (blank(c.getString("dynamo_table"))) throw new ConfigException("dynamo-table: required with --store dynamo");
+            if (blank(c.getString("dynamo_region"))) throw new ConfigException("dynamo-region: required with --store dynamo");
+        }
+        String nodeId = c.getString("node_id");
+        if (nodeId != null && !nodeId.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new ConfigException("node-id: '" + nodeId + "' must be 1-64 characters of letters, digits, '.', '_' or '-'");
+        }
+        if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
+        return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
+                c.getBoolean("rocks_group_commit", true),
+                blank(c.getString("dynamo_endpoint")) ? null : c.getString("dynamo_endpoint"),
+                c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
+                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout);
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+}

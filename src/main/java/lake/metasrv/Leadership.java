@@ -1,0 +1,56 @@
+package lake.metasrv;
+
+import io.vertx.core.json.JsonObject;
+import lake.election.LeaseGuard;
+
+import java.util.Base64;
+import java.util.Optional;
+
+/**
+ * One node's view of its own authority, as published by its election verticle. A leader carries
+ * the exact lease bytes it installed ({@link LeaseGuard}) and a local deadline on the monotonic
+ * clock, taken from the start of the campaign that won: past it, the node must not publish even
+ * if nobody told it that it lost the lease.
+ *
+ * @param leader        the holder of the unexpired lease as last seen, if any
+ * @param guard         present only while this node leads
+ * @param deadlineNanos monotonic deadline of the local authority; meaningful only with a guard
+ */
+public record Leadership(String nodeId, Optional<String> leader, Optional<LeaseGuard> guard,
+                         long expiresAtMs, long deadlineNanos, String reason) {
+
+    public Leadership {
+        leader = leader == null ? Optional.empty() : leader;
+        guard = guard == null ? Optional.empty() : guard;
+    }
+
+    public static Leadership follower(String nodeId, Optional<String> leader, String reason) {
+        return new Leadership(nodeId, leader, Optional.empty(), 0, 0, reason);
+    }
+
+    public static Leadership leader(String nodeId, LeaseGuard guard, long expiresAtMs, long deadlineNanos, String reason) {
+        return new Leadership(nodeId, Optional.of(nodeId), Optional.of(guard), expiresAtMs, deadlineNanos, reason);
+    }
+
+    public boolean isLeader() {
+        return guard.isPresent();
+    }
+
+    /** Whether this node may publish at monotonic time {@code nowNanos}. */
+    public boolean hasAuthorityAt(long nowNanos) {
+        return guard.isPresent() && nowNanos - deadlineNanos < 0;
+    }
+
+    public long epoch() {
+        return guard.map(LeaseGuard::epoch).orElse(0L);
+    }
+
+    public JsonObject toJson() {
+        JsonObject o = new JsonObject().put("node_id", nodeId).put("leader", leader.orElse(null)).put("reason", reason);
+        guard.ifPresent(g -> o.put("lease_key", g.key())
+                .put("lease", Base64.getEncoder().encodeToString(g.leaseBytes()))
+                .put("expires_at_ms", expiresAtMs)
+                .put("deadline_nanos", deadlineNanos));
+        return o;
+    }
+}

@@ -1,0 +1,171 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import lake.election.LeaseRecord;
+import lake.meta.MetaStore;
+import lake.metasrv.ClientMutation;
+import lake.metasrv.FencedWriter;
+import lake.metasrv.Leadership;
+import lake.metasrv.NodeClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Serves the Metasrv API for one node on the event bus: the public addresses ({@code lake.v1.*},
+ * which any clustered verticle may call) and the node's own address, used by its HTTP ingress.
+ * Learns leadership only from its election verticle's publications; every write goes through the
+ * {@link FencedWriter}. Replies carry {@link Bus#EPOCH_HEADER}; failures are {@code ReplyException}s
+ * whose code is the HTTP status and whose message is the error JSON.
+ */
+public final class ApiVerticle extends VerticleBase {
+    private static final Logger log = LoggerFactory.getLogger(ApiVerticle.class);
+
+    public static final String GET = "get";
+    public static final String SCAN = "scan";
+    public static final String CAS = "cas";
+    public static final String DELETE = "delete";
+    public static final String LEADER = "leader";
+    public static final String RESIGN = "resign";
+    public static final String READY = "ready";
+
+    private final ElectionSettings settings;
+    private final NodeClock clock;
+    private final boolean publicApi;
+    private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+    private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
+    private Leadership leadership;
+    private BusMetaStore reads;
+    private FencedWriter writer;
+
+    /** @param publicApi also answer on the shared {@code lake.v1.*} addresses */
+    public ApiVerticle(ElectionSettings settings, NodeClock clock, boolean publicApi) {
+        this.settings = settings;
+        this.clock = clock;
+        this.publicApi = publicApi;
+    }
+
+    @Override
+    public Future<?> start() {
+        String node = settings.nodeId();
+        leadership = Leadership.follower(node, Optional.empty(), "starting");
+        reads = new BusMetaStore(vertx, settings.storeAddress(), () -> leadership.epoch(), settings.storeTimeoutMs());
+        writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
+                epoch -> reads.withEpoch(epoch), this::stepDown, clock::monoNanos);
+
+        consumers.add(vertx.eventBus().<Leadership>localConsumer(Bus.leadership(node), m -> learn(m.body())));
+        consumers.add(vertx.eventBus().<JsonObject>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
+        if (publicApi) {
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_GET, m -> serve(GET, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_SCAN, m -> serve(SCAN, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_CAS, m -> serve(CAS, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_DELETE, m -> serve(DELETE, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER, m -> serve(LEADER, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER_RESIGN, m -> serve(RESIGN, m)));
+        }
+        List<Future<Void>> registered = new ArrayList<>();
+        for (MessageConsumer<?> c : consumers) registered.add(c.completion());
+        // Learn the current leadership once; publications keep it current from then on.
+        return Future.all(registered).compose(v -> vertx.eventBus()
+                .<Leadership>request(Bus.election(node), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
+                .onSuccess(m -> learn(m.body())));
+    }
+
+    private void learn(Leadership next) {
+        leadership = next;
+        List<Promise<Leadership>> waiting = new ArrayList<>(waitingForLeadership);
+        waitingForLeadership.clear();
+        waiting.forEach(p -> p.tryComplete(next));
+    }
+
+    /** The next leadership this node publishes, or a failure once its current authority would have ended. */
+    private Future<Leadership> nextLeadership() {
+        Promise<Leadership> p = Promise.promise();
+        waitingForLeadership.add(p);
+        long waitMs = Math.max(1, Math.min(settings.ttlMs(), (leadership.deadlineNanos() - clock.monoNanos()) / 1_000_000L));
+        vertx.setTimer(waitMs, id -> {
+            if (waitingForLeadership.remove(p)) p.tryComplete(leadership);
+        });
+        return p.future();
+    }
+
+    private void stepDown(String reason) {
+        log.warn("fenced rejection on node {}: {}", settings.nodeId(), reason);
+        vertx.eventBus().request(Bus.election(settings.nodeId()), new JsonObject().put("reason", reason),
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "step-down"));
+    }
+
+    private void serve(String op, Message<JsonObject> msg) {
+        Future<JsonObject> result;
+        try {
+            result = handle(op == null ? "" : op, msg);
+        } catch (RuntimeException e) {
+            result = Future.failedFuture(e);
+        }
+        result.onComplete(ar -> {
+            if (ar.succeeded()) {
+                JsonObject body = ar.result();
+                DeliveryOptions opts = new DeliveryOptions();
+                Object epoch = body.getValue("epoch");
+                if (epoch != null) opts.addHeader(Bus.EPOCH_HEADER, String.valueOf(epoch));
+                else if (leadership.isLeader()) opts.addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(leadership.epoch()));
+                msg.reply(body, opts);
+            } else {
+                ApiError e = ApiError.from(ar.cause());
+                if (e.status() == 500) log.error("request {} failed", op, ar.cause());
+                msg.fail(e.status(), e.toJson().encode());
+            }
+        });
+    }
+
+    private Future<JsonObject> handle(String op, Message<JsonObject> msg) {
+        JsonObject body = msg.body();
+        return switch (op) {
+            case GET -> {
+                String key = ApiRequests.key(body);
+                yield reads.get(key).compose(v -> v
+                        .map(bytes -> Future.succeededFuture(new JsonObject().put("key", key).put("value", StoreProtocol.b64(bytes))))
+                        .orElseGet(() -> Future.failedFuture(ApiError.notFound("key '" + key + "' not found"))));
+            }
+            case SCAN -> {
+                ApiRequests.Scan s = ApiRequests.scan(body);
+                yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
+            }
+            case CAS -> write(ApiRequests.cas(body, ApiRequests.headerEpoch(msg.headers().get(Bus.EPOCH_HEADER))));
+            case DELETE -> write(ApiRequests.delete(body, ApiRequests.headerEpoch(msg.headers().get(Bus.EPOCH_HEADER))));
+            case LEADER -> leader();
+            case RESIGN -> vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
+                    new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")).map(Message::body);
+            case READY -> leadership.hasAuthorityAt(clock.monoNanos())
+                    ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
+                    : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
+            default -> throw ApiError.invalid("unknown operation '" + op + "'");
+        };
+    }
+
+    private Future<JsonObject> write(ClientMutation m) {
+        return writer.apply(m).map(o -> new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch())));
+    }
+
+    private Future<JsonObject> leader() {
+        Leadership l = leadership;
+        JsonObject out = new JsonObject().put("node_id", settings.nodeId())
+                .put("role", l.isLeader() ? "leader" : "follower");
+        return reads.get(settings.leaseKey()).map(bytes -> {
+            Optional<LeaseRecord> lease = bytes.map(LeaseRecord::decode).filter(r -> !r.expiredAt(clock.wallMillis()));
+            out.put("leader", lease.map(LeaseRecord::holder).orElse(null));
+            out.put("epoch", lease.map(r -> ApiRequests.u64(r.epoch())).orElse(null));
+            out.put("expires_at_ms", lease.map(LeaseRecord::expiresAtMs).orElse(null));
+            return out;
+        });
+    }
+}

@@ -1,0 +1,114 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import lake.meta.GuardedMutation;
+import lake.meta.Keys;
+import lake.meta.MetaException;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * A {@link MetaStore} whose every call is a request to a {@link StoreVerticle}: how every component
+ * other than the store verticle reaches the store. Each request carries the epoch the caller acts
+ * under. Input is validated here too, so bad input never leaves the node.
+ *
+ * <p>A request that reached no store, or got no reply in time, fails as a retryable backend fault:
+ * the caller cannot know whether a mutation applied, and must never read it as {@code false}.
+ */
+public final class BusMetaStore implements MetaStore {
+    private final Vertx vertx;
+    private final String address;
+    private final LongSupplier epoch;
+    private final long timeoutMs;
+
+    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs) {
+        this.vertx = vertx;
+        this.address = address;
+        this.epoch = epoch;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /** The same store, with every request carrying {@code fixedEpoch}. */
+    public BusMetaStore withEpoch(long fixedEpoch) {
+        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs);
+    }
+
+    @Override
+    public Future<Optional<byte[]>> get(String key) {
+        try {
+            Keys.validateKey(key);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return request(StoreProtocol.GET, new JsonObject().put("key", key))
+                .map(o -> Optional.ofNullable(StoreProtocol.unb64(o.getString("value"))));
+    }
+
+    @Override
+    public Future<Boolean> cas(String key, byte[] expected, byte[] value) {
+        try {
+            Keys.validateKey(key);
+            Keys.validateExpected("expected value", expected);
+            Keys.validateValue("value", value);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return request(StoreProtocol.CAS, new JsonObject().put("key", key)
+                .put("expected", StoreProtocol.b64(expected)).put("value", StoreProtocol.b64(value)))
+                .map(o -> o.getBoolean("applied"));
+    }
+
+    @Override
+    public Future<Boolean> delete(String key, byte[] expected) {
+        try {
+            Keys.validateKey(key);
+            Keys.validateValue("expected value", expected);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return request(StoreProtocol.DELETE, new JsonObject().put("key", key).put("expected", StoreProtocol.b64(expected)))
+                .map(o -> o.getBoolean("applied"));
+    }
+
+    @Override
+    public Future<Boolean> guardedMutate(GuardedMutation mutation) {
+        if (mutation == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
+        return request(StoreProtocol.GUARDED, StoreProtocol.guarded(mutation)).map(o -> o.getBoolean("applied"));
+    }
+
+    @Override
+    public Future<ScanPage> scanPrefix(String prefix, String continuation, int limit) {
+        try {
+            Keys.validatePrefix(prefix);
+            Keys.validateLimit(limit);
+            ScanPage.resumeAfter(prefix, continuation);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return request(StoreProtocol.SCAN, new JsonObject().put("prefix", prefix)
+                .put("continuation", continuation).put("limit", limit)).map(StoreProtocol::page);
+    }
+
+    /** The store verticle owns the store's lifetime; closing a client releases nothing. */
+    @Override
+    public Future<Void> close() {
+        return Future.succeededFuture();
+    }
+
+    private Future<JsonObject> request(String op, JsonObject body) {
+        DeliveryOptions opts = new DeliveryOptions()
+                .setSendTimeout(timeoutMs)
+                .addHeader(Bus.OP_HEADER, op)
+                .addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(epoch.getAsLong()));
+        return vertx.eventBus().<JsonObject>request(address, body, opts)
+                .map(Message::body)
+                .recover(t -> Future.failedFuture(StoreProtocol.fromReply(t)));
+    }
+}

@@ -1,0 +1,198 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import lake.election.Election;
+import lake.election.LeaseStatus;
+import lake.meta.MetaException;
+import lake.metasrv.Leadership;
+import lake.metasrv.NodeClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Owns this node's leadership. Campaigns through the store on a timer, keeps the current lease
+ * guard and the local authority deadline (monotonic, from the start of the winning campaign), and
+ * publishes every change on {@link Bus#leadership(String)}.
+ *
+ * <p>A renewal that fails with a retryable fault (a DynamoDB transaction conflict with an in-flight
+ * guarded mutation, throttling, a timeout) is retried with jitter until the local deadline; only
+ * then does the node step down. Any other fault, or seeing another holder, steps down at once.
+ *
+ * <p>Control requests on {@link Bus#election(String)}, header {@code lake-op}: {@code status},
+ * {@code campaign} (run a round now), {@code step-down} (body {@code {"reason"}}), {@code resign}.
+ */
+public final class ElectionVerticle extends VerticleBase {
+    private static final Logger log = LoggerFactory.getLogger(ElectionVerticle.class);
+
+    private final ElectionSettings settings;
+    private final NodeClock clock;
+    private Election election;
+    private String codec;
+    private Leadership leadership;
+    /** Rounds never overlap: each starts after the previous one completed. */
+    private Future<Leadership> lastRound = Future.succeededFuture();
+    private long roundTimer = -1;
+    private long deadlineTimer = -1;
+    /** After a resignation this node stays out of the race for one TTL, so a standby can take over. */
+    private long noCampaignBeforeNanos;
+    private boolean resigned;
+
+    public ElectionVerticle(ElectionSettings settings, NodeClock clock) {
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    @Override
+    public Future<?> start() {
+        codec = LocalCodec.register(vertx, Leadership.class);
+        BusMetaStore store = new BusMetaStore(vertx, settings.storeAddress(), () -> leadership.epoch(), settings.storeTimeoutMs());
+        election = new Election(store, settings.leaseKey(), settings.nodeId(), settings.ttlMs());
+        leadership = Leadership.follower(settings.nodeId(), Optional.empty(), "starting");
+        Future<Void> registered = vertx.eventBus().<JsonObject>localConsumer(Bus.election(settings.nodeId()), this::control)
+                .completion();
+        if (settings.renewMs() > 0) registered.onSuccess(v -> runRound());
+        return registered;
+    }
+
+    @Override
+    public Future<?> stop() {
+        vertx.cancelTimer(roundTimer);
+        vertx.cancelTimer(deadlineTimer);
+        return Future.succeededFuture();
+    }
+
+    private void control(Message<JsonObject> msg) {
+        String op = Objects.requireNonNullElse(msg.headers().get(Bus.OP_HEADER), "status");
+        switch (op) {
+            case "status" -> msg.reply(leadership, new DeliveryOptions().setCodecName(codec));
+            case "campaign" -> round().onComplete(ar -> msg.reply(leadership, new DeliveryOptions().setCodecName(codec)));
+            case "step-down" -> {
+                String reason = msg.body() == null ? "requested" : msg.body().getString("reason", "requested");
+                stepDown(reason);
+                msg.reply(leadership, new DeliveryOptions().setCodecName(codec));
+            }
+            case "resign" -> resign().onComplete(ar -> {
+                if (ar.succeeded()) msg.reply(new JsonObject().put("resigned", ar.result()));
+                else msg.fail(500, String.valueOf(ar.cause().getMessage()));
+            });
+            default -> msg.fail(400, "unknown election operation '" + op + "'");
+        }
+    }
+
+    /** Runs one round now (after any round in flight) and schedules the next one. */
+    private Future<Leadership> round() {
+        lastRound = lastRound.transform(ignored -> campaignOnce());
+        return lastRound;
+    }
+
+    private void runRound() {
+        round();
+    }
+
+    private Future<Leadership> campaignOnce() {
+        vertx.cancelTimer(roundTimer);
+        if (resigned && clock.monoNanos() - noCampaignBeforeNanos < 0) {
+            scheduleRound(settings.renewMs());
+            return Future.succeededFuture(leadership);
+        }
+        resigned = false;
+        long startNanos = clock.monoNanos();
+        return election.campaign(clock.wallMillis()).transform(ar -> {
+            if (ar.succeeded()) {
+                onStatus(ar.result(), startNanos);
+                scheduleRound(settings.renewMs());
+            } else {
+                onFailure(ar.cause());
+            }
+            return Future.succeededFuture(leadership);
+        });
+    }
+
+    private void onStatus(LeaseStatus status, long startNanos) {
+        if (status instanceof LeaseStatus.Leader l) {
+            boolean wasLeader = leadership.isLeader();
+            long previousEpoch = leadership.epoch();
+            long deadline = startNanos + settings.authorityNanos();
+            String reason = !wasLeader ? "won the lease" : previousEpoch != l.guard().epoch() ? "epoch changed" : "renewed";
+            publish(Leadership.leader(settings.nodeId(), l.guard(), l.expiresAtMs(), deadline, reason));
+            armDeadline(deadline);
+        } else if (status instanceof LeaseStatus.Follower f) {
+            if (leadership.isLeader()) {
+                stepDown("lease is held by " + f.holder().orElse("nobody"), f.holder());
+            } else if (!leadership.leader().equals(f.holder())) {
+                publish(Leadership.follower(settings.nodeId(), f.holder(), "leader is " + f.holder().orElse("unknown")));
+            }
+        }
+    }
+
+    private void onFailure(Throwable t) {
+        boolean retryable = t instanceof MetaException.RetryableBackend;
+        if (leadership.isLeader() && retryable && leadership.hasAuthorityAt(clock.monoNanos())) {
+            long remainingMs = (leadership.deadlineNanos() - clock.monoNanos()) / 1_000_000L;
+            long delay = Math.max(1, Math.min(remainingMs, 20 + ThreadLocalRandom.current().nextLong(80)));
+            log.warn("node {} lease renewal failed ({}); retrying in {} ms, {} ms of authority left",
+                    settings.nodeId(), t.getMessage(), delay, remainingMs);
+            scheduleRound(delay);
+            return;
+        }
+        if (leadership.isLeader()) stepDown("lease renewal failed: " + t.getMessage());
+        else log.debug("node {} campaign failed: {}", settings.nodeId(), t.getMessage());
+        scheduleRound(settings.renewMs());
+    }
+
+    private Future<Boolean> resign() {
+        lastRound = lastRound.transform(ignored -> election.resign(clock.wallMillis()).map(done -> {
+            if (done) {
+                resigned = true;
+                noCampaignBeforeNanos = clock.monoNanos() + settings.ttlMs() * 1_000_000L;
+                stepDown("resigned");
+            }
+            return leadership;
+        }));
+        return lastRound.map(l -> resigned);
+    }
+
+    private void stepDown(String reason) {
+        stepDown(reason, Optional.empty());
+    }
+
+    private void stepDown(String reason, Optional<String> newLeader) {
+        vertx.cancelTimer(deadlineTimer);
+        if (!leadership.isLeader()) return;
+        publish(Leadership.follower(settings.nodeId(), newLeader, reason));
+    }
+
+    private void armDeadline(long deadlineNanos) {
+        vertx.cancelTimer(deadlineTimer);
+        long delayMs = Math.max(1, (deadlineNanos - clock.monoNanos()) / 1_000_000L + 1);
+        deadlineTimer = vertx.setTimer(delayMs, id -> {
+            if (leadership.isLeader() && !leadership.hasAuthorityAt(clock.monoNanos())) {
+                stepDown("local lease deadline passed without a renewal");
+            }
+        });
+    }
+
+    private void scheduleRound(long delayMs) {
+        vertx.cancelTimer(roundTimer);
+        if (settings.renewMs() > 0 && delayMs > 0) roundTimer = vertx.setTimer(delayMs, id -> runRound());
+    }
+
+    private void publish(Leadership next) {
+        Leadership previous = leadership;
+        leadership = next;
+        if (previous.isLeader() != next.isLeader() || previous.epoch() != next.epoch()) {
+            log.info("leadership node={} role={} epoch={} leader={} reason={}", settings.nodeId(),
+                    next.isLeader() ? "leader" : "follower", Long.toUnsignedString(next.epoch()),
+                    next.leader().orElse("-"), next.reason());
+        }
+        vertx.eventBus().publish(Bus.leadership(settings.nodeId()), next, new DeliveryOptions().setCodecName(codec));
+    }
+}

@@ -1,0 +1,151 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+
+/**
+ * The HTTP ingress of one node: parses requests, hands them to the node's {@link ApiVerticle}
+ * over the event bus, and renders replies. It holds no state and makes no decisions of its own.
+ * The API is documented in docs/http-api.md.
+ */
+public final class HttpVerticle extends VerticleBase {
+    public static final int MAX_BODY_BYTES = 512 * 1024;
+    private static final String JSON = "application/json";
+
+    private final String nodeId;
+    private final String host;
+    private final int port;
+    private final long requestTimeoutMs;
+    private HttpServer server;
+
+    public HttpVerticle(String nodeId, String host, int port, long requestTimeoutMs) {
+        this.nodeId = nodeId;
+        this.host = host;
+        this.port = port;
+        this.requestTimeoutMs = requestTimeoutMs;
+    }
+
+    /** The port actually bound (useful with port 0). */
+    public int actualPort() {
+        return server.actualPort();
+    }
+
+    @Override
+    public Future<?> start() {
+        Router router = Router.router(vertx);
+        router.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
+        router.get("/health").handler(ctx -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON)
+                .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode()));
+        router.get("/ready").handler(ctx -> call(ctx, ApiVerticle.READY, new JsonObject()));
+        router.get("/v1/leader").handler(ctx -> call(ctx, ApiVerticle.LEADER, new JsonObject()));
+        router.post("/v1/leader/resign").handler(ctx -> call(ctx, ApiVerticle.RESIGN, new JsonObject()));
+        router.post("/v1/kv/cas").handler(ctx -> call(ctx, ApiVerticle.CAS, jsonBody(ctx)));
+        router.post("/v1/kv/delete").handler(ctx -> call(ctx, ApiVerticle.DELETE, jsonBody(ctx)));
+        router.get("/v1/kv").handler(this::scan);
+        router.get("/v1/kv/*").handler(this::get);
+        // Paths that exist for other methods only, so the router answers 405 rather than 404.
+        router.route("/v1/kv/*").handler(ctx -> ctx.fail(405));
+
+        router.errorHandler(404, ctx -> fail(ctx, new ApiError(404, "not_found", "no route " + ctx.request().method()
+                + " " + ctx.request().path(), null)));
+        router.errorHandler(405, ctx -> fail(ctx, new ApiError(405, "method_not_allowed", "method "
+                + ctx.request().method() + " is not allowed on " + ctx.request().path(), null)));
+        router.errorHandler(413, ctx -> fail(ctx, ApiError.tooLarge("request body exceeds " + MAX_BODY_BYTES + " bytes")));
+        router.errorHandler(400, ctx -> fail(ctx, ctx.failure() instanceof ApiError e ? e
+                : ApiError.invalid(ctx.failure() == null ? "bad request" : ctx.failure().getMessage())));
+        router.errorHandler(500, ctx -> fail(ctx, ctx.failure() instanceof ApiError e ? e : ApiError.from(ctx.failure())));
+
+        return vertx.createHttpServer().requestHandler(router).listen(port, host).onSuccess(s -> server = s);
+    }
+
+    @Override
+    public Future<?> stop() {
+        return server == null ? Future.succeededFuture() : server.close();
+    }
+
+    private void get(RoutingContext ctx) {
+        String raw = ctx.request().path().substring("/v1/kv/".length());
+        String key;
+        try {
+            key = URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            fail(ctx, ApiError.invalid("key in the path is not valid percent-encoding"));
+            return;
+        }
+        call(ctx, ApiVerticle.GET, new JsonObject().put("key", key));
+    }
+
+    private void scan(RoutingContext ctx) {
+        JsonObject body = new JsonObject();
+        for (String name : ctx.queryParams().names()) {
+            if (!Set.of("prefix", "limit", "continuation").contains(name)) {
+                fail(ctx, ApiError.invalid("unknown query parameter '" + name + "'"));
+                return;
+            }
+        }
+        String prefix = ctx.queryParams().get("prefix");
+        body.put("prefix", prefix == null ? "" : prefix);
+        String continuation = ctx.queryParams().get("continuation");
+        if (continuation != null) body.put("continuation", continuation);
+        String limit = ctx.queryParams().get("limit");
+        if (limit != null) {
+            try {
+                body.put("limit", Long.parseLong(limit));
+            } catch (NumberFormatException e) {
+                fail(ctx, ApiError.invalid("query parameter 'limit' must be an integer, got '" + limit + "'"));
+                return;
+            }
+        }
+        call(ctx, ApiVerticle.SCAN, body);
+    }
+
+    private static JsonObject jsonBody(RoutingContext ctx) {
+        if (ctx.body() == null || ctx.body().length() == 0) throw ApiError.invalid("request body must be a JSON object");
+        try {
+            return ctx.body().asJsonObject();
+        } catch (DecodeException | ClassCastException e) {
+            throw ApiError.invalid("request body is not a JSON object: " + e.getMessage());
+        }
+    }
+
+    private void call(RoutingContext ctx, String op, JsonObject body) {
+        DeliveryOptions opts = new DeliveryOptions().addHeader(Bus.OP_HEADER, op).setSendTimeout(requestTimeoutMs);
+        vertx.eventBus().<JsonObject>request(Bus.nodeApi(nodeId), body, opts).onComplete(ar -> {
+            if (ar.succeeded()) {
+                Message<JsonObject> reply = ar.result();
+                ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(reply.body().encode());
+            } else {
+                fail(ctx, toApiError(ar.cause()));
+            }
+        });
+    }
+
+    private static ApiError toApiError(Throwable t) {
+        if (t instanceof ReplyException re && re.failureType() == ReplyFailure.TIMEOUT) {
+            return new ApiError(504, "outcome_unknown", "no answer within the request timeout; a write may or may not have applied", null);
+        }
+        return ApiError.from(t);
+    }
+
+    private static void fail(RoutingContext ctx, ApiError e) {
+        if (ctx.response().ended()) return;
+        ctx.response().setStatusCode(e.status()).putHeader(HttpHeaders.CONTENT_TYPE, JSON);
+        if (e.retryAfterSeconds() != null) ctx.response().putHeader(HttpHeaders.RETRY_AFTER, String.valueOf(e.retryAfterSeconds()));
+        ctx.response().end(e.toJson().encode());
+    }
+}

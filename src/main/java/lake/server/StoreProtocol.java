@@ -1,0 +1,115 @@
+package lake.server;
+
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import lake.meta.GuardedMutation;
+import lake.meta.KeyValue;
+import lake.meta.MetaException;
+import lake.meta.ScanPage;
+
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * The store verticle's message format: one JSON body per {@link lake.meta.MetaStore} operation,
+ * values in base64, and typed faults carried as stable failure codes so the receiving side
+ * rebuilds exactly the {@link MetaException} kind that was raised.
+ */
+public final class StoreProtocol {
+    private StoreProtocol() {}
+
+    public static final String GET = "get";
+    public static final String CAS = "cas";
+    public static final String DELETE = "delete";
+    public static final String GUARDED = "guarded";
+    public static final String SCAN = "scan";
+
+    // Stable failure codes of the store address (see docs/event-bus.md).
+    public static final int INVALID_ARGUMENT = 4001;
+    public static final int INVALID_MUTATION = 4002;
+    public static final int UNSUPPORTED = 5001;
+    public static final int PERMANENT_BACKEND = 5002;
+    public static final int RETRYABLE_BACKEND = 5031;
+
+    private static final Base64.Encoder B64 = Base64.getEncoder();
+    private static final Base64.Decoder B64D = Base64.getDecoder();
+
+    public static String b64(byte[] bytes) {
+        return bytes == null ? null : B64.encodeToString(bytes);
+    }
+
+    public static byte[] unb64(String s) {
+        return s == null ? null : B64D.decode(s);
+    }
+
+    public static JsonObject guarded(GuardedMutation m) {
+        return new JsonObject()
+                .put("kind", m.kind().name())
+                .put("guard_key", m.guardKey())
+                .put("guard_expected", b64(m.guardExpected()))
+                .put("target_key", m.targetKey())
+                .put("target_expected", b64(m.targetExpected()))
+                .put("value", b64(m.value()));
+    }
+
+    public static GuardedMutation guarded(JsonObject o) {
+        String guardKey = o.getString("guard_key");
+        byte[] guard = unb64(o.getString("guard_expected"));
+        String target = o.getString("target_key");
+        return switch (GuardedMutation.Kind.valueOf(o.getString("kind"))) {
+            case CREATE -> GuardedMutation.create(guardKey, guard, target, unb64(o.getString("value")));
+            case UPDATE -> GuardedMutation.update(guardKey, guard, target,
+                    unb64(o.getString("target_expected")), unb64(o.getString("value")));
+            case DELETE -> GuardedMutation.delete(guardKey, guard, target, unb64(o.getString("target_expected")));
+        };
+    }
+
+    public static JsonObject page(ScanPage page) {
+        JsonArray entries = new JsonArray();
+        for (KeyValue kv : page.entries()) {
+            entries.add(new JsonObject().put("key", kv.key()).put("value", b64(kv.value())));
+        }
+        return new JsonObject().put("entries", entries).put("continuation", page.continuation());
+    }
+
+    public static ScanPage page(JsonObject o) {
+        JsonArray entries = o.getJsonArray("entries");
+        List<KeyValue> out = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
+            JsonObject e = entries.getJsonObject(i);
+            out.add(new KeyValue(e.getString("key"), unb64(e.getString("value"))));
+        }
+        return new ScanPage(out, o.getString("continuation"));
+    }
+
+    /** The failure code a store fault travels under. */
+    public static int failureCode(MetaException e) {
+        return switch (e.kind()) {
+            case INVALID_ARGUMENT -> INVALID_ARGUMENT;
+            case INVALID_MUTATION -> INVALID_MUTATION;
+            case UNSUPPORTED -> UNSUPPORTED;
+            case RETRYABLE_BACKEND -> RETRYABLE_BACKEND;
+            case PERMANENT_BACKEND -> PERMANENT_BACKEND;
+        };
+    }
+
+    /** Rebuilds the typed fault from a store reply failure; transport failures are retryable. */
+    public static Throwable fromReply(Throwable t) {
+        if (!(t instanceof ReplyException re)) return t;
+        if (re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
+            return new MetaException.RetryableBackend("store unreachable: " + re.failureType()
+                    + (re.getMessage() == null ? "" : " (" + re.getMessage() + ")"), re);
+        }
+        String msg = re.getMessage();
+        return switch (re.failureCode()) {
+            case INVALID_ARGUMENT -> new MetaException.InvalidArgument(msg);
+            case INVALID_MUTATION -> new MetaException.InvalidMutation(msg);
+            case UNSUPPORTED -> new MetaException.Unsupported(msg);
+            case RETRYABLE_BACKEND -> new MetaException.RetryableBackend(msg, null);
+            default -> new MetaException.PermanentBackend(msg, null);
+        };
+    }
+}

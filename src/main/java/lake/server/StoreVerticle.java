@@ -1,0 +1,111 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import lake.meta.MetaException;
+import lake.meta.MetaStore;
+
+import java.util.function.Function;
+
+/**
+ * Owns the {@link MetaStore}; reached only by event-bus messages on its address.
+ *
+ * <p>Every message carries {@link Bus#EPOCH_HEADER}. A guarded mutation whose epoch is below the
+ * highest epoch any guarded mutation has carried here is answered {@code applied: false} at once,
+ * without touching the store: its guard cannot hold, since a lease of a higher epoch has been
+ * installed since. This is a cheap fast path for stale leaders, not the authority: a mutation that
+ * passes it is still applied only if its guard holds, atomically, in the store.
+ * Deployed as a worker for RocksDB, on an event loop for DynamoDB.
+ */
+public final class StoreVerticle extends VerticleBase {
+
+    private final Function<io.vertx.core.Vertx, MetaStore> opener;
+    private final String address;
+    private final boolean local;
+    private MetaStore store;
+    private MessageConsumer<JsonObject> consumer;
+    /** Highest epoch seen on a guarded mutation, unsigned. Confined to this verticle's context. */
+    private long highestEpoch;
+
+    /**
+     * @param opener opens the store on this verticle's Vert.x instance
+     * @param local  register a local consumer only (single node, or a store not offered to the cluster)
+     */
+    public StoreVerticle(Function<io.vertx.core.Vertx, MetaStore> opener, String address, boolean local) {
+        this.opener = opener;
+        this.address = address;
+        this.local = local;
+    }
+
+    @Override
+    public Future<?> start() {
+        store = opener.apply(vertx);
+        consumer = local ? vertx.eventBus().localConsumer(address, this::handle)
+                : vertx.eventBus().consumer(address, this::handle);
+        return consumer.completion();
+    }
+
+    @Override
+    public Future<?> stop() {
+        Future<Void> unregistered = consumer == null ? Future.succeededFuture() : consumer.unregister();
+        return unregistered.eventually(() -> store == null ? Future.succeededFuture() : store.close());
+    }
+
+    private void handle(Message<JsonObject> msg) {
+        Future<JsonObject> reply;
+        try {
+            reply = dispatch(msg);
+        } catch (MetaException e) {
+            reply = Future.failedFuture(e);
+        } catch (RuntimeException e) {
+            reply = Future.failedFuture(new MetaException.InvalidArgument("malformed store request: " + e.getMessage()));
+        }
+        reply.onComplete(ar -> {
+            if (ar.succeeded()) {
+                msg.reply(ar.result(), new DeliveryOptions().addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(highestEpoch)));
+            } else if (ar.cause() instanceof MetaException me) {
+                msg.fail(StoreProtocol.failureCode(me), me.getMessage());
+            } else {
+                msg.fail(StoreProtocol.PERMANENT_BACKEND, String.valueOf(ar.cause()));
+            }
+        });
+    }
+
+    private Future<JsonObject> dispatch(Message<JsonObject> msg) {
+        String op = msg.headers().get(Bus.OP_HEADER);
+        String epochHeader = msg.headers().get(Bus.EPOCH_HEADER);
+        if (op == null || epochHeader == null) {
+            throw new MetaException.InvalidArgument("store message needs headers " + Bus.OP_HEADER + " and " + Bus.EPOCH_HEADER);
+        }
+        long epoch = Long.parseUnsignedLong(epochHeader);
+        JsonObject b = msg.body();
+        return switch (op) {
+            case StoreProtocol.GET -> store.get(b.getString("key"))
+                    .map(v -> new JsonObject().put("value", StoreProtocol.b64(v.orElse(null))));
+            case StoreProtocol.SCAN -> store.scanPrefix(b.getString("prefix"), b.getString("continuation"),
+                    b.getInteger("limit")).map(StoreProtocol::page);
+            case StoreProtocol.CAS -> store.cas(b.getString("key"), StoreProtocol.unb64(b.getString("expected")),
+                    StoreProtocol.unb64(b.getString("value"))).map(StoreVerticle::applied);
+            case StoreProtocol.DELETE -> store.delete(b.getString("key"), StoreProtocol.unb64(b.getString("expected")))
+                    .map(StoreVerticle::applied);
+            case StoreProtocol.GUARDED -> guarded(epoch, b);
+            default -> throw new MetaException.InvalidArgument("unknown store operation '" + op + "'");
+        };
+    }
+
+    private Future<JsonObject> guarded(long epoch, JsonObject body) {
+        if (Long.compareUnsigned(epoch, highestEpoch) < 0) {
+            return Future.succeededFuture(applied(false).put("stale_epoch", true));
+        }
+        highestEpoch = epoch;
+        return store.guardedMutate(StoreProtocol.guarded(body)).map(StoreVerticle::applied);
+    }
+
+    private static JsonObject applied(boolean applied) {
+        return new JsonObject().put("applied", applied);
+    }
+}
