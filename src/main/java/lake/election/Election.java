@@ -1,0 +1,126 @@
+package lake.election;
+
+import io.vertx.core.Future;
+import lake.meta.Keys;
+import lake.meta.MetaStore;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Leader election over one lease record in a {@link MetaStore}, with the clock injected: every
+ * call takes {@code nowMs}, so the logic has no timers and tests control time exactly.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>The store's compare-and-set is the only arbiter. Every write is one CAS whose expected
+ *       value is the exact bytes just read (or "absent"), never a re-encoding of them, so a legacy
+ *       or foreign-formatted record is replaced only if it is still byte for byte what was read.</li>
+ *   <li>An epoch names one holder: the first lease is epoch 1, a renewal by the holder keeps its
+ *       epoch (a legacy 0 becomes 1), and only a takeover by another node advances it, by one,
+ *       failing closed with {@link ElectionException.EpochExhausted} at 2^64-1.</li>
+ *   <li>Faults fail the returned future: a backend {@link lake.meta.MetaException} keeps its type,
+ *       damaged lease bytes fail with {@link ElectionException.LeaseRecordCorrupt}. A fault is
+ *       never reported as {@link LeaseStatus.Follower} or {@code false}.</li>
+ * </ul>
+ * Times are unsigned milliseconds; {@code nowMs} must be non-negative.
+ */
+public final class Election {
+    private final MetaStore store;
+    private final String leaseKey;
+    private final String nodeId;
+    private final long ttlMs;
+
+    public Election(MetaStore store, String leaseKey, String nodeId, long ttlMs) {
+        this.store = Objects.requireNonNull(store, "store");
+        Keys.validateKey(leaseKey);
+        if (nodeId == null || nodeId.isEmpty()) throw new IllegalArgumentException("node id must be non-empty");
+        if (ttlMs <= 0) throw new IllegalArgumentException("lease ttl must be positive, got " + ttlMs + " ms");
+        this.leaseKey = leaseKey;
+        this.nodeId = nodeId;
+        this.ttlMs = ttlMs;
+    }
+
+    public String nodeId() { return nodeId; }
+    public String leaseKey() { return leaseKey; }
+    public long ttlMs() { return ttlMs; }
+
+    /**
+     * Tries to become or stay leader at {@code nowMs}: installs a lease when there is none, renews
+     * this node's own lease in place, takes over another node's expired lease with the next epoch,
+     * and follows another node's valid lease. A lost CAS race follows whoever holds it after one
+     * re-read. On success the lease expires at {@code nowMs + ttlMs}.
+     */
+    public Future<LeaseStatus> campaign(long nowMs) {
+        if (nowMs < 0) return negativeClock(nowMs);
+        long expiresAtMs = nowMs + ttlMs; // both non-negative longs: the unsigned sum cannot wrap
+        return store.get(leaseKey).compose(read -> {
+            if (read.isEmpty()) {
+                return install(null, new LeaseRecord(nodeId, expiresAtMs, Epochs.FIRST), nowMs);
+            }
+            byte[] current = read.get();
+            LeaseRecord held = decode(current);
+            if (held.holder().equals(nodeId)) {
+                return install(current, new LeaseRecord(nodeId, expiresAtMs, Epochs.renewed(held.epoch())), nowMs);
+            }
+            if (!held.expiredAt(nowMs)) {
+                return Future.succeededFuture(new LeaseStatus.Follower(Optional.of(held.holder())));
+            }
+            return install(current, new LeaseRecord(nodeId, expiresAtMs, takeoverEpoch(held)), nowMs);
+        });
+    }
+
+    /**
+     * Gives up this node's unexpired lease at {@code nowMs} by rewriting it as expired at
+     * {@code nowMs}, keeping its holder and epoch, so a standby takes over at once with the next
+     * epoch. Completes {@code true} only when this node held the lease and the rewrite landed;
+     * {@code false} (nothing written) when another node holds it, it is absent or already expired,
+     * or it changed between the read and the CAS.
+     */
+    public Future<Boolean> resign(long nowMs) {
+        if (nowMs < 0) return negativeClock(nowMs);
+        return store.get(leaseKey).compose(read -> {
+            if (read.isEmpty()) return Future.succeededFuture(false);
+            byte[] current = read.get();
+            LeaseRecord held = decode(current);
+            if (!held.holder().equals(nodeId) || held.expiredAt(nowMs)) return Future.succeededFuture(false);
+            LeaseRecord expired = new LeaseRecord(nodeId, nowMs, held.epoch());
+            return store.cas(leaseKey, current, expired.encode());
+        });
+    }
+
+    /** The lease record at {@code nowMs} if it is unexpired, or empty when there is none. */
+    public Future<Optional<LeaseRecord>> currentLeader(long nowMs) {
+        if (nowMs < 0) return negativeClock(nowMs);
+        return store.get(leaseKey).map(read -> read.map(this::decode).filter(held -> !held.expiredAt(nowMs)));
+    }
+
+    /** One CAS from {@code expected} (null: absent) to {@code next}; the guard carries exactly the bytes written. */
+    private Future<LeaseStatus> install(byte[] expected, LeaseRecord next, long nowMs) {
+        byte[] bytes = next.encode();
+        return store.cas(leaseKey, expected, bytes).compose(won -> won
+                ? Future.succeededFuture(new LeaseStatus.Leader(new LeaseGuard(leaseKey, bytes, next), next.expiresAtMs()))
+                : currentLeader(nowMs).map(after -> new LeaseStatus.Follower(after.map(LeaseRecord::holder))));
+    }
+
+    private long takeoverEpoch(LeaseRecord held) {
+        try {
+            return Epochs.next(held.epoch());
+        } catch (ElectionException.EpochExhausted e) {
+            throw new ElectionException.EpochExhausted("cannot take over lease '" + leaseKey + "' from "
+                    + held.holder() + ": " + e.getMessage() + "; nothing was written", e);
+        }
+    }
+
+    private LeaseRecord decode(byte[] bytes) {
+        try {
+            return LeaseRecord.decode(bytes);
+        } catch (ElectionException.LeaseRecordCorrupt e) {
+            throw new ElectionException.LeaseRecordCorrupt("lease '" + leaseKey + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> Future<T> negativeClock(long nowMs) {
+        return Future.failedFuture(new IllegalArgumentException("nowMs must be non-negative, got " + nowMs));
+    }
+}

@@ -1,0 +1,287 @@
+package lake.meta.rocks;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import lake.meta.GuardedMutation;
+import lake.meta.KeyValue;
+import lake.meta.Keys;
+import lake.meta.MetaException;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteOptions;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The embedded RocksDB {@link MetaStore}.
+ *
+ * <p>Thread model: mutations go to the single {@link RocksWriter} thread (group commit, one
+ * fsynced WriteBatch per group); reads run on a small dedicated reader pool. No RocksDB call runs
+ * on a Vert.x event loop ({@link EventLoops} fails loudly if one ever would), and every future
+ * completes on the caller's Vert.x context when the caller has one.
+ *
+ * <p>Input is validated by {@link Keys} on the calling thread before anything is queued, so bad
+ * input fails with {@link MetaException.InvalidArgument} and writes nothing.
+ */
+public final class RocksMetaStore implements MetaStore {
+    private static final int READER_THREADS = 2;
+
+    private final Path path;
+    private final Options options;
+    private final WriteOptions syncWrites;
+    private final RocksDB db;
+    private final RocksWriter writer;
+    private final ExecutorService readers;
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final Promise<Void> closed = Promise.promise();
+    private volatile boolean accepting = true;
+
+    private RocksMetaStore(Path path, Options options, RocksDB db, RocksConfig config) {
+        this.path = path;
+        this.options = options;
+        this.db = db;
+        this.syncWrites = new WriteOptions().setSync(true);
+        AtomicInteger readerIds = new AtomicInteger();
+        this.readers = Executors.newFixedThreadPool(READER_THREADS, r -> {
+            Thread t = new Thread(r, "rocks-reader-" + readerIds.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.writer = new RocksWriter(db, syncWrites, config, this::releaseHandles);
+        this.writer.start();
+    }
+
+    /**
+     * Opens (creating when missing) the store at {@code config.path()}. Blocking: call it from a
+     * worker or with {@link #open(Vertx, RocksConfig)}, never on an event loop.
+     *
+     * @throws MetaException.StoreLocked when another process (or another open store) holds the directory
+     */
+    public static RocksMetaStore open(RocksConfig config) {
+        EventLoops.requireOffEventLoop("RocksMetaStore.open");
+        Path path = config.path().toAbsolutePath();
+        try {
+            Files.createDirectories(path);
+        } catch (IOException e) {
+            throw new MetaException.PermanentBackend("cannot create data directory " + path + ": " + e.getMessage(), e);
+        }
+        RocksDB.loadLibrary();
+        Options options = new Options().setCreateIfMissing(true).setKeepLogFileNum(4);
+        try {
+            return new RocksMetaStore(path, options, RocksDB.open(options, path.toString()), config);
+        } catch (RocksDBException e) {
+            options.close();
+            if (RocksErrors.isLockHeld(e)) throw new MetaException.StoreLocked(path.toString(), e);
+            throw RocksErrors.map("open of " + path, e);
+        }
+    }
+
+    /** Opens the store on a Vert.x worker thread; the future completes on the caller's context. */
+    public static Future<RocksMetaStore> open(Vertx vertx, RocksConfig config) {
+        return vertx.executeBlocking(() -> open(config), false);
+    }
+
+    /** The absolute data directory this store holds. */
+    public Path path() {
+        return path;
+    }
+
+    /** The writer's counters: groups, fsynced writes and mutations evaluated so far. */
+    public RocksStats stats() {
+        return writer.stats();
+    }
+
+    // ---- reads --------------------------------------------------------------------------------
+
+    @Override
+    public Future<Optional<byte[]>> get(String key) {
+        byte[] k;
+        try {
+            k = Keys.validateKey(key);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return read("get", () -> Optional.ofNullable(db.get(k)));
+    }
+
+    @Override
+    public Future<ScanPage> scanPrefix(String prefix, String continuation, int limit) {
+        byte[] prefixBytes;
+        String resumeAfter;
+        try {
+            prefixBytes = Keys.validatePrefix(prefix);
+            Keys.validateLimit(limit);
+            resumeAfter = ScanPage.resumeAfter(prefix, continuation);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return read("scan", () -> scan(prefixBytes, resumeAfter, limit));
+    }
+
+    /** One page: seek, then walk ascending byte order while keys carry the prefix. */
+    private ScanPage scan(byte[] prefix, String resumeAfter, int limit) {
+        List<KeyValue> entries = new ArrayList<>(Math.min(limit, 1024));
+        try (RocksIterator it = db.newIterator()) {
+            if (resumeAfter == null) {
+                it.seek(prefix);
+            } else {
+                byte[] after = resumeAfter.getBytes(StandardCharsets.UTF_8);
+                it.seek(after);
+                if (it.isValid() && Arrays.equals(it.key(), after)) it.next();
+            }
+            String last = null;
+            while (it.isValid() && startsWith(it.key(), prefix)) {
+                if (entries.size() == limit) {
+                    return new ScanPage(entries, ScanPage.continuationAfter(last));
+                }
+                last = new String(it.key(), StandardCharsets.UTF_8);
+                entries.add(new KeyValue(last, it.value()));
+                it.next();
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw RocksErrors.map("scan", e);
+        }
+        return new ScanPage(entries, null);
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private interface RocksRead<T> {
+        T run() throws RocksDBException;
+    }
+
+    private <T> Future<T> read(String what, RocksRead<T> call) {
+        Context context = Vertx.currentContext();
+        Promise<T> promise = Promise.promise();
+        if (!accepting) return Future.failedFuture(new MetaException.StoreClosed());
+        try {
+            readers.execute(() -> {
+                try {
+                    EventLoops.requireOffEventLoop("RocksMetaStore." + what);
+                    CallerContext.succeed(context, promise, call.run());
+                } catch (RocksDBException e) {
+                    CallerContext.fail(context, promise, RocksErrors.map(what, e));
+                } catch (RuntimeException e) {
+                    CallerContext.fail(context, promise, e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            return Future.failedFuture(new MetaException.StoreClosed());
+        }
+        return promise.future();
+    }
+
+    // ---- mutations ----------------------------------------------------------------------------
+
+    @Override
+    public Future<Boolean> cas(String key, byte[] expected, byte[] value) {
+        byte[] k;
+        try {
+            k = Keys.validateKey(key);
+            Keys.validateExpected("expected value", expected);
+            Keys.validateValue("value", value);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return mutate(null, null, null, key, k, expected == null ? null : expected.clone(), value.clone());
+    }
+
+    @Override
+    public Future<Boolean> delete(String key, byte[] expected) {
+        byte[] k;
+        try {
+            k = Keys.validateKey(key);
+            Keys.validateValue("expected value", expected);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return mutate(null, null, null, key, k, expected.clone(), null);
+    }
+
+    @Override
+    public Future<Boolean> guardedMutate(GuardedMutation m) {
+        byte[] guardKey;
+        byte[] targetKey;
+        try {
+            if (m == null) throw new MetaException.InvalidArgument("mutation must not be null");
+            guardKey = Keys.validateKey(m.guardKey());
+            targetKey = Keys.validateKey(m.targetKey());
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        // The accessors return copies, so the queued mutation owns its arrays.
+        return mutate(m.guardKey(), guardKey, m.guardExpected(), m.targetKey(), targetKey, m.targetExpected(), m.value());
+    }
+
+    private Future<Boolean> mutate(String guardKey, byte[] guardKeyBytes, byte[] guardExpected,
+                                   String targetKey, byte[] targetKeyBytes, byte[] targetExpected, byte[] value) {
+        if (!accepting) return Future.failedFuture(new MetaException.StoreClosed());
+        ConditionalWrite w = new ConditionalWrite(guardKey, guardKeyBytes, guardExpected,
+                targetKey, targetKeyBytes, targetExpected, value, Vertx.currentContext());
+        writer.submit(w);
+        return w.future();
+    }
+
+    // ---- lifecycle ----------------------------------------------------------------------------
+
+    /**
+     * Stops accepting calls, lets the writer finish what is queued, waits for in-flight reads,
+     * then releases every native handle. Idempotent: every call returns the same future.
+     */
+    @Override
+    public Future<Void> close() {
+        if (closing.compareAndSet(false, true)) {
+            accepting = false;
+            writer.requestStop();
+        }
+        Context context = Vertx.currentContext();
+        if (context == null) return closed.future();
+        Promise<Void> onCaller = Promise.promise();
+        closed.future().onComplete(ar -> context.runOnContext(v -> onCaller.handle(ar)));
+        return onCaller.future();
+    }
+
+    /** Runs on the writer thread once it has stopped: no writer, then no reader, touches the db any more. */
+    private void releaseHandles() {
+        try {
+            readers.shutdown();
+            boolean drained = false;
+            while (!drained) {
+                try {
+                    drained = readers.awaitTermination(1, TimeUnit.MINUTES);
+                } catch (InterruptedException e) {
+                    // Keep waiting: closing the db under a running read would crash the JVM.
+                }
+            }
+            syncWrites.close();
+            db.closeE();
+            options.close();
+            closed.tryComplete();
+        } catch (RocksDBException e) {
+            options.close();
+            closed.tryFail(RocksErrors.map("close of " + path, e));
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package lake.meta.rocks;
+
+import io.vertx.core.Context;
+import lake.meta.MetaException;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteOptions;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * The store's single writer: one dedicated platform thread (never a Vert.x event loop) that owns
+ * every mutation. It drains its queue into groups; within a group it checks each mutation in
+ * arrival order against the database overlaid with the group's earlier writes, collects the
+ * writes of those whose conditions hold into one WriteBatch, writes it with {@code sync=true}
+ * (one WAL fsync for the whole group) and only then completes the group's futures.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>Only this thread checks conditions or writes, so check-then-write is atomic per mutation.</li>
+ *   <li>Each mutation's result equals what it would be had the mutations run one by one in
+ *       arrival order (the overlay makes earlier writes of the group visible).</li>
+ *   <li>No future completes before the fsync covering its group returned; if the write fails,
+ *       every mutation of the group fails with the typed error (their results were computed
+ *       against writes that did not land), and nothing is reported as {@code false}.</li>
+ * </ul>
+ */
+final class RocksWriter implements Runnable {
+    /** Queued by {@link #requestStop}; the writer finishes everything queued before it, then stops. */
+    private static final ConditionalWrite STOP = new ConditionalWrite(null, null, null, null, null, null, null, null);
+
+    private final RocksDB db;
+    private final WriteOptions syncWrites;
+    private final boolean groupCommit;
+    private final int maxBatchSize;
+    private final Runnable onStopped;
+    private final LinkedBlockingQueue<ConditionalWrite> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    /** Set once the writer takes nothing more from the queue; later submitters fail their own writes. */
+    private volatile boolean stopped;
+
+    // Written only by the writer thread; volatile so stats() reads a recent value without locks.
+    private volatile long groups;
+    private volatile long syncs;
+    private volatile long mutations;
+
+    RocksWriter(RocksDB db, WriteOptions syncWrites, RocksConfig config, Runnable onStopped) {
+        this.db = db;
+        this.syncWrites = syncWrites;
+        this.groupCommit = config.groupCommit();
+        this.maxBatchSize = config.groupCommit() ? config.maxBatchSize() : 1;
+        this.onStopped = onStopped;
+        this.thread = new Thread(this, "rocks-writer");
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void submit(ConditionalWrite write) {
+        queue.add(write);
+        // The writer's last drain happens after it sets `stopped`; a write it could have missed
+        // is therefore seen here and failed instead of waiting forever.
+        if (stopped) failQueued();
+    }
+
+    void requestStop() {
+        queue.add(STOP);
+    }
+
+    RocksStats stats() {
+        return new RocksStats(groups, syncs, mutations);
+    }
+
+    @Override
+    public void run() {
+        List<ConditionalWrite> group = new ArrayList<>(maxBatchSize);
+        try (GroupState state = new GroupState(db)) {
+            boolean stopping = false;
+            while (!stopping) {
+                group.clear();
+                group.add(takeUninterruptibly());
+                if (groupCommit && maxBatchSize > 1) queue.drainTo(group, maxBatchSize - 1);
+                int stop = group.indexOf(STOP);
+                if (stop >= 0) {
+                    stopping = true;
+                    // Writes queued behind STOP raced with close(); they are refused, not applied.
+                    for (ConditionalWrite late : group.subList(stop + 1, group.size())) fail(late, new MetaException.StoreClosed());
+                    group.subList(stop, group.size()).clear();
+                }
+                if (!group.isEmpty()) commit(group, state);
+            }
+        } finally {
+            stopped = true;
+            failQueued();
+            onStopped.run();
+        }
+    }
+
+    private void commit(List<ConditionalWrite> group, GroupState state) {
+        EventLoops.requireOffEventLoop("the RocksDB writer");
+        boolean[] applied = new boolean[group.size()];
+        state.reset();
+        try {
+            for (int i = 0; i < group.size(); i++) {
+                ConditionalWrite w = group.get(i);
+                if (w.holdsIn(state)) {
+                    w.applyTo(state);
+                    applied[i] = true;
+                }
+            }
+            if (state.hasWrites()) {
+                db.write(syncWrites, state.batch());
+                syncs++;
+            }
+        } catch (RocksDBException e) {
+            MetaException error = RocksErrors.map("write", e);
+            for (ConditionalWrite w : group) fail(w, error);
+            return;
+        } catch (RuntimeException e) {
+            MetaException error = new MetaException.PermanentBackend("RocksDB writer failed: " + e, e);
+            for (ConditionalWrite w : group) fail(w, error);
+            return;
+        } finally {
+            groups++;
+            mutations += group.size();
+            state.reset();
+        }
+        completeAll(group, applied);
+    }
+
+    /**
+     * Completes a group's futures, hopping once per distinct caller context rather than once per
+     * mutation: the 64 callers of one verticle cost one task on its event loop, not 64.
+     */
+    private static void completeAll(List<ConditionalWrite> group, boolean[] applied) {
+        Map<Context, List<Runnable>> byContext = null;
+        for (int i = 0; i < group.size(); i++) {
+            ConditionalWrite w = group.get(i);
+            Boolean result = applied[i];
+            if (w.context() == null) {
+                w.promise().tryComplete(result);
+                continue;
+            }
+            if (byContext == null) byContext = new IdentityHashMap<>();
+            byContext.computeIfAbsent(w.context(), c -> new ArrayList<>()).add(() -> w.promise().tryComplete(result));
+        }
+        if (byContext == null) return;
+        for (Map.Entry<Context, List<Runnable>> e : byContext.entrySet()) {
+            List<Runnable> completions = e.getValue();
+            e.getKey().runOnContext(v -> completions.forEach(Runnable::run));
+        }
+    }
+
+    private static void fail(ConditionalWrite w, Throwable error) {
+        CallerContext.fail(w.context(), w.promise(), error);
+    }
+
+    private void failQueued() {
+        ConditionalWrite w;
+        while ((w = queue.poll()) != null) {
+            if (w != STOP) fail(w, new MetaException.StoreClosed());
+        }
+    }
+
+    /** Nobody interrupts the writer; should it happen anyway, the writer keeps serving its queue. */
+    private ConditionalWrite takeUninterruptibly() {
+        while (true) {
+            try {
+                return queue.take();
+            } catch (InterruptedException e) {
+                // Deliberately cleared: stopping is requested through the queue, never by interrupt.
+            }
+        }
+    }
+}
