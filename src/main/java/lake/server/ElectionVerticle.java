@@ -43,7 +43,7 @@ public final class ElectionVerticle extends VerticleBase {
     private long deadlineTimer = -1;
     /** After a resignation this node stays out of the race for one TTL, so a standby can take over. */
     private long noCampaignBeforeNanos;
-    private boolean resigned;
+    private boolean holdingOff;
 
     public ElectionVerticle(ElectionSettings settings, NodeClock clock) {
         this.settings = settings;
@@ -99,11 +99,11 @@ public final class ElectionVerticle extends VerticleBase {
 
     private Future<Leadership> campaignOnce() {
         vertx.cancelTimer(roundTimer);
-        if (resigned && clock.monoNanos() - noCampaignBeforeNanos < 0) {
+        if (holdingOff && clock.monoNanos() - noCampaignBeforeNanos < 0) {
             scheduleRound(settings.renewMs());
             return Future.succeededFuture(leadership);
         }
-        resigned = false;
+        holdingOff = false;
         long startNanos = clock.monoNanos();
         return election.campaign(clock.wallMillis()).transform(ar -> {
             if (ar.succeeded()) {
@@ -148,16 +148,19 @@ public final class ElectionVerticle extends VerticleBase {
         scheduleRound(settings.renewMs());
     }
 
+    /** Gives the lease up when this node leads; {@code false} when it had nothing to give up. */
     private Future<Boolean> resign() {
-        lastRound = lastRound.transform(ignored -> election.resign(clock.wallMillis()).map(done -> {
-            if (done) {
-                resigned = true;
-                noCampaignBeforeNanos = clock.monoNanos() + settings.ttlMs() * 1_000_000L;
-                stepDown("resigned");
-            }
-            return leadership;
-        }));
-        return lastRound.map(l -> resigned);
+        Future<Boolean> done = lastRound.transform(ignored -> !leadership.isLeader() ? Future.succeededFuture(false)
+                : election.resign(clock.wallMillis()).map(resignedNow -> {
+                    if (resignedNow) {
+                        holdingOff = true;
+                        noCampaignBeforeNanos = clock.monoNanos() + settings.ttlMs() * 1_000_000L;
+                        stepDown("resigned");
+                    }
+                    return resignedNow;
+                }));
+        lastRound = done.transform(ignored -> Future.succeededFuture(leadership));
+        return done;
     }
 
     private void stepDown(String reason) {

@@ -2,6 +2,7 @@ package lake.server;
 
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -23,7 +24,7 @@ import java.util.function.Function;
  */
 public final class StoreVerticle extends VerticleBase {
 
-    private final Function<io.vertx.core.Vertx, MetaStore> opener;
+    private final Function<Vertx, Future<? extends MetaStore>> opener;
     private final String address;
     private final boolean local;
     private MetaStore store;
@@ -35,7 +36,7 @@ public final class StoreVerticle extends VerticleBase {
      * @param opener opens the store on this verticle's Vert.x instance
      * @param local  register a local consumer only (single node, or a store not offered to the cluster)
      */
-    public StoreVerticle(Function<io.vertx.core.Vertx, MetaStore> opener, String address, boolean local) {
+    public StoreVerticle(Function<Vertx, Future<? extends MetaStore>> opener, String address, boolean local) {
         this.opener = opener;
         this.address = address;
         this.local = local;
@@ -43,10 +44,12 @@ public final class StoreVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        store = opener.apply(vertx);
-        consumer = local ? vertx.eventBus().localConsumer(address, this::handle)
-                : vertx.eventBus().consumer(address, this::handle);
-        return consumer.completion();
+        return opener.apply(vertx).compose(opened -> {
+            store = opened;
+            consumer = local ? vertx.eventBus().localConsumer(address, this::handle)
+                    : vertx.eventBus().consumer(address, this::handle);
+            return consumer.completion();
+        });
     }
 
     @Override

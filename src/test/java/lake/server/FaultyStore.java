@@ -1,0 +1,32 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import lake.meta.GuardedMutation;
+import lake.meta.MetaException;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** Test decorator over a real store: while a fault is set, every call fails with it instead. */
+final class FaultyStore implements MetaStore {
+    private final MetaStore real;
+    final AtomicReference<MetaException> fault = new AtomicReference<>();
+
+    FaultyStore(MetaStore real) {
+        this.real = real;
+    }
+
+    private <T> Future<T> or(java.util.function.Supplier<Future<T>> call) {
+        MetaException f = fault.get();
+        return f != null ? Future.failedFuture(f) : call.get();
+    }
+
+    @Override public Future<Optional<byte[]>> get(String key) { return or(() -> real.get(key)); }
+    @Override public Future<Boolean> cas(String k, byte[] e, byte[] v) { return or(() -> real.cas(k, e, v)); }
+    @Override public Future<Boolean> delete(String k, byte[] e) { return or(() -> real.delete(k, e)); }
+    @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return or(() -> real.guardedMutate(m)); }
+    @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return or(() -> real.scanPrefix(p, c, l)); }
+    @Override public Future<Void> close() { return real.close(); }
+}

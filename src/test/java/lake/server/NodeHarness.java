@@ -1,0 +1,86 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import lake.config.Settings;
+import lake.meta.MetaStore;
+import lake.metasrv.Leadership;
+import lake.metasrv.NodeClock;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/** Deploys Metasrv nodes in one Vert.x instance and talks to them over real HTTP. */
+final class NodeHarness implements AutoCloseable {
+    final Vertx vertx = Vertx.vertx();
+    final WebClient http = WebClient.create(vertx);
+    private final List<MetasrvNode> nodes = new ArrayList<>();
+
+    static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs) {
+        return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
+                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000);
+    }
+
+    /** Deploys a node; {@code store} null means it uses the store another node already hosts. */
+    MetasrvNode deploy(Settings s, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> store, boolean worker)
+            throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, clock, store, worker, Bus.STORE, false)));
+        nodes.add(node);
+        return node;
+    }
+
+    Leadership campaign(MetasrvNode node) throws Exception {
+        return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "campaign"))).body();
+    }
+
+    Leadership status(MetasrvNode node) throws Exception {
+        return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))).body();
+    }
+
+    HttpResponse<Buffer> send(MetasrvNode node, HttpMethod method, String uri, String body) throws Exception {
+        var req = http.request(method, node.httpPort(), "127.0.0.1", uri);
+        return await(body == null ? req.send() : req.sendBuffer(Buffer.buffer(body)));
+    }
+
+    HttpResponse<Buffer> get(MetasrvNode node, String uri) throws Exception {
+        return send(node, HttpMethod.GET, uri, null);
+    }
+
+    HttpResponse<Buffer> post(MetasrvNode node, String uri, JsonObject body) throws Exception {
+        return send(node, HttpMethod.POST, uri, body.encode());
+    }
+
+    static <T> T await(Future<T> f) throws Exception {
+        try {
+            return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception ex) throw ex;
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            try {
+                await(nodes.get(i).stop());
+            } catch (Exception ignored) {
+                // Closing Vert.x below releases whatever a failed stop left.
+            }
+        }
+        http.close();
+        await(vertx.close());
+    }
+}

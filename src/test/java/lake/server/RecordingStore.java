@@ -1,0 +1,32 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import lake.meta.GuardedMutation;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Test decorator: passes every call to a real store and records the guarded mutations it saw. */
+final class RecordingStore implements MetaStore {
+    private final MetaStore real;
+    final List<GuardedMutation> guarded = new CopyOnWriteArrayList<>();
+
+    RecordingStore(MetaStore real) {
+        this.real = real;
+    }
+
+    @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
+    @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
+    @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
+    @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
+    @Override public Future<Void> close() { return real.close(); }
+
+    @Override
+    public Future<Boolean> guardedMutate(GuardedMutation mutation) {
+        if (mutation != null) guarded.add(mutation);
+        return real.guardedMutate(mutation);
+    }
+}
