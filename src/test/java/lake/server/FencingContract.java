@@ -1,0 +1,202 @@
+package lake.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import lake.election.LeaseGuard;
+import lake.meta.GuardedMutation;
+import lake.meta.MetaStore;
+import lake.metasrv.Leadership;
+import lake.metasrv.NodeClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import static lake.server.HttpApiContract.b64;
+import static lake.server.HttpApiContract.expectError;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fenced write path with two Metasrv nodes sharing one store, clocks injected. Run against
+ * every backend.
+ */
+abstract class FencingContract {
+
+    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
+
+    protected abstract boolean workerStore();
+
+    static final long T0 = 1_700_000_000_000L;
+    static final long TTL = 10_000;
+
+    @TempDir Path dir;
+    NodeHarness h;
+    RecordingStore recording;
+
+    @BeforeEach
+    void harness() {
+        h = new NodeHarness();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    /** Node "a" hosts the store (recorded); more nodes share it. Timers off: rounds run on request. */
+    MetasrvNode hostNode(String id, NodeClock clock) throws Exception {
+        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
+        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock,
+                v -> real.apply(v).map(s -> recording = new RecordingStore(s)), workerStore());
+    }
+
+    MetasrvNode sharingNode(String id, NodeClock clock) throws Exception {
+        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock, null, workerStore());
+    }
+
+    static JsonObject cas(String key, String expected, String value) {
+        return new JsonObject().put("key", key).put("expected", expected == null ? null : b64(expected)).put("value", b64(value));
+    }
+
+    String value(MetasrvNode via, String key) throws Exception {
+        HttpResponse<Buffer> r = h.get(via, "/v1/kv/" + key);
+        return r.statusCode() == 404 ? null : r.bodyAsJsonObject().getString("value");
+    }
+
+    @Test
+    void staleLeaderCannotPublishAfterTakeover() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        ManualClock clockB = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clockA);
+        MetasrvNode b = sharingNode("b", clockB);
+
+        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "a1")).bodyAsJsonObject())
+                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(h.campaign(b).isLeader()).as("b follows while a's lease is valid").isFalse();
+
+        // A's election is frozen (no timer) and its clocks say its lease is still valid; B's clock
+        // passes the expiry and B takes over.
+        clockB.setWall(T0 + TTL);
+        Leadership bLeads = h.campaign(b);
+        assertThat(bLeads.isLeader()).isTrue();
+        assertThat(bLeads.epoch()).isEqualTo(2L);
+        assertThat(h.status(a).isLeader()).as("a still believes it leads").isTrue();
+        assertThat(h.get(a, "/ready").statusCode()).isEqualTo(200);
+
+        int guardedBefore = recording.guarded.size();
+        HttpResponse<Buffer> stale = h.post(a, "/v1/kv/cas", cas("tbl/x", "a1", "stale"));
+        expectError(stale, 409, "fenced", "epoch 1");
+        assertThat(recording.guarded).as("the stale write reached the store").hasSize(guardedBefore + 1);
+        assertThat(recording.guarded.get(guardedBefore).guardKey()).isEqualTo("election/leader");
+        assertThat(value(b, "tbl/x")).as("target unchanged byte for byte").isEqualTo(b64("a1"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        assertThat(h.get(a, "/v1/leader").bodyAsJsonObject().getString("role")).isEqualTo("follower");
+
+        assertThat(h.post(b, "/v1/kv/cas", cas("tbl/x", "a1", "b1")).bodyAsJsonObject())
+                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 2));
+        assertThat(h.post(b, "/v1/kv/cas", cas("tbl/y", null, "b2")).bodyAsJsonObject().getBoolean("applied")).isTrue();
+        assertThat(value(a, "tbl/x")).isEqualTo(b64("b1"));
+    }
+
+    @Test
+    void publicationWithoutLiveGuardFailsClosed() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        ManualClock clockB = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clockA);
+        MetasrvNode b = sharingNode("b", clockB);
+
+        // No campaign yet: nobody may publish.
+        expectError(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v")), 503, "not_leader", "not the leader");
+        assertThat(h.campaign(a).isLeader()).isTrue();
+        assertThat(h.campaign(b).isLeader()).isFalse();
+        // A follower refuses.
+        HttpResponse<Buffer> follower = h.post(b, "/v1/kv/cas", cas("tbl/x", null, "v"));
+        expectError(follower, 503, "not_leader", "the leader is a");
+        assertThat(follower.getHeader("Retry-After")).isNotBlank();
+        // The leader past its local deadline refuses, though nobody took its lease.
+        clockA.advanceMono(TTL - 1_000);
+        expectError(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v")), 503, "not_leader", "deadline");
+        expectError(h.post(a, "/v1/kv/delete", new JsonObject().put("key", "tbl/x").put("expected", b64("v"))),
+                503, "not_leader", "deadline");
+
+        assertThat(recording.guarded).as("nothing was sent to the store").isEmpty();
+        assertThat(h.get(a, "/v1/kv?prefix=tbl/").bodyAsJsonObject().getJsonArray("entries")).isEmpty();
+        assertThat(h.get(a, "/ready").statusCode()).isEqualTo(503);
+    }
+
+    @Test
+    void publicationUsesFreshGuardAfterRenewal() throws Exception {
+        ManualClock clock = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clock);
+        LeaseGuard first = h.campaign(a).guard().orElseThrow();
+        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v1")).bodyAsJsonObject().getBoolean("applied")).isTrue();
+
+        clock.advanceWall(3_000);
+        clock.advanceMono(3_000);
+        LeaseGuard renewed = h.campaign(a).guard().orElseThrow();
+        assertThat(renewed.epoch()).isEqualTo(first.epoch());
+        assertThat(renewed.leaseBytes()).isNotEqualTo(first.leaseBytes());
+
+        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", "v1", "v2")).bodyAsJsonObject())
+                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        GuardedMutation last = recording.guarded.get(recording.guarded.size() - 1);
+        assertThat(last.guardExpected()).isEqualTo(renewed.leaseBytes());
+        byte[] stored = java.util.Base64.getDecoder().decode(value(a, "election/leader"));
+        assertThat(stored).isEqualTo(renewed.leaseBytes());
+        assertThat(recording.guarded).noneMatch(m -> m != recording.guarded.get(0)
+                && java.util.Arrays.equals(m.guardExpected(), first.leaseBytes()));
+    }
+
+    @Test
+    void writesDuringRenewalNeverFail() throws Exception {
+        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 1_500, 150, 300), NodeClock.SYSTEM,
+                v -> real.apply(v).map(s -> recording = new RecordingStore(s)), workerStore());
+        await().atMost(Duration.ofSeconds(10)).until(() -> h.status(a).isLeader());
+
+        AtomicInteger renewals = new AtomicInteger();
+        MessageConsumer<Leadership> watcher = h.vertx.eventBus().<Leadership>localConsumer(Bus.leadership("a"), m -> {
+            if (m.body().isLeader()) renewals.incrementAndGet();
+        });
+        NodeHarness.await(watcher.completion());
+
+        int writers = 8;
+        int maxWritesEach = 4_000;
+        List<Future<Integer>> loops = new ArrayList<>();
+        for (int w = 0; w < writers; w++) loops.add(writeLoop(a, "w" + w, 0, maxWritesEach, renewals));
+        int total = 0;
+        for (Future<Integer> loop : loops) total += NodeHarness.await(loop);
+        watcher.unregister();
+
+        assertThat(renewals.get()).as("renewals observed during the load").isGreaterThanOrEqualTo(10);
+        assertThat(total).as("writes acknowledged").isGreaterThan(100);
+        assertThat(h.status(a).epoch()).isEqualTo(1L);
+    }
+
+    /** Writes sequential creates until 12 renewals were seen (or the bound); fails on the first error. */
+    private Future<Integer> writeLoop(MetasrvNode node, String writer, int i, int max, AtomicInteger renewals) {
+        if (i >= max || renewals.get() >= 12) return Future.succeededFuture(i);
+        return h.http.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas")
+                .sendJsonObject(cas("load/" + writer + "/" + i, null, "v" + i))
+                .compose(r -> {
+                    if (r.statusCode() != 200 || !r.bodyAsJsonObject().getBoolean("applied")) {
+                        return Future.failedFuture(new AssertionError("write " + writer + "/" + i + " failed: "
+                                + r.statusCode() + " " + r.bodyAsString()));
+                    }
+                    return writeLoop(node, writer, i + 1, max, renewals);
+                });
+    }
+}
