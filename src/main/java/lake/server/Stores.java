@@ -4,9 +4,12 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import lake.config.Settings;
 import lake.meta.MetaStore;
+import lake.meta.dynamo.DynamoConfig;
+import lake.meta.dynamo.DynamoMetaStore;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.function.Function;
 
@@ -23,8 +26,14 @@ public final class Stores {
         return switch (s.store()) {
             case ROCKS -> vertx -> RocksMetaStore.open(vertx,
                     RocksConfig.defaults(rocksPath(s)).withGroupCommit(s.rocksGroupCommit()));
-            case DYNAMO -> vertx -> Future.failedFuture(new lake.meta.MetaException.Unsupported("dynamo store not wired yet"));
+            case DYNAMO -> vertx -> DynamoMetaStore.open(vertx, dynamoConfig(s));
         };
+    }
+
+    /** Credentials come from the SDK's default provider chain (environment, profile, instance role). */
+    public static DynamoConfig dynamoConfig(Settings s) {
+        DynamoConfig c = DynamoConfig.of(s.dynamoRegion(), s.dynamoTable()).withCreateTable(s.dynamoCreateTable());
+        return s.dynamoEndpoint() == null ? c : c.withEndpoint(URI.create(s.dynamoEndpoint()));
     }
 
     /** RocksDB calls block, so its store verticle runs on a worker; DynamoDB's SDK is async. */
