@@ -1,0 +1,85 @@
+package lake.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The fat jar as a user runs it: a real process, real HTTP, real SIGKILL. */
+class FatJarIT {
+    @TempDir Path data;
+
+    @Test
+    void acknowledgedCasSurvivesSigkillAndRestart() throws Exception {
+        List<String> args = List.of("--data-dir", data.toString(), "--http-port", "0", "--lease-ttl-ms", "3000");
+        String value = Base64.getEncoder().encodeToString("survives kill -9".getBytes());
+        String nodeId;
+        try (MetasrvProcess first = MetasrvProcess.start(args)) {
+            int port = first.awaitListening(Duration.ofSeconds(60));
+            await().atMost(Duration.ofSeconds(20)).until(() -> MetasrvProcess.get(port, "/ready").statusCode() == 200);
+            HttpResponse<String> cas = MetasrvProcess.post(port, "/v1/kv/cas",
+                    "{\"key\":\"tbl/durable\",\"expected\":null,\"value\":\"" + value + "\"}");
+            assertThat(cas.statusCode()).isEqualTo(200);
+            assertThat(cas.body()).contains("\"applied\":true");
+            nodeId = new io.vertx.core.json.JsonObject(MetasrvProcess.get(port, "/v1/leader").body()).getString("node_id");
+            first.kill();
+            assertThat(first.process.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+        }
+        try (MetasrvProcess second = MetasrvProcess.start(args)) {
+            int port = second.awaitListening(Duration.ofSeconds(60));
+            HttpResponse<String> read = MetasrvProcess.get(port, "/v1/kv/tbl/durable");
+            assertThat(read.statusCode()).isEqualTo(200);
+            assertThat(read.body()).contains(value);
+            // The same node (its id is kept in the data directory) renews its own lease at once.
+            await().atMost(Duration.ofSeconds(20)).until(() -> MetasrvProcess.get(port, "/ready").statusCode() == 200);
+            assertThat(MetasrvProcess.get(port, "/v1/leader").body()).contains("\"node_id\":\"" + nodeId + "\"");
+        }
+    }
+
+    @Test
+    void invalidConfigurationExitsTwoNamingTheSetting() throws Exception {
+        record Case(List<String> args, String names) {}
+        for (Case c : List.of(
+                new Case(List.of("--no-such-option", "1"), "--no-such-option"),
+                new Case(List.of("--store", "cassandra"), "store"),
+                new Case(List.of("--lease-ttl-ms", "-5"), "lease-ttl-ms"),
+                new Case(List.of("--lease-ttl-ms", "3000", "--lease-renew-ms", "3000"), "lease-renew-ms"),
+                new Case(List.of("--http-port", "eighty"), "http-port"))) {
+            try (MetasrvProcess p = MetasrvProcess.start(concat(c.args(), "--data-dir", data.resolve("never").toString()))) {
+                assertThat(p.process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(p.process.exitValue()).as(c.toString()).isEqualTo(2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> String.join("\n", p.stderr).contains(c.names()));
+            }
+        }
+        assertThat(data.resolve("never")).as("nothing was written").doesNotExist();
+    }
+
+    @Test
+    void helpListsEveryOption() throws Exception {
+        try (MetasrvProcess p = MetasrvProcess.start(List.of("--help"))) {
+            assertThat(p.process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.process.exitValue()).isZero();
+            await().atMost(Duration.ofSeconds(5)).until(() -> String.join("\n", p.stdout).contains("--lease-renew-ms"));
+            String help = String.join("\n", p.stdout);
+            for (String option : List.of("--config", "--node-id", "--http-host", "--http-port", "--data-dir", "--store",
+                    "--dynamo-endpoint", "--dynamo-region", "--dynamo-table", "--dynamo-create-table", "--lease-ttl-ms",
+                    "LAKE_HTTP_PORT")) {
+                assertThat(help).contains(option);
+            }
+        }
+    }
+
+    private static List<String> concat(List<String> a, String... b) {
+        java.util.ArrayList<String> out = new java.util.ArrayList<>(a);
+        out.addAll(List.of(b));
+        return out;
+    }
+}

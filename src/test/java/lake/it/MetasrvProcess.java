@@ -1,0 +1,100 @@
+package lake.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.awaitility.Awaitility.await;
+
+/** The packaged fat jar running as a real process, with its output captured. */
+public final class MetasrvProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on http://([^:]+):(\\d+)");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    public final Process process;
+    public final List<String> stdout = new CopyOnWriteArrayList<>();
+    public final List<String> stderr = new CopyOnWriteArrayList<>();
+
+    private MetasrvProcess(Process process) {
+        this.process = process;
+        pump(process.getInputStream(), stdout);
+        pump(process.getErrorStream(), stderr);
+    }
+
+    public static Path jar() {
+        String jar = System.getProperty("lake.jar");
+        if (jar == null) throw new IllegalStateException("system property lake.jar is not set (run through failsafe)");
+        return Path.of(jar);
+    }
+
+    public static MetasrvProcess start(List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-jar", jar().toString()));
+        cmd.addAll(args);
+        return new MetasrvProcess(new ProcessBuilder(cmd).start());
+    }
+
+    /** Waits for the start-up line and returns the HTTP port it names. */
+    public int awaitListening(Duration limit) {
+        int[] port = new int[1];
+        await().atMost(limit).pollInterval(Duration.ofMillis(50)).until(() -> {
+            if (!process.isAlive()) throw new AssertionError("process exited " + process.exitValue() + ": " + stderr);
+            for (String line : stdout) {
+                Matcher m = LISTENING.matcher(line);
+                if (m.find()) {
+                    port[0] = Integer.parseInt(m.group(2));
+                    return true;
+                }
+            }
+            return false;
+        });
+        return port[0];
+    }
+
+    public static HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    public static HttpResponse<String> post(int port, String path, String json) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** SIGKILL: no shutdown hook runs. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) kill();
+    }
+
+    private static void pump(java.io.InputStream in, List<String> sink) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) sink.add(line);
+            } catch (IOException ignored) {
+                // The process ended.
+            }
+        }, "metasrv-output");
+        t.setDaemon(true);
+        t.start();
+    }
+}
