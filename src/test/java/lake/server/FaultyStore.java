@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class FaultyStore implements MetaStore {
     private final MetaStore real;
     final AtomicReference<MetaException> fault = new AtomicReference<>();
+    final java.util.concurrent.atomic.AtomicInteger injected = new java.util.concurrent.atomic.AtomicInteger();
 
     FaultyStore(MetaStore real) {
         this.real = real;
@@ -20,7 +21,9 @@ final class FaultyStore implements MetaStore {
 
     private <T> Future<T> or(java.util.function.Supplier<Future<T>> call) {
         MetaException f = fault.get();
-        return f != null ? Future.failedFuture(f) : call.get();
+        if (f == null) return call.get();
+        injected.incrementAndGet();
+        return Future.failedFuture(f);
     }
 
     @Override public Future<Optional<byte[]>> get(String key) { return or(() -> real.get(key)); }

@@ -186,6 +186,35 @@ abstract class FencingContract {
         assertThat(h.status(a).epoch()).isEqualTo(1L);
     }
 
+    @Test
+    void renewalRetriesRetryableFailuresUntilDeadline() throws Exception {
+        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
+        FaultyStore[] faulty = new FaultyStore[1];
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 2_000, 200, 400), NodeClock.SYSTEM,
+                v -> real.apply(v).map(s -> faulty[0] = new FaultyStore(s)), workerStore());
+        await().atMost(Duration.ofSeconds(10)).until(() -> h.status(a).isLeader());
+        List<Leadership> changes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        MessageConsumer<Leadership> watcher = h.vertx.eventBus().<Leadership>localConsumer(Bus.leadership("a"),
+                m -> changes.add(m.body()));
+        NodeHarness.await(watcher.completion());
+
+        // A burst of retryable failures shorter than the authority: leadership survives it.
+        faulty[0].fault.set(new lake.meta.MetaException.RetryableBackend("TransactionConflict (test)", null));
+        await().atMost(Duration.ofSeconds(5)).until(() -> faulty[0].injected.get() >= 3);
+        faulty[0].fault.set(null);
+        await().atMost(Duration.ofSeconds(5)).until(() -> changes.stream().anyMatch(l -> l.isLeader() && "renewed".equals(l.reason())));
+        assertThat(changes).as("no step-down during a short burst").allMatch(Leadership::isLeader);
+        assertThat(h.status(a).epoch()).isEqualTo(1L);
+
+        // Failures that outlast the local deadline: the node retries, then steps down.
+        int before = faulty[0].injected.get();
+        faulty[0].fault.set(new lake.meta.MetaException.RetryableBackend("TransactionConflict (test)", null));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        assertThat(faulty[0].injected.get() - before).as("renewal attempts before stepping down").isGreaterThan(2);
+        expectError(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v")), 503, "not_leader", "not the leader");
+        watcher.unregister();
+    }
+
     /** Writes sequential creates until 12 renewals were seen (or the bound); fails on the first error. */
     private Future<Integer> writeLoop(MetasrvNode node, String writer, int i, int max, AtomicInteger renewals) {
         if (i >= max || renewals.get() >= 12) return Future.succeededFuture(i);
