@@ -1,0 +1,135 @@
+package lake.meta.dynamo;
+
+import io.vertx.core.Future;
+import lake.meta.MetaException;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.core.exception.RetryableException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.InternalServerErrorException;
+import software.amazon.awssdk.services.dynamodb.model.LimitExceededException;
+import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
+import software.amazon.awssdk.services.dynamodb.model.RequestLimitExceededException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * Turns what the SDK reports into the contract's outcomes. The invariant: only a condition that
+ * provably did not hold becomes {@code false}; every other failure stays a typed
+ * {@link MetaException}, retryable when the same call may succeed later, permanent otherwise.
+ */
+public final class DynamoErrors {
+
+    /** Cancellation reasons that mean "try again", never "the condition did not hold". */
+    static final Set<String> RETRYABLE_REASONS = Set.of(
+            "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded");
+
+    private DynamoErrors() {}
+
+    /** The result of a failed conditional write: {@code false} when its condition did not hold, else a fault. */
+    public static Future<Boolean> conditionalOutcome(String what, Throwable failure) {
+        return isConditionNotMet(failure)
+                ? Future.succeededFuture(false)
+                : Future.failedFuture(classify(what, failure));
+    }
+
+    /**
+     * True only when the write was refused because a condition did not hold, and nothing else
+     * went wrong: a plain conditional-check failure on the first attempt, or a cancelled
+     * transaction whose reasons are all {@code None} but at least one {@code ConditionalCheckFailed}.
+     */
+    public static boolean isConditionNotMet(Throwable failure) {
+        Throwable t = unwrap(failure);
+        if (t instanceof TransactionCanceledException tce) {
+            List<String> codes = codes(tce);
+            return codes.contains("ConditionalCheckFailed")
+                    && codes.stream().allMatch(c -> c.equals("None") || c.equals("ConditionalCheckFailed"));
+        }
+        if (t instanceof ConditionalCheckFailedException ccf) return !retriedAfterAmbiguousAttempt(ccf);
+        return false;
+    }
+
+    /** The typed fault for {@code failure}; {@code what} names the operation and key for the message. */
+    public static MetaException classify(String what, Throwable failure) {
+        Throwable t = unwrap(failure);
+        if (t instanceof MetaException me) return me;
+        String message = what + " failed: " + describe(t);
+        if (t instanceof ConditionalCheckFailedException ccf && retriedAfterAmbiguousAttempt(ccf)) {
+            // An earlier attempt may have applied and been overwritten since; the outcome is unknown.
+            return new MetaException.RetryableBackend(what + " has an unknown outcome: the condition failed on attempt "
+                    + ccf.numAttempts() + " after an earlier attempt whose reply was lost", t);
+        }
+        return isRetryable(t) ? new MetaException.RetryableBackend(message, t) : new MetaException.PermanentBackend(message, t);
+    }
+
+    static boolean isRetryable(Throwable t) {
+        if (t instanceof TransactionCanceledException tce) {
+            return codes(tce).stream().anyMatch(RETRYABLE_REASONS::contains);
+        }
+        if (t instanceof TransactionConflictException || t instanceof ProvisionedThroughputExceededException
+                || t instanceof RequestLimitExceededException || t instanceof TransactionInProgressException
+                || t instanceof InternalServerErrorException || t instanceof LimitExceededException) {
+            return true;
+        }
+        if (t instanceof AwsServiceException ase) {
+            return ase.isThrottlingException() || ase.statusCode() >= 500 || ase.isRetryableException();
+        }
+        if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException
+                || t instanceof RetryableException) {
+            return true;
+        }
+        if (t instanceof SdkClientException) return hasNetworkCause(t);
+        return t instanceof IOException || t instanceof TimeoutException;
+    }
+
+    /**
+     * A conditional check that failed after the SDK had already sent the request more than once:
+     * an earlier attempt may have applied with its reply lost, so {@code false} could be a lie.
+     */
+    private static boolean retriedAfterAmbiguousAttempt(SdkException e) {
+        return e.numAttempts() != null && e.numAttempts() > 1;
+    }
+
+    private static boolean hasNetworkCause(Throwable t) {
+        for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c instanceof IOException || c instanceof TimeoutException) return true;
+        }
+        return false;
+    }
+
+    private static List<String> codes(TransactionCanceledException e) {
+        return e.cancellationReasons().stream().map(CancellationReason::code).map(String::valueOf).toList();
+    }
+
+    private static String describe(Throwable t) {
+        if (t instanceof TransactionCanceledException tce && tce.hasCancellationReasons()) {
+            return "transaction cancelled, reasons " + tce.cancellationReasons().stream()
+                    .map(r -> r.code() + (r.message() == null ? "" : " (" + r.message() + ")"))
+                    .collect(Collectors.joining(", ", "[", "]"));
+        }
+        if (t instanceof AwsServiceException ase && ase.awsErrorDetails() != null) {
+            return ase.awsErrorDetails().errorCode() + ": " + ase.awsErrorDetails().errorMessage();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

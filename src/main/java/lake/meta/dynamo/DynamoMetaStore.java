@@ -1,0 +1,197 @@
+package lake.meta.dynamo;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import lake.meta.GuardedMutation;
+import lake.meta.Keys;
+import lake.meta.MetaException;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import static lake.meta.dynamo.DynamoLayout.NAMES;
+import static lake.meta.dynamo.DynamoLayout.b;
+import static lake.meta.dynamo.DynamoLayout.s;
+
+/**
+ * {@link MetaStore} over one DynamoDB table through the async SDK (layout: {@link DynamoLayout}).
+ *
+ * <p>Invariants: input is validated by {@link Keys} before any request; every read is strongly
+ * consistent; every write is conditional and carries a fresh token per logical operation, reused
+ * unchanged by every SDK retry of it, so a retried write that had already applied is never
+ * reported as {@code false} (see {@link #cas}, {@link #delete}); SDK futures complete on the
+ * caller's Vert.x context.
+ */
+public final class DynamoMetaStore implements MetaStore {
+
+    private final Vertx vertx;
+    private final DynamoDbAsyncClient client;
+    private final String table;
+    private final DynamoTransactions transactions;
+    private final DynamoScanner scanner;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private DynamoMetaStore(Vertx vertx, DynamoDbAsyncClient client, String table) {
+        this.vertx = vertx;
+        this.client = client;
+        this.table = table;
+        this.transactions = new DynamoTransactions(table);
+        this.scanner = new DynamoScanner(client, table);
+    }
+
+    /** Opens the store with a client built from {@code config}; see {@link #open(Vertx, DynamoConfig, DynamoDbAsyncClient)}. */
+    public static Future<DynamoMetaStore> open(Vertx vertx, DynamoConfig config) {
+        return open(vertx, config, DynamoClients.create(config));
+    }
+
+    /**
+     * Opens the store over {@code client}, which it owns from now on (closed with the store, also
+     * when opening fails). Creates the table when configured to and waits, bounded, until it is ACTIVE.
+     */
+    public static Future<DynamoMetaStore> open(Vertx vertx, DynamoConfig config, DynamoDbAsyncClient client) {
+        Context context = vertx.getOrCreateContext();
+        return new DynamoTableSetup(client, config, context).ensureReady()
+                .map(v -> new DynamoMetaStore(vertx, client, config.tableName()))
+                .onFailure(t -> client.close());
+    }
+
+    @Override
+    public Future<Optional<byte[]>> get(String key) {
+        return call(() -> {
+            Keys.validateKey(key);
+            GetItemRequest request = GetItemRequest.builder().tableName(table).key(DynamoLayout.keyOf(key))
+                    .consistentRead(true).build();
+            return client.getItem(request).thenApply(r -> r.hasItem() && !r.item().isEmpty()
+                    ? Optional.of(valueOf(key, r.item())) : Optional.<byte[]>empty());
+        }, "get '" + key + "'", false);
+    }
+
+    /**
+     * A conditional PutItem that stores this operation's fresh write token {@code w} with the value,
+     * under the condition {@code (expected holds) OR w = :thisToken}. An SDK retry of a put that did
+     * apply finds its own token and succeeds again, rewriting identical content; a retry that finds
+     * neither (the item changed since) has an unknown outcome and fails retryable, never {@code false}.
+     */
+    @Override
+    public Future<Boolean> cas(String key, byte[] expected, byte[] value) {
+        return call(() -> {
+            Keys.validateKey(key);
+            Keys.validateExpected("expected value", expected);
+            Keys.validateValue("value", value);
+            String token = UUID.randomUUID().toString();
+            Map<String, AttributeValue> values = new HashMap<>();
+            values.put(":w", s(token));
+            String condition;
+            if (expected == null) {
+                condition = "attribute_not_exists(#k) OR #w = :w";
+            } else {
+                condition = "#v = :expected OR #w = :w";
+                values.put(":expected", b(expected));
+            }
+            PutItemRequest request = PutItemRequest.builder().tableName(table)
+                    .item(DynamoLayout.item(key, value, token))
+                    .conditionExpression(condition)
+                    .expressionAttributeNames(namesIn(condition))
+                    .expressionAttributeValues(values)
+                    .build();
+            return client.putItem(request).thenApply(r -> true);
+        }, "cas '" + key + "'", true);
+    }
+
+    /**
+     * A single-item TransactWriteItems with a ClientRequestToken: DynamoDB answers a retry of an
+     * applied transaction with the same token as a success without applying it again, so a lost
+     * reply cannot turn an applied delete into {@code false}.
+     */
+    @Override
+    public Future<Boolean> delete(String key, byte[] expected) {
+        return call(() -> {
+            Keys.validateKey(key);
+            Keys.validateValue("expected value", expected);
+            return client.transactWriteItems(transactions.delete(key, expected)).thenApply(r -> true);
+        }, "delete '" + key + "'", true);
+    }
+
+    /** Exactly one TransactWriteItems: a ConditionCheck on the guard plus the conditional target write. */
+    @Override
+    public Future<Boolean> guardedMutate(GuardedMutation mutation) {
+        String what = mutation == null ? "guarded mutation" : "guarded " + mutation.kind() + " of '"
+                + mutation.targetKey() + "' under '" + mutation.guardKey() + "'";
+        return call(() -> {
+            if (mutation == null) throw new MetaException.InvalidArgument("mutation must not be null");
+            return client.transactWriteItems(transactions.guarded(mutation)).thenApply(r -> true);
+        }, what, true);
+    }
+
+    @Override
+    public Future<ScanPage> scanPrefix(String prefix, String continuation, int limit) {
+        return call(() -> {
+            Keys.validatePrefix(prefix);
+            Keys.validateLimit(limit);
+            String after = ScanPage.resumeAfter(prefix, continuation);
+            return scanner.page(prefix, after, limit);
+        }, "scan of prefix '" + prefix + "'", false);
+    }
+
+    @Override
+    public Future<Void> close() {
+        if (!closed.compareAndSet(false, true)) return Future.succeededFuture();
+        // Closing the SDK client shuts its Netty event loops down; keep that off the event loop.
+        return vertx.executeBlocking(() -> {
+            client.close();
+            return null;
+        }, false);
+    }
+
+    /**
+     * Runs one store operation: refuses after close, turns validation failures into a failed
+     * future before any request is sent, and completes on the caller's Vert.x context. For
+     * conditional writes a refused condition becomes {@code false}; every other failure is typed.
+     */
+    @SuppressWarnings("unchecked")
+    private <T> Future<T> call(Supplier<CompletableFuture<T>> operation, String what, boolean conditional) {
+        if (closed.get()) return Future.failedFuture(new MetaException.StoreClosed());
+        Context context = vertx.getOrCreateContext();
+        CompletableFuture<T> pending;
+        try {
+            pending = operation.get();
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        Future<T> result = Future.fromCompletionStage(pending, context);
+        if (conditional) {
+            return result.recover(t -> (Future<T>) DynamoErrors.conditionalOutcome(what, t));
+        }
+        return result.recover(t -> Future.failedFuture(DynamoErrors.classify(what, t)));
+    }
+
+    private static byte[] valueOf(String key, Map<String, AttributeValue> item) {
+        AttributeValue v = item.get(DynamoLayout.VALUE);
+        if (v == null || v.b() == null) {
+            throw new MetaException.PermanentBackend("item '" + key + "' has no binary value attribute '"
+                    + DynamoLayout.VALUE + "'; the table is not laid out for this store", null);
+        }
+        return v.b().asByteArray();
+    }
+
+    /** The subset of {@link DynamoLayout#NAMES} an expression uses: DynamoDB rejects unused names. */
+    static Map<String, String> namesIn(String... expressions) {
+        Map<String, String> used = new HashMap<>();
+        NAMES.forEach((placeholder, name) -> {
+            for (String e : expressions) if (e.contains(placeholder)) used.put(placeholder, name);
+        });
+        return used;
+    }
+}
