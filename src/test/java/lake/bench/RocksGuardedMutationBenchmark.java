@@ -19,17 +19,27 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
  * Guarded mutations per second against a real, fsynced RocksDB store, with group commit on and
- * off, at 1 and 64 concurrent callers. Each JMH thread is one caller: it submits one guarded
- * exact-value update of its own key and waits for the acknowledgement (so 64 threads means 64
- * mutations in flight), then issues the next. Every counted operation was fsynced and returned
- * {@code true}; a {@code false} aborts the run.
+ * off, at 1 and 64 concurrent callers. Two harnesses for "64 callers":
+ * <ul>
+ *   <li>{@code guardedUpdate_64callers}: 64 JMH threads, each submitting one guarded exact-value
+ *       update of its own key and blocking until it is acknowledged, then issuing the next.</li>
+ *   <li>{@code guardedUpdate_64inFlight}: one JMH thread keeping exactly 64 mutations outstanding
+ *       (the store is asynchronous, like a verticle with 64 requests open); each invocation waits
+ *       for a free slot, i.e. for an earlier mutation to be acknowledged, then submits. In steady
+ *       state the submission rate is the acknowledgement rate (at most 64 are uncounted).</li>
+ * </ul>
+ * Every counted operation was fsynced and returned {@code true}; a {@code false} aborts the run.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -98,6 +108,50 @@ public class RocksGuardedMutationBenchmark {
     @Threads(64)
     public boolean guardedUpdate_64callers(Caller caller) throws Exception {
         return mutate(caller);
+    }
+
+    /** 64 callers' slots; a slot is free when its caller's previous mutation was acknowledged. */
+    @State(Scope.Thread)
+    public static class InFlight {
+        static final int SLOTS = 64;
+        final ArrayBlockingQueue<Caller> free = new ArrayBlockingQueue<>(SLOTS);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+        @Setup(Level.Trial)
+        public void create(RocksGuardedMutationBenchmark bench) throws Exception {
+            for (int i = 0; i < SLOTS; i++) {
+                Caller c = new Caller();
+                c.create(bench);
+                free.add(c);
+            }
+        }
+
+        /** Waits for every outstanding mutation, so none leaks into the next iteration or trial. */
+        @TearDown(Level.Iteration)
+        public void drain() throws Exception {
+            List<Caller> all = new ArrayList<>(SLOTS);
+            for (int i = 0; i < SLOTS; i++) {
+                Caller c = free.poll(30, TimeUnit.SECONDS);
+                if (c == null) throw new IllegalStateException("mutations still outstanding after 30 s");
+                all.add(c);
+            }
+            free.addAll(all);
+            if (failure.get() != null) throw new IllegalStateException("a mutation failed", failure.get());
+        }
+    }
+
+    @Benchmark
+    @Threads(1)
+    public boolean guardedUpdate_64inFlight(InFlight inFlight) throws Exception {
+        Caller caller = inFlight.free.take();
+        Throwable failed = inFlight.failure.get();
+        if (failed != null) throw new IllegalStateException("a mutation failed", failed);
+        store.guardedMutate(caller.nextUpdate()).onComplete(ar -> {
+            if (ar.failed()) inFlight.failure.compareAndSet(null, ar.cause());
+            else if (!ar.result()) inFlight.failure.compareAndSet(null, new IllegalStateException(caller.key + " refused"));
+            inFlight.free.add(caller);
+        });
+        return true;
     }
 
     private boolean mutate(Caller caller) throws Exception {
