@@ -1,6 +1,7 @@
 package lake;
 
 import io.vertx.core.Vertx;
+import lake.cluster.Clustering;
 import lake.config.ConfigException;
 import lake.config.NodeIds;
 import lake.config.Settings;
@@ -50,10 +51,19 @@ public final class Main {
             return 2;
         }
 
-        Vertx vertx = Vertx.vertx();
+        Vertx vertx;
+        try {
+            vertx = settings.cluster().enabled()
+                    ? Clustering.start(settings.cluster()).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS)
+                    : Vertx.vertx();
+        } catch (Exception e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            err.println("lake-metasrv: failed to join cluster '" + settings.cluster().name() + "': " + cause.getMessage());
+            return 1;
+        }
         MetasrvNode node;
         try {
-            node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, Stores.opener(settings),
+            node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, Stores.hostedOpener(settings),
                     Stores.needsWorker(settings), Bus.STORE, true))
                     .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -65,7 +75,10 @@ public final class Main {
         out.println("lake-metasrv " + version() + " node " + node.nodeId() + " listening on http://"
                 + settings.httpHost() + ":" + node.httpPort() + " (store " + settings.store().name().toLowerCase()
                 + (settings.store() == Settings.StoreType.ROCKS ? " at " + Stores.rocksPath(settings) : " table " + settings.dynamoTable())
-                + ", lease ttl " + settings.leaseTtlMs() + " ms)");
+                + (Stores.hostedOpener(settings) == null ? ", reached on the cluster" : "")
+                + ", lease ttl " + settings.leaseTtlMs() + " ms"
+                + (settings.cluster().enabled() ? ", cluster " + settings.cluster().name() + " on "
+                        + settings.cluster().host() + ":" + settings.cluster().port() : "") + ")");
         out.flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node), "lake-shutdown"));
         return 0;

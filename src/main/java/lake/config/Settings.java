@@ -24,7 +24,8 @@ public record Settings(
         long leaseRenewMs,
         long leaseSafetyMarginMs,
         long requestTimeoutMs,
-        long storeTimeoutMs) {
+        long storeTimeoutMs,
+        ClusterSettings cluster) {
 
     public enum StoreType { ROCKS, DYNAMO }
 
@@ -38,18 +39,22 @@ public record Settings(
                 .put("dynamo_table", dynamoTable).put("dynamo_create_table", dynamoCreateTable)
                 .put("lease_key", leaseKey).put("lease_ttl_ms", leaseTtlMs).put("lease_renew_ms", leaseRenewMs)
                 .put("lease_safety_margin_ms", leaseSafetyMarginMs)
-                .put("request_timeout_ms", requestTimeoutMs).put("store_timeout_ms", storeTimeoutMs);
+                .put("request_timeout_ms", requestTimeoutMs).put("store_timeout_ms", storeTimeoutMs)
+                .put("cluster", cluster.enabled()).put("cluster_name", cluster.name())
+                .put("cluster_host", cluster.host()).put("cluster_port", cluster.port())
+                .put("cluster_members", String.join(",", cluster.members()))
+                .put("store_role", cluster.storeRole().name().toLowerCase());
     }
 
     public Settings withNodeId(String id) {
         return new Settings(id, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion,
                 dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs,
-                requestTimeoutMs, storeTimeoutMs);
+                requestTimeoutMs, storeTimeoutMs, cluster);
     }
 
     public Settings withHttpPort(int port) {
         return new Settings(nodeId, httpHost, port, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion,
                 dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs,
-                requestTimeoutMs, storeTimeoutMs);
+                requestTimeoutMs, storeTimeoutMs, cluster);
     }
 }

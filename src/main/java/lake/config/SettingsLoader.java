@@ -39,7 +39,13 @@ public final class SettingsLoader {
             new Option("lease-renew-ms", Option.Type.LONG, "renewal interval; default: a third of the TTL"),
             new Option("lease-safety-margin-ms", Option.Type.LONG, "authority ends this long before the lease expires; default: a tenth of the TTL"),
             new Option("request-timeout-ms", Option.Type.LONG, "how long a request may wait for its answer"),
-            new Option("store-timeout-ms", Option.Type.LONG, "how long a store call may take"));
+            new Option("store-timeout-ms", Option.Type.LONG, "how long a store call may take"),
+            new Option("cluster", Option.Type.BOOL, "join a Metasrv cluster over Hazelcast"),
+            new Option("cluster-name", Option.Type.STRING, "cluster name; nodes join only their own cluster"),
+            new Option("cluster-host", Option.Type.STRING, "cluster bind address (Hazelcast and the event bus)"),
+            new Option("cluster-port", Option.Type.INT, "Hazelcast port"),
+            new Option("cluster-members", Option.Type.STRING, "Hazelcast members to join, host:port,..."),
+            new Option("store-role", Option.Type.STRING, "RocksDB in a cluster: host (serves the store) or remote"));
 
     private SettingsLoader() {}
 
@@ -189,12 +195,49 @@ public final class SettingsLoader {
         if (nodeId != null && !nodeId.matches("[A-Za-z0-9._-]{1,64}")) {
             throw new ConfigException("node-id: '" + nodeId + "' must be 1-64 characters of letters, digits, '.', '_' or '-'");
         }
+        ClusterSettings cluster = cluster(c, store);
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
                 c.getBoolean("rocks_group_commit", true),
                 blank(c.getString("dynamo_endpoint")) ? null : c.getString("dynamo_endpoint"),
                 c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
-                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout);
+                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, cluster);
+    }
+
+    private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {
+        boolean enabled = c.getBoolean("cluster", false);
+        String name = c.getString("cluster_name");
+        if (blank(name)) throw new ConfigException("cluster-name: must not be empty");
+        String host = c.getString("cluster_host");
+        if (blank(host)) throw new ConfigException("cluster-host: must not be empty");
+        int port = c.getInteger("cluster_port");
+        if (port < 1 || port > 65535) throw new ConfigException("cluster-port: " + port + " is not a port (1-65535)");
+        List<String> members = new ArrayList<>();
+        String raw = c.getString("cluster_members", "");
+        for (String m : raw.split(",")) {
+            String member = m.trim();
+            if (member.isEmpty()) continue;
+            int colon = member.lastIndexOf(':');
+            try {
+                if (colon <= 0) throw new NumberFormatException();
+                int p = Integer.parseInt(member.substring(colon + 1));
+                if (p < 1 || p > 65535) throw new NumberFormatException();
+            } catch (NumberFormatException e) {
+                throw new ConfigException("cluster-members: '" + member + "' is not host:port");
+            }
+            members.add(member);
+        }
+        if (enabled && members.isEmpty()) throw new ConfigException("cluster-members: required with --cluster (host:port,...)");
+        String role = c.getString("store_role", "host");
+        ClusterSettings.StoreRole storeRole = switch (role.toLowerCase(Locale.ROOT)) {
+            case "host" -> ClusterSettings.StoreRole.HOST;
+            case "remote" -> ClusterSettings.StoreRole.REMOTE;
+            default -> throw new ConfigException("store-role: unknown role '" + role + "' (expected host or remote)");
+        };
+        if (!enabled && storeRole == ClusterSettings.StoreRole.REMOTE) {
+            throw new ConfigException("store-role: remote needs --cluster (a single node hosts its own store)");
+        }
+        return new ClusterSettings(enabled, name, host, port, members, storeRole);
     }
 
     private static boolean blank(String s) {

@@ -7,6 +7,8 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import lake.cluster.Forwarder;
+import lake.cluster.Membership;
 import lake.election.LeaseRecord;
 import lake.meta.MetaStore;
 import lake.metasrv.ClientMutation;
@@ -37,22 +39,41 @@ public final class ApiVerticle extends VerticleBase {
     public static final String LEADER = "leader";
     public static final String RESIGN = "resign";
     public static final String READY = "ready";
+    public static final String CLUSTER = "cluster";
 
     private final ElectionSettings settings;
     private final NodeClock clock;
     private final boolean publicApi;
+    private final boolean clustered;
+    private final java.util.function.IntSupplier httpPort;
+    private Forwarder forwarder;
+    private Membership membership;
     private final List<MessageConsumer<?>> consumers = new ArrayList<>();
     private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
     private Leadership leadership;
     private BusMetaStore reads;
     private FencedWriter writer;
 
-    /** @param publicApi also answer on the shared {@code lake.v1.*} addresses */
-    public ApiVerticle(ElectionSettings settings, NodeClock clock, boolean publicApi) {
+    /**
+     * @param publicApi also answer on the shared {@code lake.v1.*} addresses
+     * @param clustered serve this node's API address to the cluster and forward writes to the leader
+     * @param httpPort  the bound HTTP port, announced to the cluster (0 until bound)
+     * @param forwardWindowMs how long a follower keeps looking for a leader to forward a write to
+     */
+    public ApiVerticle(ElectionSettings settings, NodeClock clock, boolean publicApi, boolean clustered,
+                       java.util.function.IntSupplier httpPort, long forwardWindowMs, long requestTimeoutMs) {
         this.settings = settings;
         this.clock = clock;
         this.publicApi = publicApi;
+        this.clustered = clustered;
+        this.httpPort = httpPort;
+        this.forwardWindowMs = forwardWindowMs;
+        this.requestTimeoutMs = requestTimeoutMs;
     }
+
+    private final long forwardWindowMs;
+    private final long requestTimeoutMs;
+    private long announceTimer = -1;
 
     @Override
     public Future<?> start() {
@@ -63,7 +84,13 @@ public final class ApiVerticle extends VerticleBase {
                 epoch -> reads.withEpoch(epoch), this::stepDown, clock::monoNanos);
 
         consumers.add(vertx.eventBus().<Leadership>localConsumer(Bus.leadership(node), m -> learn(m.body())));
-        consumers.add(vertx.eventBus().<JsonObject>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
+        consumers.add(clustered
+                ? vertx.eventBus().<JsonObject>consumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m))
+                : vertx.eventBus().<JsonObject>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
+        membership = new Membership(vertx);
+        if (clustered) {
+            forwarder = new Forwarder(vertx, node, settings.leaseKey(), reads, clock, requestTimeoutMs, forwardWindowMs);
+        }
         if (publicApi) {
             consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_GET, m -> serve(GET, m)));
             consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_SCAN, m -> serve(SCAN, m)));
@@ -71,17 +98,39 @@ public final class ApiVerticle extends VerticleBase {
             consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_DELETE, m -> serve(DELETE, m)));
             consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER, m -> serve(LEADER, m)));
             consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER_RESIGN, m -> serve(RESIGN, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.CLUSTER, m -> serve(CLUSTER, m)));
         }
         List<Future<Void>> registered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) registered.add(c.completion());
         // Learn the current leadership once; publications keep it current from then on.
         return Future.all(registered).compose(v -> vertx.eventBus()
                 .<Leadership>request(Bus.election(node), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
-                .onSuccess(m -> learn(m.body())));
+                .onSuccess(m -> learn(m.body())))
+                .onSuccess(v -> {
+                    announce();
+                    announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
+                });
+    }
+
+    @Override
+    public Future<?> stop() {
+        vertx.cancelTimer(announceTimer);
+        return membership.withdraw(settings.nodeId()).recover(t -> Future.succeededFuture());
+    }
+
+    private void announce() {
+        Leadership l = leadership;
+        membership.announce(new JsonObject().put("node_id", settings.nodeId())
+                .put("role", l.isLeader() ? "leader" : "follower")
+                .put("epoch", l.isLeader() ? ApiRequests.u64(l.epoch()) : null)
+                .put("http_port", httpPort.getAsInt()))
+                .onFailure(t -> log.debug("membership announcement failed: {}", t.getMessage()));
     }
 
     private void learn(Leadership next) {
+        boolean roleChanged = leadership.isLeader() != next.isLeader() || leadership.epoch() != next.epoch();
         leadership = next;
+        if (roleChanged && membership != null) announce();
         List<Promise<Leadership>> waiting = new ArrayList<>(waitingForLeadership);
         waitingForLeadership.clear();
         waiting.forEach(p -> p.tryComplete(next));
@@ -140,8 +189,9 @@ public final class ApiVerticle extends VerticleBase {
                 ApiRequests.Scan s = ApiRequests.scan(body);
                 yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
             }
-            case CAS -> write(ApiRequests.cas(body, ApiRequests.headerEpoch(msg.headers().get(Bus.EPOCH_HEADER))));
-            case DELETE -> write(ApiRequests.delete(body, ApiRequests.headerEpoch(msg.headers().get(Bus.EPOCH_HEADER))));
+            case CAS -> write(CAS, msg, ApiRequests.cas(body, ApiRequests.headerEpoch(msg.headers().get(Bus.EPOCH_HEADER))));
+            case DELETE -> write(DELETE, msg, ApiRequests.delete(body, ApiRequests.headerEpoch(msg.headers().get(Bus.EPOCH_HEADER))));
+            case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case LEADER -> leader();
             case RESIGN -> vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
                     new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")).map(Message::body);
@@ -152,8 +202,25 @@ public final class ApiVerticle extends VerticleBase {
         };
     }
 
-    private Future<JsonObject> write(ClientMutation m) {
-        return writer.apply(m).map(o -> new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch())));
+    private Future<JsonObject> write(String op, Message<JsonObject> msg, ClientMutation m) {
+        boolean forwarded = Forwarder.isForwarded(msg.headers());
+        if (forwarded) {
+            // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
+            long seen = ApiRequests.headerEpoch(msg.headers().get(Bus.FORWARDED_EPOCH_HEADER));
+            if (!leadership.isLeader() || leadership.epoch() != seen) {
+                return Future.failedFuture(new lake.metasrv.MetasrvException.NotLeader("node " + settings.nodeId()
+                        + " does not lead epoch " + Long.toUnsignedString(seen) + " (forwarded by "
+                        + msg.headers().get(Bus.FORWARDED_BY_HEADER) + ")", null));
+            }
+        }
+        return writer.apply(m)
+                .map(o -> new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch())))
+                .recover(t -> {
+                    if (t instanceof lake.metasrv.MetasrvException.NotLeader && forwarder != null && !forwarded) {
+                        return forwarder.forward(op, msg.body(), msg.headers().get(Bus.EPOCH_HEADER)).map(Message::body);
+                    }
+                    return Future.failedFuture(t);
+                });
     }
 
     private Future<JsonObject> leader() {

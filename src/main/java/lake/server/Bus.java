@@ -9,6 +9,19 @@ public final class Bus {
     /** The operation a store message asks for. */
     public static final String OP_HEADER = "lake-op";
 
+    /**
+     * On a write a follower forwards: the epoch of the lease the follower saw, so the receiving node
+     * refuses (certainly without applying) unless it leads exactly that epoch. A forwarded
+     * request is never forwarded again.
+     */
+    public static final String FORWARDED_EPOCH_HEADER = "lake-forwarded-epoch";
+    /** On a forwarded write: the node that forwarded it. */
+    public static final String FORWARDED_BY_HEADER = "lake-forwarded-by";
+
+    /** Published cluster-wide when a leader resigns, so standbys campaign at once. */
+    public static final String LEASE_RELEASED = "lake.cluster.lease-released";
+    public static final String CLUSTER = "lake.v1.cluster";
+
     /** The store verticle's address (configurable per deployment; this is the default). */
     public static final String STORE = "lake.internal.store";
 

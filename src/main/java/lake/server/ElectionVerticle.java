@@ -58,8 +58,13 @@ public final class ElectionVerticle extends VerticleBase {
         leadership = Leadership.follower(settings.nodeId(), Optional.empty(), "starting");
         Future<Void> registered = vertx.eventBus().<JsonObject>localConsumer(Bus.election(settings.nodeId()), this::control)
                 .completion();
-        if (settings.renewMs() > 0) registered.onSuccess(v -> runRound());
-        return registered;
+        // A leader that resigns says so, so standbys campaign at once instead of at their next round.
+        Future<Void> released = vertx.eventBus().<JsonObject>consumer(Bus.LEASE_RELEASED, m -> {
+            if (!settings.nodeId().equals(m.body().getString("node_id")) && settings.renewMs() > 0) runRound();
+        }).completion();
+        Future<Void> ready = Future.all(registered, released).mapEmpty();
+        if (settings.renewMs() > 0) ready.onSuccess(v -> runRound());
+        return ready;
     }
 
     @Override
@@ -156,6 +161,8 @@ public final class ElectionVerticle extends VerticleBase {
                         holdingOff = true;
                         noCampaignBeforeNanos = clock.monoNanos() + settings.ttlMs() * 1_000_000L;
                         stepDown("resigned");
+                        vertx.eventBus().publish(Bus.LEASE_RELEASED, new JsonObject().put("node_id", settings.nodeId())
+                                .put("epoch", Long.toUnsignedString(leadership.epoch())));
                     }
                     return resignedNow;
                 }));

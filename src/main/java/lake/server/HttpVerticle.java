@@ -31,13 +31,17 @@ public final class HttpVerticle extends VerticleBase {
     private final String host;
     private final int port;
     private final long requestTimeoutMs;
-    private HttpServer server;
+    private volatile HttpServer server;
 
     public HttpVerticle(String nodeId, String host, int port, long requestTimeoutMs) {
         this.nodeId = nodeId;
         this.host = host;
         this.port = port;
         this.requestTimeoutMs = requestTimeoutMs;
+    }
+
+    public boolean isBound() {
+        return server != null;
     }
 
     /** The port actually bound (useful with port 0). */
@@ -53,6 +57,7 @@ public final class HttpVerticle extends VerticleBase {
                 .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode()));
         router.get("/ready").handler(ctx -> call(ctx, ApiVerticle.READY, new JsonObject()));
         router.get("/v1/leader").handler(ctx -> call(ctx, ApiVerticle.LEADER, new JsonObject()));
+        router.get("/v1/cluster").handler(ctx -> call(ctx, ApiVerticle.CLUSTER, new JsonObject()));
         router.post("/v1/leader/resign").handler(ctx -> call(ctx, ApiVerticle.RESIGN, new JsonObject()));
         router.post("/v1/kv/cas").handler(ctx -> call(ctx, ApiVerticle.CAS, jsonBody(ctx)));
         router.post("/v1/kv/delete").handler(ctx -> call(ctx, ApiVerticle.DELETE, jsonBody(ctx)));

@@ -48,12 +48,17 @@ public final class MetasrvNode {
         ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs());
         http = new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs());
+        boolean clustered = s.cluster().enabled();
+        // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
+        boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
         Future<Void> store = options.storeOpener() == null ? Future.succeededFuture()
-                : deploy(new StoreVerticle(options.storeOpener(), options.storeAddress(), !options.publicApi()),
+                : deploy(new StoreVerticle(options.storeOpener(), options.storeAddress(), !sharedStore),
                         new DeploymentOptions().setThreadingModel(options.workerStore() ? ThreadingModel.WORKER : ThreadingModel.EVENT_LOOP));
         return store
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock()), new DeploymentOptions()))
-                .compose(v -> deploy(new ApiVerticle(election, options.clock(), options.publicApi()), new DeploymentOptions()))
+                .compose(v -> deploy(new ApiVerticle(election, options.clock(), options.publicApi(), clustered,
+                        () -> http.isBound() ? http.actualPort() : 0, s.leaseTtlMs() + s.leaseRenewMs(),
+                        s.requestTimeoutMs()), new DeploymentOptions()))
                 .compose(v -> deploy(http, new DeploymentOptions()))
                 .recover(t -> stopDeployments().transform(ignored -> Future.failedFuture(t)));
     }

@@ -2,6 +2,7 @@ package lake.server;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import lake.config.ClusterSettings;
 import lake.config.Settings;
 import lake.meta.MetaStore;
 import lake.meta.dynamo.DynamoConfig;
@@ -28,6 +29,16 @@ public final class Stores {
                     RocksConfig.defaults(rocksPath(s)).withGroupCommit(s.rocksGroupCommit()));
             case DYNAMO -> vertx -> DynamoMetaStore.open(vertx, dynamoConfig(s));
         };
+    }
+
+    /**
+     * The store this node hosts, or {@code null} when it reaches another node's: a RocksDB node in
+     * the {@code remote} role. DynamoDB nodes each host a store verticle over the shared table.
+     */
+    public static Function<Vertx, Future<? extends MetaStore>> hostedOpener(Settings s) {
+        boolean remote = s.cluster().enabled() && s.store() == Settings.StoreType.ROCKS
+                && s.cluster().storeRole() == ClusterSettings.StoreRole.REMOTE;
+        return remote ? null : opener(s);
     }
 
     /** Credentials come from the SDK's default provider chain (environment, profile, instance role). */

@@ -1,0 +1,57 @@
+package lake.cluster;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import lake.config.ClusterSettings;
+
+/**
+ * Builds a clustered Vert.x instance over Hazelcast: TCP-IP join on the configured members only
+ * (multicast and auto-detection off), bound to the configured address, with failure detection
+ * tuned so a dead or paused member is dropped within a few seconds and joining does not wait.
+ */
+public final class Clustering {
+    private Clustering() {}
+
+    /** Seconds without a heartbeat after which a member is declared dead. */
+    public static final int MAX_NO_HEARTBEAT_SECONDS = 5;
+
+    public static Config hazelcastConfig(ClusterSettings c) {
+        Config hz = ConfigUtil.loadConfig();
+        hz.setClusterName(c.name());
+        hz.setProperty("hazelcast.logging.type", "slf4j");
+        hz.setProperty("hazelcast.phone.home.enabled", "false");
+        hz.setProperty("hazelcast.wait.seconds.before.join", "0");
+        hz.setProperty("hazelcast.max.wait.seconds.before.join", "0");
+        hz.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+        hz.setProperty("hazelcast.max.no.heartbeat.seconds", String.valueOf(MAX_NO_HEARTBEAT_SECONDS));
+        hz.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
+        hz.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
+        hz.setProperty("hazelcast.local.localAddress", c.host());
+        hz.setProperty("hazelcast.socket.bind.any", "false");
+        hz.setProperty("hazelcast.shutdownhook.enabled", "false");
+        NetworkConfig net = hz.getNetworkConfig();
+        net.setPort(c.port()).setPortAutoIncrement(false);
+        net.getInterfaces().setEnabled(true).addInterface(c.host());
+        JoinConfig join = net.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(c.members()).setConnectionTimeoutSeconds(2);
+        return hz;
+    }
+
+    /** A clustered Vert.x whose event bus listens on the cluster address (an ephemeral port). */
+    public static Future<Vertx> start(ClusterSettings c) {
+        VertxOptions options = new VertxOptions().setEventBusOptions(new EventBusOptions()
+                .setHost(c.host()).setPort(0).setClusterPublicHost(c.host()));
+        return Vertx.builder().with(options)
+                .withClusterManager(new HazelcastClusterManager(hazelcastConfig(c)))
+                .buildClustered();
+    }
+}

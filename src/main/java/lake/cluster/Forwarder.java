@@ -1,0 +1,110 @@
+package lake.cluster;
+
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonObject;
+import lake.election.LeaseRecord;
+import lake.meta.MetaStore;
+import lake.metasrv.MetasrvException;
+import lake.metasrv.NodeClock;
+import lake.server.ApiError;
+import lake.server.Bus;
+
+import java.util.Optional;
+
+/**
+ * A follower's write path: finds the leader from the lease record and forwards the request to
+ * that node's API over the clustered event bus, carrying the epoch of the lease it saw.
+ *
+ * <p>It retries, within a bounded time, only when the previous attempt certainly did not apply:
+ * no leader yet, no handler for the leader's address, or the target answered {@code not_leader}
+ * (it refused before writing — including when it no longer leads the epoch the follower saw).
+ * When the outcome is unknown — the request left and no answer came, or the connection broke —
+ * it answers {@code 504 outcome_unknown} rather than retrying blindly.
+ */
+public final class Forwarder {
+    private static final long RETRY_PAUSE_MS = 100;
+
+    private final Vertx vertx;
+    private final String nodeId;
+    private final String leaseKey;
+    private final MetaStore store;
+    private final NodeClock clock;
+    private final long requestTimeoutMs;
+    private final long retryWindowMs;
+
+    /** @param retryWindowMs how long to keep looking for a leader (about a TTL plus a renewal) */
+    public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, NodeClock clock,
+                     long requestTimeoutMs, long retryWindowMs) {
+        this.vertx = vertx;
+        this.nodeId = nodeId;
+        this.leaseKey = leaseKey;
+        this.store = store;
+        this.clock = clock;
+        this.requestTimeoutMs = requestTimeoutMs;
+        this.retryWindowMs = retryWindowMs;
+    }
+
+    public static boolean isForwarded(MultiMap headers) {
+        return headers.contains(Bus.FORWARDED_EPOCH_HEADER);
+    }
+
+    /** Forwards {@code op} with {@code body}; {@code clientEpoch} is the header the client sent, if any. */
+    public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch) {
+        long giveUpAt = clock.monoNanos() + retryWindowMs * 1_000_000L;
+        return attempt(op, body, clientEpoch, giveUpAt, null);
+    }
+
+    private Future<Message<JsonObject>> attempt(String op, JsonObject body, String clientEpoch, long giveUpAt,
+                                                Throwable last) {
+        return leader().compose(lease -> {
+            if (lease.isEmpty() || lease.get().holder().equals(nodeId)) {
+                return retryOr(op, body, clientEpoch, giveUpAt, new MetasrvException.NotLeader(
+                        "no leader is available to take the write", null));
+            }
+            LeaseRecord leader = lease.get();
+            DeliveryOptions opts = new DeliveryOptions().setSendTimeout(requestTimeoutMs)
+                    .addHeader(Bus.OP_HEADER, op)
+                    .addHeader(Bus.FORWARDED_EPOCH_HEADER, Long.toUnsignedString(leader.epoch()))
+                    .addHeader(Bus.FORWARDED_BY_HEADER, nodeId);
+            if (clientEpoch != null) opts.addHeader(Bus.EPOCH_HEADER, clientEpoch);
+            return vertx.eventBus().<JsonObject>request(Bus.nodeApi(leader.holder()), body, opts)
+                    .recover(t -> {
+                        if (certainlyNotApplied(t)) return retryOr(op, body, clientEpoch, giveUpAt, t);
+                        if (t instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
+                            return Future.failedFuture(new ApiError(504, "outcome_unknown", "the write was forwarded to "
+                                    + leader.holder() + " and no answer came (" + re.failureType()
+                                    + "); it may or may not have applied", null));
+                        }
+                        return Future.failedFuture(t);
+                    });
+        });
+    }
+
+    private Future<Message<JsonObject>> retryOr(String op, JsonObject body, String clientEpoch, long giveUpAt,
+                                                Throwable failure) {
+        if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(failure);
+        Promise<Void> pause = Promise.promise();
+        vertx.setTimer(RETRY_PAUSE_MS, id -> pause.complete());
+        return pause.future().compose(v -> attempt(op, body, clientEpoch, giveUpAt, failure));
+    }
+
+    private static boolean certainlyNotApplied(Throwable t) {
+        if (!(t instanceof ReplyException re)) return false;
+        if (re.failureType() == ReplyFailure.NO_HANDLERS) return true;
+        if (re.failureType() != ReplyFailure.RECIPIENT_FAILURE) return false;
+        ApiError e = ApiError.fromReply(re);
+        return e != null && e.code().equals("not_leader");
+    }
+
+    private Future<Optional<LeaseRecord>> leader() {
+        return store.get(leaseKey).map(bytes -> bytes.map(LeaseRecord::decode)
+                .filter(r -> !r.expiredAt(clock.wallMillis())));
+    }
+}

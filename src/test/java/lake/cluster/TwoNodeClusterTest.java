@@ -1,0 +1,129 @@
+package lake.cluster;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import lake.config.ClusterSettings;
+import lake.config.Settings;
+import lake.meta.rocks.RocksConfig;
+import lake.meta.rocks.RocksMetaStore;
+import lake.metasrv.NodeClock;
+import lake.server.Bus;
+import lake.server.MetasrvNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two clustered Vert.x instances in one JVM over a real Hazelcast cluster on loopback: a RocksDB
+ * store host and a remote node. Quick feedback for forwarding and handover; the process-level
+ * scenarios are in {@code ClusterFailoverIT}.
+ */
+class TwoNodeClusterTest {
+    @TempDir Path dir;
+    final List<Vertx> instances = new ArrayList<>();
+    final List<MetasrvNode> nodes = new ArrayList<>();
+    WebClient http;
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    static <T> T join(io.vertx.core.Future<T> f) throws Exception {
+        try {
+            return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw (Exception) e.getCause();
+        }
+    }
+
+    Settings settings(String id, int hzPort, List<String> members, ClusterSettings.StoreRole role) {
+        return new Settings(id, "127.0.0.1", 0, dir.resolve(id), Settings.StoreType.ROCKS, true, null, "us-east-1",
+                "unused", false, "election/leader", 2_000, 300, 300, 10_000, 10_000,
+                new ClusterSettings(true, "lake-test-" + members.hashCode(), "127.0.0.1", hzPort, members, role));
+    }
+
+    MetasrvNode start(Settings s, boolean hostsStore) throws Exception {
+        Vertx vertx = join(Clustering.start(s.cluster()));
+        instances.add(vertx);
+        MetasrvNode node = join(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, NodeClock.SYSTEM,
+                hostsStore ? v -> RocksMetaStore.open(v, RocksConfig.defaults(s.dataDir().resolve("rocks"))) : null,
+                true, Bus.STORE, true)));
+        nodes.add(node);
+        return node;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = nodes.size() - 1; i >= 0; i--) join(nodes.get(i).stop().recover(t -> io.vertx.core.Future.succeededFuture()));
+        if (http != null) http.close();
+        for (Vertx v : instances) join(v.close());
+    }
+
+    JsonObject get(MetasrvNode n, String uri) throws Exception {
+        return join(http.get(n.httpPort(), "127.0.0.1", uri).send()).bodyAsJsonObject();
+    }
+
+    HttpResponse<Buffer> post(MetasrvNode n, String uri, JsonObject body) throws Exception {
+        return join(http.post(n.httpPort(), "127.0.0.1", uri).sendJsonObject(body));
+    }
+
+    @Test
+    void followerForwardsAndResignationHandsOver() throws Exception {
+        int pa = freePort();
+        int pb = freePort();
+        List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
+        MetasrvNode a = start(settings("a", pa, members, ClusterSettings.StoreRole.HOST), true);
+        MetasrvNode b = start(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE), false);
+        http = WebClient.create(instances.get(0));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> get(a, "/v1/leader").getString("leader") != null);
+        String leaderId = get(b, "/v1/leader").getString("leader");
+        MetasrvNode leader = leaderId.equals("a") ? a : b;
+        MetasrvNode follower = leader == a ? b : a;
+        long epoch = get(follower, "/v1/leader").getLong("epoch");
+        assertThat(get(follower, "/v1/leader").getString("role")).isEqualTo("follower");
+
+        String value = Base64.getEncoder().encodeToString("via follower".getBytes());
+        HttpResponse<Buffer> forwarded = post(follower, "/v1/kv/cas",
+                new JsonObject().put("key", "tbl/f").putNull("expected").put("value", value));
+        assertThat(forwarded.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch));
+        assertThat(get(a, "/v1/kv/tbl/f").getString("value")).isEqualTo(value);
+        assertThat(get(b, "/v1/kv/tbl/f").getString("value")).isEqualTo(value);
+        // A stale expected epoch is refused by the leader, even when forwarded.
+        HttpResponse<Buffer> stale = post(follower, "/v1/kv/cas",
+                new JsonObject().put("key", "tbl/g").putNull("expected").put("value", value).put("epoch", epoch + 5));
+        assertThat(stale.statusCode()).isEqualTo(409);
+        assertThat(stale.bodyAsJsonObject().getJsonObject("error").getString("code")).isEqualTo("epoch_mismatch");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> get(a, "/v1/cluster").getJsonArray("members").size() == 2);
+
+        long resignedAt = System.nanoTime();
+        assertThat(post(leader, "/v1/leader/resign", new JsonObject()).bodyAsJsonObject().getBoolean("resigned")).isTrue();
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> "leader".equals(get(follower, "/v1/leader").getString("role")));
+        long handoverMs = (System.nanoTime() - resignedAt) / 1_000_000;
+        assertThat(handoverMs).as("handover after resignation").isLessThan(1_000);
+        assertThat(get(leader, "/v1/leader").getLong("epoch")).isEqualTo(epoch + 1);
+        HttpResponse<Buffer> viaOldLeader = post(leader, "/v1/kv/cas",
+                new JsonObject().put("key", "tbl/h").putNull("expected").put("value", value));
+        assertThat(viaOldLeader.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch + 1));
+    }
+}
