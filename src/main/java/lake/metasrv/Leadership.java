@@ -13,10 +13,11 @@ import java.util.Optional;
  * if nobody told it that it lost the lease.
  *
  * @param leader        the holder of the unexpired lease as last seen, if any
+ * @param leaderEpoch   that lease's epoch (unsigned; 0 when unknown)
  * @param guard         present only while this node leads
  * @param deadlineNanos monotonic deadline of the local authority; meaningful only with a guard
  */
-public record Leadership(String nodeId, Optional<String> leader, Optional<LeaseGuard> guard,
+public record Leadership(String nodeId, Optional<String> leader, long leaderEpoch, Optional<LeaseGuard> guard,
                          long expiresAtMs, long deadlineNanos, String reason) {
 
     public Leadership {
@@ -24,12 +25,12 @@ public record Leadership(String nodeId, Optional<String> leader, Optional<LeaseG
         guard = guard == null ? Optional.empty() : guard;
     }
 
-    public static Leadership follower(String nodeId, Optional<String> leader, String reason) {
-        return new Leadership(nodeId, leader, Optional.empty(), 0, 0, reason);
+    public static Leadership follower(String nodeId, Optional<String> leader, long leaderEpoch, String reason) {
+        return new Leadership(nodeId, leader, leader.isPresent() ? leaderEpoch : 0, Optional.empty(), 0, 0, reason);
     }
 
     public static Leadership leader(String nodeId, LeaseGuard guard, long expiresAtMs, long deadlineNanos, String reason) {
-        return new Leadership(nodeId, Optional.of(nodeId), Optional.of(guard), expiresAtMs, deadlineNanos, reason);
+        return new Leadership(nodeId, Optional.of(nodeId), guard.epoch(), Optional.of(guard), expiresAtMs, deadlineNanos, reason);
     }
 
     public boolean isLeader() {

@@ -78,7 +78,7 @@ public final class ApiVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         String node = settings.nodeId();
-        leadership = Leadership.follower(node, Optional.empty(), "starting");
+        leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
         reads = new BusMetaStore(vertx, settings.storeAddress(), () -> leadership.epoch(), settings.storeTimeoutMs());
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
                 epoch -> reads.withEpoch(epoch), this::stepDown, clock::monoNanos);
@@ -166,7 +166,7 @@ public final class ApiVerticle extends VerticleBase {
                 DeliveryOptions opts = new DeliveryOptions();
                 Object epoch = body.getValue("epoch");
                 if (epoch != null) opts.addHeader(Bus.EPOCH_HEADER, String.valueOf(epoch));
-                else if (leadership.isLeader()) opts.addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(leadership.epoch()));
+                else if (leadership.leaderEpoch() != 0) opts.addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(leadership.leaderEpoch()));
                 msg.reply(body, opts);
             } else {
                 ApiError e = ApiError.from(ar.cause());

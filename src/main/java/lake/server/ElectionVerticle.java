@@ -6,6 +6,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import lake.election.Election;
+import lake.election.LeaseRecord;
 import lake.election.LeaseStatus;
 import lake.meta.MetaException;
 import lake.metasrv.Leadership;
@@ -55,7 +56,7 @@ public final class ElectionVerticle extends VerticleBase {
         codec = LocalCodec.register(vertx, Leadership.class);
         BusMetaStore store = new BusMetaStore(vertx, settings.storeAddress(), () -> leadership.epoch(), settings.storeTimeoutMs());
         election = new Election(store, settings.leaseKey(), settings.nodeId(), settings.ttlMs());
-        leadership = Leadership.follower(settings.nodeId(), Optional.empty(), "starting");
+        leadership = Leadership.follower(settings.nodeId(), Optional.empty(), 0, "starting");
         Future<Void> registered = vertx.eventBus().<JsonObject>localConsumer(Bus.election(settings.nodeId()), this::control)
                 .completion();
         // A leader that resigns says so, so standbys campaign at once instead of at their next round.
@@ -110,31 +111,43 @@ public final class ElectionVerticle extends VerticleBase {
         }
         holdingOff = false;
         long startNanos = clock.monoNanos();
-        return election.campaign(clock.wallMillis()).transform(ar -> {
-            if (ar.succeeded()) {
-                onStatus(ar.result(), startNanos);
-                scheduleRound(settings.renewMs());
-            } else {
-                onFailure(ar.cause());
-            }
-            return Future.succeededFuture(leadership);
-        });
+        return election.campaign(clock.wallMillis())
+                .compose(status -> {
+                    if (!(status instanceof LeaseStatus.Follower f)) return Future.succeededFuture(status);
+                    // Lost: step down at once. Then learn the leader's epoch, which API replies carry.
+                    onFollower(f.holder(), leadership.leader().equals(f.holder()) ? leadership.leaderEpoch() : 0);
+                    return election.currentLeader(clock.wallMillis())
+                            .map(lease -> {
+                                onFollower(lease.map(LeaseRecord::holder), lease.map(LeaseRecord::epoch).orElse(0L));
+                                return status;
+                            })
+                            .otherwise(status);
+                })
+                .transform(ar -> {
+                    if (ar.succeeded()) {
+                        if (ar.result() instanceof LeaseStatus.Leader l) onLeader(l, startNanos);
+                        scheduleRound(settings.renewMs());
+                    } else {
+                        onFailure(ar.cause());
+                    }
+                    return Future.succeededFuture(leadership);
+                });
     }
 
-    private void onStatus(LeaseStatus status, long startNanos) {
-        if (status instanceof LeaseStatus.Leader l) {
-            boolean wasLeader = leadership.isLeader();
-            long previousEpoch = leadership.epoch();
-            long deadline = startNanos + settings.authorityNanos();
-            String reason = !wasLeader ? "won the lease" : previousEpoch != l.guard().epoch() ? "epoch changed" : "renewed";
-            publish(Leadership.leader(settings.nodeId(), l.guard(), l.expiresAtMs(), deadline, reason));
-            armDeadline(deadline);
-        } else if (status instanceof LeaseStatus.Follower f) {
-            if (leadership.isLeader()) {
-                stepDown("lease is held by " + f.holder().orElse("nobody"), f.holder());
-            } else if (!leadership.leader().equals(f.holder())) {
-                publish(Leadership.follower(settings.nodeId(), f.holder(), "leader is " + f.holder().orElse("unknown")));
-            }
+    private void onLeader(LeaseStatus.Leader l, long startNanos) {
+        boolean wasLeader = leadership.isLeader();
+        long previousEpoch = leadership.epoch();
+        long deadline = startNanos + settings.authorityNanos();
+        String reason = !wasLeader ? "won the lease" : previousEpoch != l.guard().epoch() ? "epoch changed" : "renewed";
+        publish(Leadership.leader(settings.nodeId(), l.guard(), l.expiresAtMs(), deadline, reason));
+        armDeadline(deadline);
+    }
+
+    private void onFollower(Optional<String> holder, long epoch) {
+        if (leadership.isLeader()) {
+            stepDown("lease is held by " + holder.orElse("nobody"), holder, epoch);
+        } else if (!leadership.leader().equals(holder) || leadership.leaderEpoch() != epoch) {
+            publish(Leadership.follower(settings.nodeId(), holder, epoch, "leader is " + holder.orElse("unknown")));
         }
     }
 
@@ -171,13 +184,13 @@ public final class ElectionVerticle extends VerticleBase {
     }
 
     private void stepDown(String reason) {
-        stepDown(reason, Optional.empty());
+        stepDown(reason, Optional.empty(), 0);
     }
 
-    private void stepDown(String reason, Optional<String> newLeader) {
+    private void stepDown(String reason, Optional<String> newLeader, long newEpoch) {
         vertx.cancelTimer(deadlineTimer);
         if (!leadership.isLeader()) return;
-        publish(Leadership.follower(settings.nodeId(), newLeader, reason));
+        publish(Leadership.follower(settings.nodeId(), newLeader, newEpoch, reason));
     }
 
     private void armDeadline(long deadlineNanos) {

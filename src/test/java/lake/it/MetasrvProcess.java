@@ -40,10 +40,16 @@ public final class MetasrvProcess implements AutoCloseable {
     }
 
     public static MetasrvProcess start(List<String> args) throws IOException {
+        return start(args, java.util.Map.of());
+    }
+
+    public static MetasrvProcess start(List<String> args, java.util.Map<String, String> env) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-jar", jar().toString()));
         cmd.addAll(args);
-        return new MetasrvProcess(new ProcessBuilder(cmd).start());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        return new MetasrvProcess(pb.start());
     }
 
     /** Waits for the start-up line and returns the HTTP port it names. */
@@ -72,6 +78,16 @@ public final class MetasrvProcess implements AutoCloseable {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Sends a POSIX signal (STOP, CONT, TERM, KILL) with kill(1). */
+    public void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) throw new IOException("kill -" + name + " " + process.pid() + " failed");
     }
 
     /** SIGKILL: no shutdown hook runs. */
