@@ -1,0 +1,242 @@
+package lake.it;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+import lake.it.ClusterHarness.Node;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static lake.it.ClusterHarness.RENEW_MS;
+import static lake.it.ClusterHarness.TTL_MS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Three Metasrv processes (the fat jar) on loopback, with real SIGKILL, SIGSTOP/SIGCONT and SIGTERM.
+ * Run against DynamoDB (every node its own store verticle over one table) and against a RocksDB
+ * store host (node n1 hosts the store, n2 and n3 reach it over the clustered event bus).
+ */
+abstract class ClusterFailoverContract {
+    static final int MIN_ACKS_BEFORE_FAULT = 30;
+
+    @TempDir Path dir;
+    ClusterHarness cluster;
+    final List<WriteLoad> loads = new ArrayList<>();
+
+    /** The store options of nodes n1, n2, n3. */
+    protected abstract List<List<String>> storeArgs();
+
+    protected abstract Map<String, String> env();
+
+    /** The node whose loss takes the store with it (RocksDB store host), or null. */
+    protected abstract String storeHost();
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (WriteLoad l : loads) l.close();
+        if (cluster != null) cluster.close();
+    }
+
+    void startCluster() throws Exception {
+        List<List<String>> args = new ArrayList<>();
+        for (List<String> a : storeArgs()) {
+            List<String> withTimeout = new ArrayList<>(a);
+            withTimeout.addAll(List.of("--request-timeout-ms", "3000", "--store-timeout-ms", "2000"));
+            args.add(withTimeout);
+        }
+        cluster = ClusterHarness.start(dir, args, env());
+    }
+
+    /** A stable leader that is not the store host (a store host's loss is not a failover). */
+    Node faultableLeader() throws Exception {
+        Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+        if (leader.id().equals(storeHost())) {
+            long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
+            assertThat(MetasrvProcess.post(leader.httpPort(), "/v1/leader/resign", "{}").body()).contains("true");
+            leader = cluster.awaitLeader(Duration.ofSeconds(10), cluster.others(leader), epoch + 1);
+        }
+        return leader;
+    }
+
+    WriteLoad loadThrough(List<Node> nodes, String prefix) {
+        WriteLoad load = WriteLoad.start(prefix, nodes.stream().map(Node::httpPort).toList(), 4, 5_000);
+        loads.add(load);
+        return load;
+    }
+
+    void assertEveryAcknowledgedWritePresent(WriteLoad load, Node via) throws Exception {
+        for (WriteLoad.Write w : load.history) {
+            if (w.acknowledged()) {
+                assertThat(ClusterHarness.value(via, w.key())).as("acknowledged %s", w.key()).contains(w.value());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void followerForwardsWriteToLeader() throws Exception {
+        startCluster();
+        Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+        long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
+        Node follower = cluster.others(leader).get(0);
+        assertThat(ClusterHarness.leaderView(follower).getString("role")).isEqualTo("follower");
+
+        WriteLoad.Write w = WriteLoad.write("tbl/forwarded", follower.httpPort(), null);
+        assertThat(w.status()).as(w.body()).isEqualTo(200);
+        assertThat(w.applied()).isTrue();
+        assertThat(w.epoch()).isEqualTo(epoch);
+        for (Node n : cluster.nodes) assertThat(ClusterHarness.value(n, "tbl/forwarded")).as(n.id()).contains(w.value());
+
+        HttpResponse<String> members = MetasrvProcess.get(follower.httpPort(), "/v1/cluster");
+        assertThat(members.statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                new JsonObject(MetasrvProcess.get(follower.httpPort(), "/v1/cluster").body()).getJsonArray("members").size() == 3);
+        assertThat(MetasrvProcess.get(follower.httpPort(), "/v1/cluster").body()).contains("\"role\":\"leader\"");
+    }
+
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void killedLeaderIsReplacedWithinLeaseBound() throws Exception {
+        startCluster();
+        Node leader = faultableLeader();
+        long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
+        List<Node> survivors = cluster.others(leader);
+        WriteLoad load = loadThrough(survivors, "kill");
+        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged() >= MIN_ACKS_BEFORE_FAULT);
+
+        long killedAt = System.nanoTime();
+        leader.process().kill();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                .until(() -> load.acknowledgedWithEpochAtLeast(epoch + 1) > 0);
+        long firstNewWriteAt = load.history.stream().filter(w -> w.acknowledged() && w.epoch() >= epoch + 1)
+                .mapToLong(WriteLoad.Write::doneNanos).min().orElseThrow();
+        long failoverMs = (firstNewWriteAt - killedAt) / 1_000_000;
+        System.out.printf("failover after SIGKILL: first write under epoch %d acknowledged %d ms after the kill%n",
+                epoch + 1, failoverMs);
+        // The lease ends at most TTL after the kill; a standby's next round comes within one renewal
+        // interval. The allowance covers the forwarded write's own round trip on a loaded machine.
+        assertThat(failoverMs).isLessThanOrEqualTo(TTL_MS + RENEW_MS + 1_000);
+        Node newLeader = cluster.awaitLeader(Duration.ofSeconds(5), survivors, epoch + 1);
+        assertThat(ClusterHarness.leaderView(newLeader).getLong("epoch")).isEqualTo(epoch + 1);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledgedWithEpochAtLeast(epoch + 1) >= 20);
+        load.close();
+        WriteLoad.assertEpochsNeverGoBack(load.history);
+        assertEveryAcknowledgedWritePresent(load, newLeader);
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void pausedLeaderCannotPublishAfterResume() throws Exception {
+        startCluster();
+        Node leader = faultableLeader();
+        long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
+        List<Node> others = cluster.others(leader);
+        WriteLoad load = loadThrough(others, "pause");
+        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged() >= MIN_ACKS_BEFORE_FAULT);
+
+        leader.process().signal("STOP");
+        long stoppedAt = System.nanoTime();
+        // Writes queued on the paused leader, under the epoch it led.
+        List<CompletableFuture<WriteLoad.Write>> queued = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String key = "queued/" + i;
+            queued.add(CompletableFuture.supplyAsync(() -> WriteLoad.write(key, leader.httpPort(), epoch)));
+        }
+        Node newLeader = cluster.awaitLeader(Duration.ofSeconds(30), others, epoch + 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledgedWithEpochAtLeast(epoch + 1) >= 20
+                && System.nanoTime() - stoppedAt > TTL_MS * 1_000_000L);
+
+        leader.process().signal("CONT");
+        List<WriteLoad.Write> attempted = new ArrayList<>();
+        for (CompletableFuture<WriteLoad.Write> q : queued) attempted.add(q.get(90, TimeUnit.SECONDS));
+        for (WriteLoad.Write w : attempted) {
+            assertThat(w.acknowledged()).as("queued write %s answered %d %s", w.key(), w.status(), w.body()).isFalse();
+            assertThat(ClusterHarness.value(newLeader, w.key())).as("queued write %s landed", w.key()).isEmpty();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                "follower".equals(ClusterHarness.leaderView(leader).getString("role")));
+
+        load.close();
+        assertThat(load.acknowledged()).isGreaterThanOrEqualTo(MIN_ACKS_BEFORE_FAULT + 20);
+        WriteLoad.assertEpochsNeverGoBack(load.history);
+        assertEveryAcknowledgedWritePresent(load, newLeader);
+        for (WriteLoad.Write w : attempted) assertThat(ClusterHarness.value(newLeader, w.key())).isEmpty();
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void gracefulLeaderStopHandsOverQuickly() throws Exception {
+        startCluster();
+        Node leader = faultableLeader();
+        long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
+        List<Node> others = cluster.others(leader);
+        WriteLoad load = loadThrough(others, "term");
+        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged() >= MIN_ACKS_BEFORE_FAULT);
+
+        long termAt = System.nanoTime();
+        leader.process().signal("TERM");
+        Node next = cluster.awaitLeader(Duration.ofSeconds(5), others, epoch + 1);
+        long handoverMs = (System.nanoTime() - termAt) / 1_000_000;
+        System.out.printf("handover after SIGTERM: %s leads epoch %d after %d ms%n", next.id(), epoch + 1, handoverMs);
+        assertThat(handoverMs).isLessThan(1_000);
+        assertThat(leader.process().process.waitFor(10, TimeUnit.SECONDS)).as("leader exited").isTrue();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledgedWithEpochAtLeast(epoch + 1) >= 10);
+        load.close();
+        WriteLoad.assertEpochsNeverGoBack(load.history);
+        assertEveryAcknowledgedWritePresent(load, next);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void clusteredClientVerticleUsesEventBusApi() throws Exception {
+        startCluster();
+        Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+        String epoch = String.valueOf(ClusterHarness.leaderView(leader).getLong("epoch"));
+        List<String> members = cluster.nodes.stream().map(n -> "127.0.0.1:" + n.hzPort()).toList();
+        Vertx client = join(ClusteredClientExample.join(cluster.clusterName, members, "127.0.0.1", ClusterHarness.freePort()));
+        try {
+            // Requests round-robin over the nodes; followers forward writes. Every reply names the epoch.
+            for (int i = 0; i < 6; i++) {
+                Message<JsonObject> created = join(ClusteredClientExample.create(client, "bus/" + i, new byte[] {(byte) i}, null));
+                assertThat(created.body().getBoolean("applied")).isTrue();
+                assertThat(created.headers().get("lake-epoch")).isEqualTo(epoch);
+                Message<JsonObject> read = join(client.eventBus().request("lake.v1.kv.get", new JsonObject().put("key", "bus/" + i)));
+                assertThat(read.body().getString("key")).isEqualTo("bus/" + i);
+                assertThat(read.headers().get("lake-epoch")).isEqualTo(epoch);
+            }
+            assertThatThrownBy(() -> join(ClusteredClientExample.create(client, "bus/stale", new byte[] {1}, "0")))
+                    .isInstanceOfSatisfying(ReplyException.class, e -> {
+                        assertThat(e.failureCode()).isEqualTo(409);
+                        assertThat(e.getMessage()).contains("epoch_mismatch");
+                    });
+            assertThat(ClusterHarness.value(leader, "bus/stale")).isEmpty();
+        } finally {
+            join(client.close());
+        }
+    }
+
+    static <T> T join(io.vertx.core.Future<T> f) throws Exception {
+        try {
+            return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw (Exception) e.getCause();
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package lake.it;
+
+import io.vertx.core.Vertx;
+import lake.meta.dynamo.DynamoMetaStore;
+import lake.meta.dynamo.MotoServer;
+import org.junit.jupiter.api.BeforeEach;
+
+import java.util.List;
+import java.util.Map;
+
+/** The cluster scenarios with every node running its own store verticle over one DynamoDB table (moto). */
+class DynamoClusterFailoverIT extends ClusterFailoverContract {
+    private String table;
+
+    @BeforeEach
+    void freshTable() throws Exception {
+        table = MotoServer.freshTableName();
+        Vertx vertx = Vertx.vertx();
+        try {
+            DynamoMetaStore store = join(DynamoMetaStore.open(vertx, MotoServer.config(table)));
+            join(store.close());
+        } finally {
+            join(vertx.close());
+        }
+    }
+
+    @Override
+    protected List<List<String>> storeArgs() {
+        List<String> dynamo = List.of("--store", "dynamo", "--dynamo-endpoint", MotoServer.endpoint().toString(),
+                "--dynamo-region", MotoServer.REGION, "--dynamo-table", table);
+        return List.of(dynamo, dynamo, dynamo);
+    }
+
+    @Override
+    protected Map<String, String> env() {
+        return Map.of("AWS_ACCESS_KEY_ID", MotoServer.CREDENTIALS.accessKeyId(),
+                "AWS_SECRET_ACCESS_KEY", MotoServer.CREDENTIALS.secretAccessKey());
+    }
+
+    @Override
+    protected String storeHost() {
+        return null;
+    }
+}
