@@ -19,13 +19,20 @@ final class ClusterHarness implements AutoCloseable {
     static final long TTL_MS = 3_000;
     static final long RENEW_MS = 1_000;
 
-    record Node(String id, int httpPort, int hzPort, List<String> args, MetasrvProcess process) {}
+    record Node(String id, int httpPort, int hzPort, List<String> args, MetasrvProcess process) {
+        boolean alive() {
+            return process.process.isAlive();
+        }
+    }
 
     final List<Node> nodes = new ArrayList<>();
     final String clusterName;
 
-    private ClusterHarness(String clusterName) {
+    private final Map<String, String> env;
+
+    private ClusterHarness(String clusterName, Map<String, String> env) {
         this.clusterName = clusterName;
+        this.env = env;
     }
 
     static int freePort() throws IOException {
@@ -39,7 +46,7 @@ final class ClusterHarness implements AutoCloseable {
      * to every process.
      */
     static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env) throws Exception {
-        ClusterHarness h = new ClusterHarness("lake-it-" + freePort());
+        ClusterHarness h = new ClusterHarness("lake-it-" + freePort(), env);
         int[] hz = {freePort(), freePort(), freePort()};
         String members = "127.0.0.1:" + hz[0] + ",127.0.0.1:" + hz[1] + ",127.0.0.1:" + hz[2];
         for (int i = 0; i < 3; i++) {
@@ -54,6 +61,18 @@ final class ClusterHarness implements AutoCloseable {
         }
         for (Node n : h.nodes) n.process().awaitListening(Duration.ofSeconds(90));
         return h;
+    }
+
+    /** Kills {@code n} if it still runs (resuming it first if paused) and starts it again on the same data. */
+    Node restart(Node n) throws Exception {
+        if (n.alive()) {
+            n.process().signal("CONT");
+            n.process().kill();
+        }
+        Node again = new Node(n.id(), n.httpPort(), n.hzPort(), n.args(), MetasrvProcess.start(n.args(), env));
+        nodes.set(nodes.indexOf(n), again);
+        again.process().awaitListening(Duration.ofSeconds(90));
+        return again;
     }
 
     Node node(String id) {

@@ -3,7 +3,6 @@ package lake.it;
 import io.vertx.core.Vertx;
 import lake.meta.dynamo.DynamoMetaStore;
 import lake.meta.dynamo.MotoServer;
-import org.junit.jupiter.api.BeforeEach;
 
 import java.util.List;
 import java.util.Map;
@@ -12,8 +11,7 @@ import java.util.Map;
 class DynamoClusterFailoverIT extends ClusterFailoverContract {
     private String table;
 
-    @BeforeEach
-    void freshTable() throws Exception {
+    private void createTable() throws Exception {
         table = MotoServer.freshTableName();
         Vertx vertx = Vertx.vertx();
         try {
@@ -25,7 +23,8 @@ class DynamoClusterFailoverIT extends ClusterFailoverContract {
     }
 
     @Override
-    protected List<List<String>> storeArgs() {
+    protected List<List<String>> storeArgs() throws Exception {
+        if (table == null) createTable();
         List<String> dynamo = List.of("--store", "dynamo", "--dynamo-endpoint", MotoServer.endpoint().toString(),
                 "--dynamo-region", MotoServer.REGION, "--dynamo-table", table);
         return List.of(dynamo, dynamo, dynamo);
