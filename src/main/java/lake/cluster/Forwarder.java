@@ -89,7 +89,13 @@ public final class Forwarder {
 
     private Future<Message<JsonObject>> retryOr(String op, JsonObject body, String clientEpoch, long giveUpAt,
                                                 Throwable failure) {
-        if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(failure);
+        if (clock.monoNanos() - giveUpAt >= 0) {
+            // Every attempt certainly did not apply: say so as not_leader, which a client may retry.
+            boolean unreachable = failure instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
+            return Future.failedFuture(unreachable
+                    ? new MetasrvException.NotLeader("the leader is not reachable from node " + nodeId, null)
+                    : failure);
+        }
         Promise<Void> pause = Promise.promise();
         vertx.setTimer(RETRY_PAUSE_MS, id -> pause.complete());
         return pause.future().compose(v -> attempt(op, body, clientEpoch, giveUpAt, failure));
