@@ -198,6 +198,10 @@ abstract class ClusterFailoverContract {
         leader.process().signal("CONT");
         List<WriteLoad.Write> attempted = new ArrayList<>();
         for (CompletableFuture<WriteLoad.Write> q : queued) attempted.add(q.get(90, TimeUnit.SECONDS));
+        System.out.printf("paused leader %s (epoch %d) stopped %d ms; queued writes answered: %s%n", leader.id(), epoch,
+                (System.nanoTime() - stoppedAt) / 1_000_000,
+                attempted.stream().map(w -> w.key() + "=" + w.status() + " sent+" + (w.sentNanos() - stoppedAt) / 1_000_000 + "ms")
+                        .toList());
         for (WriteLoad.Write w : attempted) {
             assertThat(w.acknowledged()).as("queued write %s answered %d %s", w.key(), w.status(), w.body()).isFalse();
             assertThat(ClusterHarness.value(newLeader, w.key())).as("queued write %s landed", w.key()).isEmpty();

@@ -69,6 +69,7 @@ final class ClusterHarness implements AutoCloseable {
             n.process().signal("CONT");
             n.process().kill();
         }
+        saveLogs(n, "-" + System.nanoTime());
         Node again = new Node(n.id(), n.httpPort(), n.hzPort(), n.args(), MetasrvProcess.start(n.args(), env));
         nodes.set(nodes.indexOf(n), again);
         again.process().awaitListening(Duration.ofSeconds(90));
@@ -115,8 +116,21 @@ final class ClusterHarness implements AutoCloseable {
         return Optional.of(new JsonObject(r.body()).getString("value"));
     }
 
+    /** Keeps every node's output under target/cluster-it-logs for diagnosis. */
+    private void saveLogs(Node n, String suffix) {
+        try {
+            Path logs = Path.of("target", "cluster-it-logs", clusterName);
+            java.nio.file.Files.createDirectories(logs);
+            java.nio.file.Files.write(logs.resolve(n.id() + suffix + ".out"), n.process().stdout);
+            java.nio.file.Files.write(logs.resolve(n.id() + suffix + ".err"), n.process().stderr);
+        } catch (IOException e) {
+            System.err.println("could not save logs of " + n.id() + ": " + e);
+        }
+    }
+
     @Override
     public void close() throws Exception {
+        for (Node n : nodes) saveLogs(n, "");
         for (Node n : nodes) {
             if (n.process().process.isAlive()) {
                 try {
