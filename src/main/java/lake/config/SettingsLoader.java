@@ -39,7 +39,10 @@ public final class SettingsLoader {
             new Option("lease-renew-ms", Option.Type.LONG, "renewal interval; default: a third of the TTL"),
             new Option("lease-safety-margin-ms", Option.Type.LONG, "authority ends this long before the lease expires; default: a tenth of the TTL"),
             new Option("request-timeout-ms", Option.Type.LONG, "how long a request may wait for its answer"),
-            new Option("store-timeout-ms", Option.Type.LONG, "how long a store call may take"));
+            new Option("store-timeout-ms", Option.Type.LONG, "how long a store call may take"),
+            new Option("auth-tokens", Option.Type.TOKENS, "API tokens (JSON array; on the command line only token_sha256 entries); empty: no access control"),
+            new Option("auth-tokens-file", Option.Type.PATH, "file with more API tokens (JSON array), not readable by other users"),
+            new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"));
 
     private SettingsLoader() {}
 
@@ -77,6 +80,11 @@ public final class SettingsLoader {
             }
             cli.put(name, value);
         }
+        if (cli.containsKey("auth-tokens")
+                && AuthTokens.hasPlaintext((io.vertx.core.json.JsonArray) option("auth-tokens").parse(cli.get("auth-tokens"), "option --auth-tokens"))) {
+            throw new ConfigException("auth-tokens: plaintext 'token' entries are refused on the command line, where every"
+                    + " local user can read them; give token_sha256, or use --auth-tokens-file or LAKE_AUTH_TOKENS");
+        }
 
         JsonObject merged = defaults();
         String configPath = cli.getOrDefault("config", env.get("LAKE_CONFIG"));
@@ -89,6 +97,7 @@ public final class SettingsLoader {
                 }
                 merged.put(opt.fileKey(), typed(opt, file.getValue(key), "config file " + configPath));
             }
+            if (AuthTokens.hasPlaintext(file.getJsonArray("auth_tokens"))) AuthTokens.checkPrivate(Path.of(configPath), "config");
         }
         for (Option opt : OPTIONS) {
             String raw = env.get(opt.envVar());
@@ -104,7 +113,8 @@ public final class SettingsLoader {
     public static String usage() {
         StringBuilder sb = new StringBuilder("Options (each also an environment variable and a config file key):\n");
         for (Option o : OPTIONS) {
-            sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", o.flag() + " VALUE", o.envVar(), o.help()));
+            String value = o.type() == Option.Type.TOKENS ? " JSON" : " VALUE";
+            sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", o.flag() + value, o.envVar(), o.help()));
         }
         sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--help", "", "print this help"));
         sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--version", "", "print the version"));
@@ -146,6 +156,7 @@ public final class SettingsLoader {
             case STRING, PATH -> v instanceof String;
             case INT, LONG -> v instanceof Integer || v instanceof Long;
             case BOOL -> v instanceof Boolean;
+            case TOKENS -> v instanceof io.vertx.core.json.JsonArray;
         };
         if (!ok) throw new ConfigException(source + ": setting '" + opt.fileKey() + "' must be a " + opt.type().name().toLowerCase(Locale.ROOT));
         return v;
@@ -189,12 +200,18 @@ public final class SettingsLoader {
         if (nodeId != null && !nodeId.matches("[A-Za-z0-9._-]{1,64}")) {
             throw new ConfigException("node-id: '" + nodeId + "' must be 1-64 characters of letters, digits, '.', '_' or '-'");
         }
+        long shutdownTimeout = c.getLong("shutdown_timeout_ms");
+        if (shutdownTimeout <= 0) throw new ConfigException("shutdown-timeout-ms: must be positive, got " + shutdownTimeout);
+        String tokensFile = c.getString("auth_tokens_file");
+        List<AuthToken> tokens = AuthTokens.parse(
+                java.util.Arrays.asList(c.getJsonArray("auth_tokens"), blank(tokensFile) ? null : AuthTokens.readFile(Path.of(tokensFile))),
+                List.of("auth-tokens", "auth-tokens-file " + tokensFile));
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
                 c.getBoolean("rocks_group_commit", true),
                 blank(c.getString("dynamo_endpoint")) ? null : c.getString("dynamo_endpoint"),
                 c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
-                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout);
+                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout);
     }
 
     private static boolean blank(String s) {
