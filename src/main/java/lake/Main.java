@@ -1,14 +1,23 @@
 package lake;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
 import lake.config.ConfigException;
 import lake.config.NodeIds;
 import lake.config.Settings;
 import lake.config.SettingsLoader;
 import lake.metasrv.NodeClock;
+import lake.server.AccessControl;
 import lake.server.Bus;
 import lake.server.MetasrvNode;
 import lake.server.Stores;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * or writes), starts one node, and on SIGTERM stops it gracefully within a bounded time.
  */
 public final class Main {
-    static final long SHUTDOWN_BUDGET_MS = 4_000;
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
 
     private Main() {}
 
@@ -50,11 +59,18 @@ public final class Main {
             return 2;
         }
 
-        Vertx vertx = Vertx.vertx();
+        AccessControl.exposureWarning(settings.httpHost(), !settings.authTokens().isEmpty()).ifPresent(w -> log.warn(w));
+
+        // One registry for Vert.x's own meters (HTTP server, event bus, JVM) and the node's.
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Vertx vertx = Vertx.builder()
+                .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)))
+                .withMetrics(new MicrometerMetricsFactory(registry))
+                .build();
         MetasrvNode node;
         try {
             node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, Stores.opener(settings),
-                    Stores.needsWorker(settings), Bus.STORE, true))
+                    Stores.needsWorker(settings), Bus.STORE, true, registry))
                     .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -67,18 +83,34 @@ public final class Main {
                 + (settings.store() == Settings.StoreType.ROCKS ? " at " + Stores.rocksPath(settings) : " table " + settings.dynamoTable())
                 + ", lease ttl " + settings.leaseTtlMs() + " ms)");
         out.flush();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node), "lake-shutdown"));
+        long shutdownBudgetMs = settings.shutdownTimeoutMs();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node, shutdownBudgetMs),
+                "lake-shutdown"));
         return 0;
     }
 
-    /** Resign, stop ingress, close the store, close Vert.x; bounded so SIGTERM exits promptly. */
-    private static void shutdown(Vertx vertx, MetasrvNode node) {
+    /**
+     * SIGTERM (or SIGINT): stop the ingress and drain it, resign, close the store, close Vert.x,
+     * all within {@code budgetMs}. A clean stop then halts with 0: the JVM would otherwise report a
+     * signal death (143) although nothing went wrong, and supervisors read 143 as a crash. A stop
+     * that failed or ran out of time halts with 1, so a supervisor does know.
+     */
+    private static void shutdown(Vertx vertx, MetasrvNode node, long budgetMs) {
+        log.info("stopping node {}: no new requests, draining those in flight, then resigning the lease", node.nodeId());
         CompletableFuture<Void> stopped = node.stop().eventually(vertx::close).toCompletionStage().toCompletableFuture();
+        int status = 0;
         try {
-            stopped.get(SHUTDOWN_BUDGET_MS, TimeUnit.MILLISECONDS);
+            stopped.get(budgetMs, TimeUnit.MILLISECONDS);
+            log.info("node {} stopped", node.nodeId());
         } catch (Exception e) {
-            System.err.println("lake-metasrv: shutdown did not finish cleanly: " + e);
+            log.error("node {} did not stop cleanly within {} ms: {}", node.nodeId(), budgetMs, e.toString());
+            status = 1;
         }
+        // halt skips the remaining hooks, so flush the log appenders and the streams first.
+        if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext logback) logback.stop();
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(status);
     }
 
     static String usage() {

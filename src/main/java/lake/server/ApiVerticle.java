@@ -41,17 +41,32 @@ public final class ApiVerticle extends VerticleBase {
     private final ElectionSettings settings;
     private final NodeClock clock;
     private final boolean publicApi;
+    private final AccessControl access;
+    private final NodeMetrics metrics;
+    private final long drainMs;
+    /** Requests admitted and not yet answered; confined to this verticle's event loop. */
+    private int inFlight;
+    private Promise<Void> drained;
     private final List<MessageConsumer<?>> consumers = new ArrayList<>();
     private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
     private Leadership leadership;
     private BusMetaStore reads;
     private FencedWriter writer;
 
-    /** @param publicApi also answer on the shared {@code lake.v1.*} addresses */
-    public ApiVerticle(ElectionSettings settings, NodeClock clock, boolean publicApi) {
+    /**
+     * @param publicApi also answer on the shared {@code lake.v1.*} addresses
+     * @param access    checks the token of every {@code lake.v1.*} request (the node's own address
+     *                  is local, used by the HTTP ingress, which checks its requests itself)
+     * @param drainMs   on stop, how long admitted requests may take to finish
+     */
+    public ApiVerticle(ElectionSettings settings, NodeClock clock, boolean publicApi, AccessControl access,
+                       NodeMetrics metrics, long drainMs) {
         this.settings = settings;
         this.clock = clock;
         this.publicApi = publicApi;
+        this.access = access;
+        this.metrics = metrics;
+        this.drainMs = drainMs;
     }
 
     @Override
@@ -65,12 +80,12 @@ public final class ApiVerticle extends VerticleBase {
         consumers.add(vertx.eventBus().<Leadership>localConsumer(Bus.leadership(node), m -> learn(m.body())));
         consumers.add(vertx.eventBus().<JsonObject>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
         if (publicApi) {
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_GET, m -> serve(GET, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_SCAN, m -> serve(SCAN, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_CAS, m -> serve(CAS, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_DELETE, m -> serve(DELETE, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER, m -> serve(LEADER, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER_RESIGN, m -> serve(RESIGN, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_GET, m -> servePublic(GET, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_SCAN, m -> servePublic(SCAN, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_CAS, m -> servePublic(CAS, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_DELETE, m -> servePublic(DELETE, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER, m -> servePublic(LEADER, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER_RESIGN, m -> servePublic(RESIGN, m)));
         }
         List<Future<Void>> registered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) registered.add(c.completion());
@@ -78,6 +93,29 @@ public final class ApiVerticle extends VerticleBase {
         return Future.all(registered).compose(v -> vertx.eventBus()
                 .<Leadership>request(Bus.election(node), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
                 .onSuccess(m -> learn(m.body())));
+    }
+
+    /**
+     * Stops taking requests, then lets those already admitted finish, for at most {@code drainMs}
+     * so that a stuck store cannot hold up shutdown. The leadership feed stays on meanwhile: a
+     * write in flight may be waiting for a renewal.
+     */
+    @Override
+    public Future<?> stop() {
+        List<Future<Void>> unregistered = new ArrayList<>();
+        for (MessageConsumer<?> c : consumers) {
+            if (!c.address().equals(Bus.leadership(settings.nodeId()))) unregistered.add(c.unregister());
+        }
+        return Future.join(unregistered).transform(ignored -> {
+            if (inFlight == 0) return Future.succeededFuture();
+            drained = Promise.promise();
+            long timer = vertx.setTimer(Math.max(1, drainMs), id -> drained.tryComplete());
+            return drained.future().onComplete(ar -> vertx.cancelTimer(timer));
+        });
+    }
+
+    private void servePublic(String op, Message<JsonObject> msg) {
+        if (access.bus(msg, op.equals(CAS) || op.equals(DELETE) || op.equals(RESIGN))) serve(op, msg);
     }
 
     private void learn(Leadership next) {
@@ -105,6 +143,8 @@ public final class ApiVerticle extends VerticleBase {
     }
 
     private void serve(String op, Message<JsonObject> msg) {
+        long startNanos = System.nanoTime();
+        inFlight++;
         Future<JsonObject> result;
         try {
             result = handle(op == null ? "" : op, msg);
@@ -114,6 +154,8 @@ public final class ApiVerticle extends VerticleBase {
         result.onComplete(ar -> {
             if (ar.succeeded()) {
                 JsonObject body = ar.result();
+                metrics.request(op, body.getValue("applied") instanceof Boolean applied
+                        ? (applied ? NodeMetrics.APPLIED : NodeMetrics.NOT_APPLIED) : NodeMetrics.OK, System.nanoTime() - startNanos);
                 DeliveryOptions opts = new DeliveryOptions();
                 Object epoch = body.getValue("epoch");
                 if (epoch != null) opts.addHeader(Bus.EPOCH_HEADER, String.valueOf(epoch));
@@ -121,9 +163,12 @@ public final class ApiVerticle extends VerticleBase {
                 msg.reply(body, opts);
             } else {
                 ApiError e = ApiError.from(ar.cause());
+                metrics.request(op, e.code(), System.nanoTime() - startNanos);
                 if (e.status() == 500) log.error("request {} failed", op, ar.cause());
                 msg.fail(e.status(), e.toJson().encode());
             }
+            // After the answer is on its way: a stop waiting to drain may now proceed.
+            if (--inFlight == 0 && drained != null) drained.tryComplete();
         });
     }
 
