@@ -1,15 +1,24 @@
 package lake;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import lake.cluster.Clustering;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
 import lake.config.ConfigException;
 import lake.config.NodeIds;
 import lake.config.Settings;
 import lake.config.SettingsLoader;
 import lake.metasrv.NodeClock;
+import lake.server.AccessControl;
 import lake.server.Bus;
 import lake.server.MetasrvNode;
 import lake.server.Stores;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * or writes), starts one node, and on SIGTERM stops it gracefully within a bounded time.
  */
 public final class Main {
-    static final long SHUTDOWN_BUDGET_MS = 4_000;
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
 
     private Main() {}
 
@@ -51,11 +60,18 @@ public final class Main {
             return 2;
         }
 
+        AccessControl.exposureWarning(settings.httpHost(), !settings.authTokens().isEmpty()).ifPresent(w -> log.warn(w));
+
+        // One registry for Vert.x's own meters (HTTP server, event bus, JVM) and the node's.
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        VertxOptions options = new VertxOptions()
+                .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true));
         Vertx vertx;
         try {
             vertx = settings.cluster().enabled()
-                    ? Clustering.start(settings.cluster()).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS)
-                    : Vertx.vertx();
+                    ? Clustering.start(settings.cluster(), options, new MicrometerMetricsFactory(registry))
+                            .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS)
+                    : Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).build();
         } catch (Exception e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             err.println("lake-metasrv: failed to join cluster '" + settings.cluster().name() + "': " + cause.getMessage());
@@ -64,7 +80,7 @@ public final class Main {
         MetasrvNode node;
         try {
             node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, Stores.hostedOpener(settings),
-                    Stores.needsWorker(settings), Bus.STORE, true))
+                    Stores.needsWorker(settings), Bus.STORE, true, registry))
                     .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -80,18 +96,34 @@ public final class Main {
                 + (settings.cluster().enabled() ? ", cluster " + settings.cluster().name() + " on "
                         + settings.cluster().host() + ":" + settings.cluster().port() : "") + ")");
         out.flush();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node), "lake-shutdown"));
+        long shutdownBudgetMs = settings.shutdownTimeoutMs();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node, shutdownBudgetMs),
+                "lake-shutdown"));
         return 0;
     }
 
-    /** Resign, stop ingress, close the store, close Vert.x; bounded so SIGTERM exits promptly. */
-    private static void shutdown(Vertx vertx, MetasrvNode node) {
+    /**
+     * SIGTERM (or SIGINT): stop the ingress and drain it, resign, close the store, close Vert.x,
+     * all within {@code budgetMs}. A clean stop then halts with 0: the JVM would otherwise report a
+     * signal death (143) although nothing went wrong, and supervisors read 143 as a crash. A stop
+     * that failed or ran out of time halts with 1, so a supervisor does know.
+     */
+    private static void shutdown(Vertx vertx, MetasrvNode node, long budgetMs) {
+        log.info("stopping node {}: no new requests, draining those in flight, then resigning the lease", node.nodeId());
         CompletableFuture<Void> stopped = node.stop().eventually(vertx::close).toCompletionStage().toCompletableFuture();
+        int status = 0;
         try {
-            stopped.get(SHUTDOWN_BUDGET_MS, TimeUnit.MILLISECONDS);
+            stopped.get(budgetMs, TimeUnit.MILLISECONDS);
+            log.info("node {} stopped", node.nodeId());
         } catch (Exception e) {
-            System.err.println("lake-metasrv: shutdown did not finish cleanly: " + e);
+            log.error("node {} did not stop cleanly within {} ms: {}", node.nodeId(), budgetMs, e.toString());
+            status = 1;
         }
+        // halt skips the remaining hooks, so flush the log appenders and the streams first.
+        if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext logback) logback.stop();
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(status);
     }
 
     static String usage() {

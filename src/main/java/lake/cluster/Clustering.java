@@ -5,7 +5,9 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
@@ -48,10 +50,15 @@ public final class Clustering {
 
     /** A clustered Vert.x whose event bus listens on the cluster address (an ephemeral port). */
     public static Future<Vertx> start(ClusterSettings c) {
-        VertxOptions options = new VertxOptions().setEventBusOptions(new EventBusOptions()
-                .setHost(c.host()).setPort(0).setClusterPublicHost(c.host()));
-        return Vertx.builder().with(options)
-                .withClusterManager(new HazelcastClusterManager(hazelcastConfig(c)))
-                .buildClustered();
+        return start(c, new VertxOptions(), null);
+    }
+
+    /** As {@link #start(ClusterSettings)}, with the node's own options and metrics (may be null). */
+    public static Future<Vertx> start(ClusterSettings c, VertxOptions options, VertxMetricsFactory metrics) {
+        options.setEventBusOptions(new EventBusOptions().setHost(c.host()).setPort(0).setClusterPublicHost(c.host()));
+        VertxBuilder builder = Vertx.builder().with(options)
+                .withClusterManager(new HazelcastClusterManager(hazelcastConfig(c)));
+        if (metrics != null) builder.withMetrics(metrics);
+        return builder.buildClustered();
     }
 }

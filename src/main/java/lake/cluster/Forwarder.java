@@ -13,6 +13,7 @@ import lake.election.LeaseRecord;
 import lake.meta.MetaStore;
 import lake.metasrv.MetasrvException;
 import lake.metasrv.NodeClock;
+import lake.server.AccessControl;
 import lake.server.ApiError;
 import lake.server.Bus;
 
@@ -55,28 +56,33 @@ public final class Forwarder {
         return headers.contains(Bus.FORWARDED_EPOCH_HEADER);
     }
 
-    /** Forwards {@code op} with {@code body}; {@code clientEpoch} is the header the client sent, if any. */
-    public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch) {
+    /**
+     * Forwards {@code op} with {@code body}; {@code clientEpoch} is the epoch header the client
+     * sent and {@code token} its access token, if any (the leader checks it again).
+     */
+    public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch, String token) {
         long giveUpAt = clock.monoNanos() + retryWindowMs * 1_000_000L;
-        return attempt(op, body, clientEpoch, giveUpAt, null);
+        return attempt(new Request(op, body, clientEpoch, token), giveUpAt);
     }
 
-    private Future<Message<JsonObject>> attempt(String op, JsonObject body, String clientEpoch, long giveUpAt,
-                                                Throwable last) {
+    private record Request(String op, JsonObject body, String clientEpoch, String token) {}
+
+    private Future<Message<JsonObject>> attempt(Request r, long giveUpAt) {
         return leader().compose(lease -> {
             if (lease.isEmpty() || lease.get().holder().equals(nodeId)) {
-                return retryOr(op, body, clientEpoch, giveUpAt, new MetasrvException.NotLeader(
+                return retryOr(r, giveUpAt, new MetasrvException.NotLeader(
                         "no leader is available to take the write", null));
             }
             LeaseRecord leader = lease.get();
             DeliveryOptions opts = new DeliveryOptions().setSendTimeout(requestTimeoutMs)
-                    .addHeader(Bus.OP_HEADER, op)
+                    .addHeader(Bus.OP_HEADER, r.op())
                     .addHeader(Bus.FORWARDED_EPOCH_HEADER, Long.toUnsignedString(leader.epoch()))
                     .addHeader(Bus.FORWARDED_BY_HEADER, nodeId);
-            if (clientEpoch != null) opts.addHeader(Bus.EPOCH_HEADER, clientEpoch);
-            return vertx.eventBus().<JsonObject>request(Bus.nodeApi(leader.holder()), body, opts)
+            if (r.clientEpoch() != null) opts.addHeader(Bus.EPOCH_HEADER, r.clientEpoch());
+            if (r.token() != null) opts.addHeader(AccessControl.TOKEN_HEADER, r.token());
+            return vertx.eventBus().<JsonObject>request(Bus.nodeForward(leader.holder()), r.body(), opts)
                     .recover(t -> {
-                        if (certainlyNotApplied(t)) return retryOr(op, body, clientEpoch, giveUpAt, t);
+                        if (certainlyNotApplied(t)) return retryOr(r, giveUpAt, t);
                         if (t instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
                             return Future.failedFuture(new ApiError(504, "outcome_unknown", "the write was forwarded to "
                                     + leader.holder() + " and no answer came (" + re.failureType()
@@ -87,8 +93,7 @@ public final class Forwarder {
         });
     }
 
-    private Future<Message<JsonObject>> retryOr(String op, JsonObject body, String clientEpoch, long giveUpAt,
-                                                Throwable failure) {
+    private Future<Message<JsonObject>> retryOr(Request r, long giveUpAt, Throwable failure) {
         if (clock.monoNanos() - giveUpAt >= 0) {
             // Every attempt certainly did not apply: say so as not_leader, which a client may retry.
             boolean unreachable = failure instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
@@ -98,7 +103,7 @@ public final class Forwarder {
         }
         Promise<Void> pause = Promise.promise();
         vertx.setTimer(RETRY_PAUSE_MS, id -> pause.complete());
-        return pause.future().compose(v -> attempt(op, body, clientEpoch, giveUpAt, failure));
+        return pause.future().compose(v -> attempt(r, giveUpAt));
     }
 
     private static boolean certainlyNotApplied(Throwable t) {

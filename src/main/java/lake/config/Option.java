@@ -7,7 +7,8 @@ import java.util.Locale;
  * {@code LAKE_HTTP_PORT}, config file key {@code http_port}.
  */
 public record Option(String name, Type type, String help) {
-    public enum Type { STRING, INT, LONG, BOOL, PATH }
+    /** {@code TOKENS}: a JSON array of token entries (see {@link AuthTokens}). */
+    public enum Type { STRING, INT, LONG, BOOL, PATH, TOKENS }
 
     public String flag() { return "--" + name; }
     public String envVar() { return "LAKE_" + name.toUpperCase(Locale.ROOT).replace('-', '_'); }
@@ -18,6 +19,13 @@ public record Option(String name, Type type, String help) {
         try {
             return switch (type) {
                 case STRING, PATH -> raw;
+                case TOKENS -> {
+                    try {
+                        yield new io.vertx.core.json.JsonArray(raw);
+                    } catch (io.vertx.core.json.DecodeException e) {
+                        throw new ConfigException(source + ": not a JSON array of token entries for " + name);
+                    }
+                }
                 case INT -> Integer.parseInt(raw.trim());
                 case LONG -> Long.parseLong(raw.trim());
                 case BOOL -> switch (raw.trim().toLowerCase(Locale.ROOT)) {

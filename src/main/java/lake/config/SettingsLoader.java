@@ -45,7 +45,10 @@ public final class SettingsLoader {
             new Option("cluster-host", Option.Type.STRING, "cluster bind address (Hazelcast and the event bus)"),
             new Option("cluster-port", Option.Type.INT, "Hazelcast port"),
             new Option("cluster-members", Option.Type.STRING, "Hazelcast members to join, host:port,..."),
-            new Option("store-role", Option.Type.STRING, "RocksDB in a cluster: host (serves the store) or remote"));
+            new Option("store-role", Option.Type.STRING, "RocksDB in a cluster: host (serves the store) or remote"),
+            new Option("auth-tokens", Option.Type.TOKENS, "API tokens (JSON array; on the command line only token_sha256 entries); empty: no access control"),
+            new Option("auth-tokens-file", Option.Type.PATH, "file with more API tokens (JSON array), not readable by other users"),
+            new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"));
 
     private SettingsLoader() {}
 
@@ -83,6 +86,11 @@ public final class SettingsLoader {
             }
             cli.put(name, value);
         }
+        if (cli.containsKey("auth-tokens")
+                && AuthTokens.hasPlaintext((io.vertx.core.json.JsonArray) option("auth-tokens").parse(cli.get("auth-tokens"), "option --auth-tokens"))) {
+            throw new ConfigException("auth-tokens: plaintext 'token' entries are refused on the command line, where every"
+                    + " local user can read them; give token_sha256, or use --auth-tokens-file or LAKE_AUTH_TOKENS");
+        }
 
         JsonObject merged = defaults();
         String configPath = cli.getOrDefault("config", env.get("LAKE_CONFIG"));
@@ -95,6 +103,7 @@ public final class SettingsLoader {
                 }
                 merged.put(opt.fileKey(), typed(opt, file.getValue(key), "config file " + configPath));
             }
+            if (AuthTokens.hasPlaintext(file.getJsonArray("auth_tokens"))) AuthTokens.checkPrivate(Path.of(configPath), "config");
         }
         for (Option opt : OPTIONS) {
             String raw = env.get(opt.envVar());
@@ -110,7 +119,8 @@ public final class SettingsLoader {
     public static String usage() {
         StringBuilder sb = new StringBuilder("Options (each also an environment variable and a config file key):\n");
         for (Option o : OPTIONS) {
-            sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", o.flag() + " VALUE", o.envVar(), o.help()));
+            String value = o.type() == Option.Type.TOKENS ? " JSON" : " VALUE";
+            sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", o.flag() + value, o.envVar(), o.help()));
         }
         sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--help", "", "print this help"));
         sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--version", "", "print the version"));
@@ -152,6 +162,7 @@ public final class SettingsLoader {
             case STRING, PATH -> v instanceof String;
             case INT, LONG -> v instanceof Integer || v instanceof Long;
             case BOOL -> v instanceof Boolean;
+            case TOKENS -> v instanceof io.vertx.core.json.JsonArray;
         };
         if (!ok) throw new ConfigException(source + ": setting '" + opt.fileKey() + "' must be a " + opt.type().name().toLowerCase(Locale.ROOT));
         return v;
@@ -195,13 +206,19 @@ public final class SettingsLoader {
         if (nodeId != null && !nodeId.matches("[A-Za-z0-9._-]{1,64}")) {
             throw new ConfigException("node-id: '" + nodeId + "' must be 1-64 characters of letters, digits, '.', '_' or '-'");
         }
+        long shutdownTimeout = c.getLong("shutdown_timeout_ms");
+        if (shutdownTimeout <= 0) throw new ConfigException("shutdown-timeout-ms: must be positive, got " + shutdownTimeout);
+        String tokensFile = c.getString("auth_tokens_file");
+        List<AuthToken> tokens = AuthTokens.parse(
+                java.util.Arrays.asList(c.getJsonArray("auth_tokens"), blank(tokensFile) ? null : AuthTokens.readFile(Path.of(tokensFile))),
+                List.of("auth-tokens", "auth-tokens-file " + tokensFile));
         ClusterSettings cluster = cluster(c, store);
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
                 c.getBoolean("rocks_group_commit", true),
                 blank(c.getString("dynamo_endpoint")) ? null : c.getString("dynamo_endpoint"),
                 c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
-                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, cluster);
+                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster);
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {

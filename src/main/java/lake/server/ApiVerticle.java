@@ -48,6 +48,12 @@ public final class ApiVerticle extends VerticleBase {
     private final java.util.function.IntSupplier httpPort;
     private Forwarder forwarder;
     private Membership membership;
+    private final AccessControl access;
+    private final NodeMetrics metrics;
+    private final long drainMs;
+    /** Requests admitted and not yet answered; confined to this verticle's event loop. */
+    private int inFlight;
+    private Promise<Void> drained;
     private final List<MessageConsumer<?>> consumers = new ArrayList<>();
     private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
     private Leadership leadership;
@@ -56,12 +62,16 @@ public final class ApiVerticle extends VerticleBase {
 
     /**
      * @param publicApi also answer on the shared {@code lake.v1.*} addresses
-     * @param clustered serve this node's API address to the cluster and forward writes to the leader
+     * @param clustered serve {@link Bus#nodeForward} to the cluster and forward writes to the leader
      * @param httpPort  the bound HTTP port, announced to the cluster (0 until bound)
      * @param forwardWindowMs how long a follower keeps looking for a leader to forward a write to
+     * @param access    checks the token of every {@code lake.v1.*} and forwarded request (the node's
+     *                  own address is local, used by the HTTP ingress, which checks its requests itself)
+     * @param drainMs   on stop, how long admitted requests may take to finish
      */
     public ApiVerticle(ElectionSettings settings, NodeClock clock, boolean publicApi, boolean clustered,
-                       java.util.function.IntSupplier httpPort, long forwardWindowMs, long requestTimeoutMs) {
+                       java.util.function.IntSupplier httpPort, long forwardWindowMs, long requestTimeoutMs,
+                       AccessControl access, NodeMetrics metrics, long drainMs) {
         this.settings = settings;
         this.clock = clock;
         this.publicApi = publicApi;
@@ -69,6 +79,9 @@ public final class ApiVerticle extends VerticleBase {
         this.httpPort = httpPort;
         this.forwardWindowMs = forwardWindowMs;
         this.requestTimeoutMs = requestTimeoutMs;
+        this.access = access;
+        this.metrics = metrics;
+        this.drainMs = drainMs;
     }
 
     private final long forwardWindowMs;
@@ -84,21 +97,22 @@ public final class ApiVerticle extends VerticleBase {
                 epoch -> reads.withEpoch(epoch), this::stepDown, clock::monoNanos);
 
         consumers.add(vertx.eventBus().<Leadership>localConsumer(Bus.leadership(node), m -> learn(m.body())));
-        consumers.add(clustered
-                ? vertx.eventBus().<JsonObject>consumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m))
-                : vertx.eventBus().<JsonObject>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
+        consumers.add(vertx.eventBus().<JsonObject>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
         membership = new Membership(vertx);
         if (clustered) {
             forwarder = new Forwarder(vertx, node, settings.leaseKey(), reads, clock, requestTimeoutMs, forwardWindowMs);
+            // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.nodeForward(node),
+                    m -> servePublic(String.valueOf(m.headers().get(Bus.OP_HEADER)), m)));
         }
         if (publicApi) {
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_GET, m -> serve(GET, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_SCAN, m -> serve(SCAN, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_CAS, m -> serve(CAS, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_DELETE, m -> serve(DELETE, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER, m -> serve(LEADER, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER_RESIGN, m -> serve(RESIGN, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.CLUSTER, m -> serve(CLUSTER, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_GET, m -> servePublic(GET, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_SCAN, m -> servePublic(SCAN, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_CAS, m -> servePublic(CAS, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_DELETE, m -> servePublic(DELETE, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER, m -> servePublic(LEADER, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER_RESIGN, m -> servePublic(RESIGN, m)));
+            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.CLUSTER, m -> servePublic(CLUSTER, m)));
         }
         List<Future<Void>> registered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) registered.add(c.completion());
@@ -112,12 +126,6 @@ public final class ApiVerticle extends VerticleBase {
                 });
     }
 
-    @Override
-    public Future<?> stop() {
-        vertx.cancelTimer(announceTimer);
-        return membership.withdraw(settings.nodeId()).recover(t -> Future.succeededFuture());
-    }
-
     private void announce() {
         Leadership l = leadership;
         membership.announce(new JsonObject().put("node_id", settings.nodeId())
@@ -125,6 +133,31 @@ public final class ApiVerticle extends VerticleBase {
                 .put("epoch", l.isLeader() ? ApiRequests.u64(l.epoch()) : null)
                 .put("http_port", httpPort.getAsInt()))
                 .onFailure(t -> log.debug("membership announcement failed: {}", t.getMessage()));
+    }
+
+    /**
+     * Stops taking requests, then lets those already admitted finish, for at most {@code drainMs}
+     * so that a stuck store cannot hold up shutdown. The leadership feed stays on meanwhile: a
+     * write in flight may be waiting for a renewal.
+     */
+    @Override
+    public Future<?> stop() {
+        List<Future<Void>> unregistered = new ArrayList<>();
+        for (MessageConsumer<?> c : consumers) {
+            if (!c.address().equals(Bus.leadership(settings.nodeId()))) unregistered.add(c.unregister());
+        }
+        vertx.cancelTimer(announceTimer);
+        Future<Void> withdrawn = membership.withdraw(settings.nodeId()).recover(t -> Future.succeededFuture());
+        return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {
+            if (inFlight == 0) return Future.succeededFuture();
+            drained = Promise.promise();
+            long timer = vertx.setTimer(Math.max(1, drainMs), id -> drained.tryComplete());
+            return drained.future().onComplete(ar -> vertx.cancelTimer(timer));
+        });
+    }
+
+    private void servePublic(String op, Message<JsonObject> msg) {
+        if (access.bus(msg, op.equals(CAS) || op.equals(DELETE) || op.equals(RESIGN))) serve(op, msg);
     }
 
     private void learn(Leadership next) {
@@ -154,6 +187,8 @@ public final class ApiVerticle extends VerticleBase {
     }
 
     private void serve(String op, Message<JsonObject> msg) {
+        long startNanos = System.nanoTime();
+        inFlight++;
         Future<JsonObject> result;
         try {
             result = handle(op == null ? "" : op, msg);
@@ -163,6 +198,8 @@ public final class ApiVerticle extends VerticleBase {
         result.onComplete(ar -> {
             if (ar.succeeded()) {
                 JsonObject body = ar.result();
+                metrics.request(op, body.getValue("applied") instanceof Boolean applied
+                        ? (applied ? NodeMetrics.APPLIED : NodeMetrics.NOT_APPLIED) : NodeMetrics.OK, System.nanoTime() - startNanos);
                 DeliveryOptions opts = new DeliveryOptions();
                 Object epoch = body.getValue("epoch");
                 if (epoch != null) opts.addHeader(Bus.EPOCH_HEADER, String.valueOf(epoch));
@@ -170,9 +207,12 @@ public final class ApiVerticle extends VerticleBase {
                 msg.reply(body, opts);
             } else {
                 ApiError e = ApiError.from(ar.cause());
+                metrics.request(op, e.code(), System.nanoTime() - startNanos);
                 if (e.status() == 500) log.error("request {} failed", op, ar.cause());
                 msg.fail(e.status(), e.toJson().encode());
             }
+            // After the answer is on its way: a stop waiting to drain may now proceed.
+            if (--inFlight == 0 && drained != null) drained.tryComplete();
         });
     }
 
@@ -217,7 +257,8 @@ public final class ApiVerticle extends VerticleBase {
                 .map(o -> new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch())))
                 .recover(t -> {
                     if (t instanceof lake.metasrv.MetasrvException.NotLeader && forwarder != null && !forwarded) {
-                        return forwarder.forward(op, msg.body(), msg.headers().get(Bus.EPOCH_HEADER)).map(Message::body);
+                        return forwarder.forward(op, msg.body(), msg.headers().get(Bus.EPOCH_HEADER),
+                                msg.headers().get(AccessControl.TOKEN_HEADER)).map(Message::body);
                     }
                     return Future.failedFuture(t);
                 });

@@ -38,6 +38,14 @@ public final class Bus {
         return "lake.node." + nodeId + ".api";
     }
 
+    /**
+     * One node's clustered address for writes forwarded by followers. Unlike {@link #nodeApi}, it
+     * is reachable from the cluster, so every request on it presents a token like the public API.
+     */
+    public static String nodeForward(String nodeId) {
+        return "lake.node." + nodeId + ".forward";
+    }
+
     /** Leadership changes of one node, published by its election verticle. */
     public static String leadership(String nodeId) {
         return "lake.node." + nodeId + ".leadership";

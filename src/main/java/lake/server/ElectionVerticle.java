@@ -35,6 +35,7 @@ public final class ElectionVerticle extends VerticleBase {
 
     private final ElectionSettings settings;
     private final NodeClock clock;
+    private final NodeMetrics metrics;
     private Election election;
     private String codec;
     private Leadership leadership;
@@ -46,9 +47,10 @@ public final class ElectionVerticle extends VerticleBase {
     private long noCampaignBeforeNanos;
     private boolean holdingOff;
 
-    public ElectionVerticle(ElectionSettings settings, NodeClock clock) {
+    public ElectionVerticle(ElectionSettings settings, NodeClock clock, NodeMetrics metrics) {
         this.settings = settings;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     @Override
@@ -153,6 +155,7 @@ public final class ElectionVerticle extends VerticleBase {
 
     private void onFailure(Throwable t) {
         boolean retryable = t instanceof MetaException.RetryableBackend;
+        if (leadership.isLeader()) metrics.renewalFailed();
         if (leadership.isLeader() && retryable && leadership.hasAuthorityAt(clock.monoNanos())) {
             long remainingMs = (leadership.deadlineNanos() - clock.monoNanos()) / 1_000_000L;
             long delay = Math.max(1, Math.min(remainingMs, 20 + ThreadLocalRandom.current().nextLong(80)));

@@ -17,6 +17,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The HTTP ingress of one node: parses requests, hands them to the node's {@link ApiVerticle}
@@ -31,13 +32,21 @@ public final class HttpVerticle extends VerticleBase {
     private final String host;
     private final int port;
     private final long requestTimeoutMs;
+    private final AccessControl access;
+    private final NodeMetrics metrics;
+    private final long drainMs;
     private volatile HttpServer server;
 
-    public HttpVerticle(String nodeId, String host, int port, long requestTimeoutMs) {
+    /** @param drainMs on stop, how long requests in flight may take to finish before connections close */
+    public HttpVerticle(String nodeId, String host, int port, long requestTimeoutMs, AccessControl access,
+                        NodeMetrics metrics, long drainMs) {
         this.nodeId = nodeId;
         this.host = host;
         this.port = port;
         this.requestTimeoutMs = requestTimeoutMs;
+        this.access = access;
+        this.metrics = metrics;
+        this.drainMs = drainMs;
     }
 
     public boolean isBound() {
@@ -52,7 +61,11 @@ public final class HttpVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         Router router = Router.router(vertx);
+        // Before the body is read: a refused request costs no buffering and reaches nothing.
+        router.route("/v1/*").handler(access::http);
         router.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
+        router.get("/metrics").handler(ctx -> ctx.response()
+                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         router.get("/health").handler(ctx -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON)
                 .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode()));
         router.get("/ready").handler(ctx -> call(ctx, ApiVerticle.READY, new JsonObject()));
@@ -78,9 +91,10 @@ public final class HttpVerticle extends VerticleBase {
         return vertx.createHttpServer().requestHandler(router).listen(port, host).onSuccess(s -> server = s);
     }
 
+    /** Stops accepting connections at once; requests in flight get up to {@code drainMs} to finish. */
     @Override
     public Future<?> stop() {
-        return server == null ? Future.succeededFuture() : server.close();
+        return server == null ? Future.succeededFuture() : server.shutdown(drainMs, TimeUnit.MILLISECONDS);
     }
 
     private void get(RoutingContext ctx) {
@@ -130,6 +144,8 @@ public final class HttpVerticle extends VerticleBase {
 
     private void call(RoutingContext ctx, String op, JsonObject body) {
         DeliveryOptions opts = new DeliveryOptions().addHeader(Bus.OP_HEADER, op).setSendTimeout(requestTimeoutMs);
+        String token = ctx.get(AccessControl.TOKEN_HEADER);
+        if (token != null) opts.addHeader(AccessControl.TOKEN_HEADER, token);
         vertx.eventBus().<JsonObject>request(Bus.nodeApi(nodeId), body, opts).onComplete(ar -> {
             if (ar.succeeded()) {
                 Message<JsonObject> reply = ar.result();

@@ -4,9 +4,14 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.MessageConsumer;
 import lake.config.Settings;
 import lake.meta.MetaStore;
+import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
 
 import java.util.ArrayList;
@@ -24,14 +29,27 @@ public final class MetasrvNode {
      *                    already serves {@code storeAddress} (tests sharing one store)
      * @param workerStore run the store verticle on a worker thread (RocksDB)
      * @param publicApi   also answer the shared {@code lake.v1.*} addresses
+     * @param metrics     the registry {@code GET /metrics} serves; Main passes the one Vert.x records into
      */
     public record Options(Settings settings, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> storeOpener,
-                          boolean workerStore, String storeAddress, boolean publicApi) {}
+                          boolean workerStore, String storeAddress, boolean publicApi, MeterRegistry metrics) {
+
+        /** With a registry of this node's own. */
+        public Options(Settings settings, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> storeOpener,
+                       boolean workerStore, String storeAddress, boolean publicApi) {
+            this(settings, clock, storeOpener, workerStore, storeAddress, publicApi,
+                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        }
+    }
 
     private final Vertx vertx;
     private final Options options;
     private final List<String> deployments = new ArrayList<>();
     private HttpVerticle http;
+    private NodeMetrics metrics;
+    private MessageConsumer<Leadership> leadershipFeed;
+    /** Index in {@link #deployments} of the election verticle: everything after it is ingress. */
+    private int electionIndex = -1;
 
     private MetasrvNode(Vertx vertx, Options options) {
         this.vertx = vertx;
@@ -47,20 +65,27 @@ public final class MetasrvNode {
         Settings s = options.settings();
         ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs());
-        http = new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs());
+        metrics = new NodeMetrics(options.metrics(), s.nodeId());
+        AccessControl access = new AccessControl(s.authTokens(), metrics);
+        http = new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs(), access, metrics, drainMs());
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
-        Future<Void> store = options.storeOpener() == null ? Future.succeededFuture()
-                : deploy(new StoreVerticle(options.storeOpener(), options.storeAddress(), !sharedStore),
-                        new DeploymentOptions().setThreadingModel(options.workerStore() ? ThreadingModel.WORKER : ThreadingModel.EVENT_LOOP));
+        leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
+        Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
+                : v -> options.storeOpener().apply(v).map(metrics::instrument);
+        Future<Void> store = opener == null ? leadershipFeed.completion()
+                : leadershipFeed.completion().compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore),
+                        new DeploymentOptions().setThreadingModel(options.workerStore() ? ThreadingModel.WORKER : ThreadingModel.EVENT_LOOP)));
         return store
-                .compose(v -> deploy(new ElectionVerticle(election, options.clock()), new DeploymentOptions()))
+                .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))
+                .onSuccess(v -> electionIndex = deployments.size() - 1)
                 .compose(v -> deploy(new ApiVerticle(election, options.clock(), options.publicApi(), clustered,
                         () -> http.isBound() ? http.actualPort() : 0, s.leaseTtlMs() + s.leaseRenewMs(),
-                        s.requestTimeoutMs()), new DeploymentOptions()))
+                        s.requestTimeoutMs(), access, metrics, drainMs()), new DeploymentOptions()))
                 .compose(v -> deploy(http, new DeploymentOptions()))
-                .recover(t -> stopDeployments().transform(ignored -> Future.failedFuture(t)));
+                .recover(t -> stopDeployments().transform(ignored -> leadershipFeed.unregister())
+                        .transform(ignored -> Future.failedFuture(t)));
     }
 
     private Future<Void> deploy(io.vertx.core.Deployable verticle, DeploymentOptions opts) {
@@ -78,23 +103,45 @@ public final class MetasrvNode {
         return http.actualPort();
     }
 
-    /**
-     * Stops gracefully: resigns the lease when leading (so a standby takes over at once), then
-     * undeploys ingress, API, election and store, which closes the store.
-     */
-    public Future<Void> stop() {
-        DeliveryOptions resign = new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")
-                .setSendTimeout(Math.max(1, options.settings().storeTimeoutMs()));
-        return vertx.eventBus().request(Bus.election(nodeId()), null, resign)
-                .transform(ignored -> stopDeployments());
+    /** The meters of this node (served on {@code GET /metrics}). */
+    public NodeMetrics metrics() {
+        return metrics;
     }
 
-    private Future<Void> stopDeployments() {
+    /**
+     * How long requests in flight may take to finish on stop, per ingress (HTTP, then the bus API):
+     * a quarter of the shutdown budget each, so half of it is left to resign and close the store.
+     */
+    private long drainMs() {
+        return Math.max(1, options.settings().shutdownTimeoutMs() / 4);
+    }
+
+    /**
+     * Stops gracefully: first the ingress (HTTP, then the bus API) stops taking requests and lets
+     * those in flight finish, bounded by {@link #drainMs()} each; then, with no write left that
+     * could need it, the lease is resigned when held, so a standby takes over at once; then the
+     * election and the store verticle stop, which closes the store.
+     */
+    public Future<Void> stop() {
+        DeliveryOptions resign = new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign").setSendTimeout(
+                Math.max(1, Math.min(options.settings().storeTimeoutMs(), options.settings().shutdownTimeoutMs() / 4)));
+        return stopDeployments(electionIndex + 1)
+                .transform(ignored -> vertx.eventBus().request(Bus.election(nodeId()), null, resign))
+                .transform(ignored -> stopDeployments(0))
+                .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister());
+    }
+
+    /** Undeploys, newest first, every deployment from index {@code from} on. */
+    private Future<Void> stopDeployments(int from) {
         Future<Void> chain = Future.succeededFuture();
-        for (int i = deployments.size() - 1; i >= 0; i--) {
+        for (int i = deployments.size() - 1; i >= Math.max(0, from); i--) {
             String id = deployments.get(i);
             chain = chain.transform(ignored -> vertx.undeploy(id).recover(t -> Future.succeededFuture()));
         }
-        return chain.onComplete(ar -> deployments.clear());
+        return chain.onComplete(ar -> deployments.subList(Math.min(Math.max(0, from), deployments.size()), deployments.size()).clear());
+    }
+
+    private Future<Void> stopDeployments() {
+        return stopDeployments(0);
     }
 }

@@ -64,24 +64,25 @@ class ForwarderTest {
 
     @Test
     void notLeaderAnswerIsRetriedAndCarriesTheSeenEpoch() throws Exception {
-        vertx.eventBus().<JsonObject>consumer(Bus.nodeApi("L"), m -> {
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), m -> {
             received.add(m);
             if (received.size() == 1) m.fail(503, new ApiError(503, "not_leader", "still starting", 1).toJson().encode());
             else m.reply(new JsonObject().put("applied", true).put("epoch", 7));
         });
-        Message<JsonObject> reply = join(forwarder(5_000, 2_000).forward("cas", new JsonObject().put("key", "k"), "7"));
+        Message<JsonObject> reply = join(forwarder(5_000, 2_000).forward("cas", new JsonObject().put("key", "k"), "7", "secret-token"));
         assertThat(reply.body().getBoolean("applied")).isTrue();
         assertThat(received).hasSize(2);
         assertThat(received.get(0).headers().get(Bus.FORWARDED_EPOCH_HEADER)).isEqualTo("7");
         assertThat(received.get(0).headers().get(Bus.FORWARDED_BY_HEADER)).isEqualTo("F");
         assertThat(received.get(0).headers().get(Bus.EPOCH_HEADER)).isEqualTo("7");
         assertThat(received.get(0).headers().get(Bus.OP_HEADER)).isEqualTo("cas");
+        assertThat(received.get(0).headers().get(lake.server.AccessControl.TOKEN_HEADER)).isEqualTo("secret-token");
     }
 
     @Test
     void noAnswerIsOutcomeUnknownAndNeverRetried() throws Exception {
-        vertx.eventBus().<JsonObject>consumer(Bus.nodeApi("L"), received::add);
-        assertThatThrownBy(() -> join(forwarder(5_000, 300).forward("cas", new JsonObject().put("key", "k"), null)))
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), received::add);
+        assertThatThrownBy(() -> join(forwarder(5_000, 300).forward("cas", new JsonObject().put("key", "k"), null, null)))
                 .isInstanceOfSatisfying(ApiError.class, e -> {
                     assertThat(e.status()).isEqualTo(504);
                     assertThat(e.code()).isEqualTo("outcome_unknown");
@@ -91,11 +92,11 @@ class ForwarderTest {
 
     @Test
     void otherRefusalsPassThroughUnretried() throws Exception {
-        vertx.eventBus().<JsonObject>consumer(Bus.nodeApi("L"), m -> {
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), m -> {
             received.add(m);
             m.fail(409, new ApiError(409, "epoch_mismatch", "request expects epoch 3", null).toJson().encode());
         });
-        assertThatThrownBy(() -> join(forwarder(5_000, 2_000).forward("cas", new JsonObject().put("key", "k"), "3")))
+        assertThatThrownBy(() -> join(forwarder(5_000, 2_000).forward("cas", new JsonObject().put("key", "k"), "3", null)))
                 .satisfies(t -> assertThat(ApiError.from(t).code()).isEqualTo("epoch_mismatch"));
         assertThat(received).hasSize(1);
     }
@@ -105,7 +106,7 @@ class ForwarderTest {
         byte[] lease = join(store.get("election/leader")).orElseThrow();
         LeaseRecord expired = new LeaseRecord("L", 1, 7);
         assertThat(join(store.cas("election/leader", lease, expired.encode()))).isTrue();
-        assertThatThrownBy(() -> join(forwarder(300, 2_000).forward("cas", new JsonObject().put("key", "k"), null)))
+        assertThatThrownBy(() -> join(forwarder(300, 2_000).forward("cas", new JsonObject().put("key", "k"), null, null)))
                 .satisfies(t -> assertThat(ApiError.from(t).code()).isEqualTo("not_leader"));
         assertThat(received).isEmpty();
     }
@@ -113,7 +114,7 @@ class ForwarderTest {
     @Test
     void noHandlerForTheLeaderIsRetriedUntilTheWindowEnds() throws Exception {
         long start = System.nanoTime();
-        assertThatThrownBy(() -> join(forwarder(400, 2_000).forward("cas", new JsonObject().put("key", "k"), null)))
+        assertThatThrownBy(() -> join(forwarder(400, 2_000).forward("cas", new JsonObject().put("key", "k"), null, null)))
                 .satisfies(t -> assertThat(ApiError.from(t).code()).isEqualTo("not_leader"))
                 .hasMessageContaining("not reachable");
         assertThat((System.nanoTime() - start) / 1_000_000).as("kept trying for the window").isGreaterThanOrEqualTo(400);

@@ -56,7 +56,7 @@ class TwoNodeClusterTest {
 
     Settings settings(String id, int hzPort, List<String> members, ClusterSettings.StoreRole role) {
         return new Settings(id, "127.0.0.1", 0, dir.resolve(id), Settings.StoreType.ROCKS, true, null, "us-east-1",
-                "unused", false, "election/leader", 2_000, 300, 300, 10_000, 10_000,
+                "unused", false, "election/leader", 2_000, 300, 300, 10_000, 10_000, java.util.List.of(), 4_000,
                 new ClusterSettings(true, "lake-test-" + members.hashCode(), "127.0.0.1", hzPort, members, role));
     }
 

@@ -3,14 +3,18 @@ package lake.it;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
@@ -25,12 +29,17 @@ public final class MetasrvProcess implements AutoCloseable {
 
     public final Process process;
     public final List<String> stdout = new CopyOnWriteArrayList<>();
-    public final List<String> stderr = new CopyOnWriteArrayList<>();
+    /**
+     * Read from a file, not a pipe: with a pipe, the JDK closes the stream under a blocked reader
+     * when the process exits ("Stream closed"), losing the lines written just before the exit,
+     * which is where a graceful shutdown logs.
+     */
+    public final List<String> stderr;
 
-    private MetasrvProcess(Process process) {
+    private MetasrvProcess(Process process, Path stderrFile) {
         this.process = process;
+        this.stderr = new FileLines(stderrFile);
         pump(process.getInputStream(), stdout);
-        pump(process.getErrorStream(), stderr);
     }
 
     public static Path jar() {
@@ -47,9 +56,33 @@ public final class MetasrvProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-jar", jar().toString()));
         cmd.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        Path stderrFile = Files.createTempFile("metasrv-stderr", ".log");
+        stderrFile.toFile().deleteOnExit();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(stderrFile.toFile());
         pb.environment().putAll(env);
-        return new MetasrvProcess(pb.start());
+        return new MetasrvProcess(pb.start(), stderrFile);
+    }
+
+    /** The lines of a file as they are now, read again on every access. */
+    private static final class FileLines extends AbstractList<String> {
+        private final Path file;
+
+        FileLines(Path file) {
+            this.file = file;
+        }
+
+        private List<String> now() {
+            try {
+                return Files.readAllLines(file, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override public String get(int i) { return now().get(i); }
+        @Override public int size() { return now().size(); }
+        @Override public Iterator<String> iterator() { return now().iterator(); }
+        @Override public String toString() { return now().toString(); }
     }
 
     /** Waits for the start-up line and returns the HTTP port it names. */

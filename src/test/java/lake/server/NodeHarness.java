@@ -28,8 +28,7 @@ final class NodeHarness implements AutoCloseable {
 
     static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs) {
         return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
-                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000,
-                lake.config.ClusterSettings.single());
+                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000);
     }
 
     /** Deploys a node; {@code store} null means it uses the store another node already hosts. */

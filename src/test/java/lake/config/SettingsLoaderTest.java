@@ -1,0 +1,144 @@
+package lake.config;
+
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Precedence (defaults &lt; file &lt; environment &lt; command line) and one clear message per invalid setting. */
+class SettingsLoaderTest {
+    @TempDir Path dir;
+
+    private static Settings load(Map<String, String> env, String... args) {
+        return ((SettingsLoader.Invocation.Run) SettingsLoader.load(args, env)).settings();
+    }
+
+    private Path file(String json) throws Exception {
+        Path f = dir.resolve("config-" + System.nanoTime() + ".json");
+        Files.writeString(f, json);
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-------"));
+        return f;
+    }
+
+    @Test
+    void configJsonHoldsEveryDefaultAndOnlyKnownSettings() {
+        JsonObject defaults = SettingsLoader.defaults();
+        Set<String> expected = new HashSet<>();
+        for (Option o : SettingsLoader.OPTIONS) if (!o.name().equals("config")) expected.add(o.fileKey());
+        assertThat(defaults.fieldNames()).containsExactlyInAnyOrderElementsOf(expected);
+        Settings s = load(Map.of());
+        assertThat(s.httpHost()).as("loopback by default").isEqualTo("127.0.0.1");
+        assertThat(s.httpPort()).isEqualTo(8080);
+        assertThat(s.leaseTtlMs()).isEqualTo(10_000);
+        assertThat(s.leaseRenewMs()).as("a third of the TTL").isEqualTo(3_333);
+        assertThat(s.authTokens()).as("no access control by default").isEmpty();
+        assertThat(s.shutdownTimeoutMs()).isEqualTo(4_000);
+    }
+
+    @Test
+    void precedenceIsDefaultsThenFileThenEnvironmentThenCommandLine() throws Exception {
+        Path f = file("{\"http_port\": 9001, \"lease_ttl_ms\": 6000, \"store_timeout_ms\": 7000, \"request_timeout_ms\": 8000}");
+        // File over defaults.
+        Settings fromFile = load(Map.of(), "--config", f.toString());
+        assertThat(fromFile.httpPort()).isEqualTo(9001);
+        assertThat(fromFile.leaseTtlMs()).isEqualTo(6000);
+        assertThat(fromFile.storeTimeoutMs()).isEqualTo(7000);
+        assertThat(fromFile.dataDir()).as("untouched settings keep the default").isEqualTo(Path.of("./data"));
+
+        // Environment over file; LAKE_CONFIG names the file like --config.
+        Map<String, String> env = Map.of("LAKE_CONFIG", f.toString(), "LAKE_HTTP_PORT", "9002", "LAKE_LEASE_TTL_MS", "9000");
+        Settings fromEnv = load(env);
+        assertThat(fromEnv.httpPort()).isEqualTo(9002);
+        assertThat(fromEnv.leaseTtlMs()).isEqualTo(9000);
+        assertThat(fromEnv.storeTimeoutMs()).as("the file still applies where env says nothing").isEqualTo(7000);
+
+        // Command line over environment.
+        Settings fromCli = load(env, "--http-port", "9003", "--store-timeout-ms=1234");
+        assertThat(fromCli.httpPort()).isEqualTo(9003);
+        assertThat(fromCli.storeTimeoutMs()).isEqualTo(1234);
+        assertThat(fromCli.leaseTtlMs()).isEqualTo(9000);
+        assertThat(fromCli.requestTimeoutMs()).isEqualTo(8000);
+
+        // --config on the command line wins over LAKE_CONFIG.
+        Path other = file("{\"http_port\": 9100}");
+        assertThat(load(Map.of("LAKE_CONFIG", f.toString()), "--config", other.toString()).httpPort()).isEqualTo(9100);
+    }
+
+    @Test
+    void tokensComeFromFileEnvironmentOrTokensFileAndKeepOnlyDigests() throws Exception {
+        String secret = "s3cret-token-0123456789";
+        String digest = HexFormat.of().formatHex(AuthTokens.sha256(secret));
+        Path f = file("{\"auth_tokens\": [{\"name\": \"ops\", \"access\": \"read-write\", \"token\": \"" + secret + "\"}]}");
+        Settings s = load(Map.of(), "--config", f.toString());
+        assertThat(s.authTokens()).singleElement().satisfies(t -> {
+            assertThat(t.name()).isEqualTo("ops");
+            assertThat(t.readWrite()).isTrue();
+            assertThat(t.sha256()).isEqualTo(AuthTokens.sha256(secret));
+        });
+        assertThat(s.toJson().encode()).doesNotContain(secret).doesNotContain(digest).contains("\"ops\"");
+
+        // The environment replaces the file's list; a tokens file adds to it.
+        Path tokens = file("[{\"name\": \"reader\", \"access\": \"read\", \"token_sha256\": \"" + digest.toUpperCase() + "\"}]");
+        Settings both = load(Map.of("LAKE_AUTH_TOKENS", "[]", "LAKE_AUTH_TOKENS_FILE", tokens.toString()), "--config", f.toString());
+        assertThat(both.authTokens()).extracting(AuthToken::name).containsExactly("reader");
+        assertThat(both.authTokens().get(0).readWrite()).isFalse();
+
+        // Digests are accepted on the command line.
+        Settings cli = load(Map.of(), "--auth-tokens", "[{\"name\":\"ci\",\"access\":\"read\",\"token_sha256\":\"" + digest + "\"}]");
+        assertThat(cli.authTokens()).extracting(AuthToken::name).containsExactly("ci");
+    }
+
+    @Test
+    void eachInvalidSettingFailsWithOneMessageNamingIt() throws Exception {
+        String digest = HexFormat.of().formatHex(AuthTokens.sha256("s3cret-token-0123456789"));
+        Path worldReadable = file("[{\"name\":\"a\",\"access\":\"read\",\"token\":\"s3cret-token-0123456789\"}]");
+        Files.setPosixFilePermissions(worldReadable, PosixFilePermissions.fromString("rw-r--r--"));
+        record Case(Map<String, String> env, List<String> args, String names) {}
+        List<Case> cases = List.of(
+                new Case(Map.of(), List.of("--no-such-option", "1"), "unknown option --no-such-option"),
+                new Case(Map.of(), List.of("stray"), "unexpected argument 'stray'"),
+                new Case(Map.of(), List.of("--store", "cassandra"), "store: unknown store type 'cassandra'"),
+                new Case(Map.of("LAKE_STORE", "etcd"), List.of(), "store: unknown store type 'etcd'"),
+                new Case(Map.of(), List.of("--lease-ttl-ms", "-5"), "lease-ttl-ms: must be positive"),
+                new Case(Map.of(), List.of("--lease-ttl-ms", "3000", "--lease-renew-ms", "3000"), "lease-renew-ms: must be shorter than lease-ttl-ms"),
+                new Case(Map.of(), List.of("--lease-renew-ms", "-1"), "lease-renew-ms: must be positive"),
+                new Case(Map.of(), List.of("--http-port", "eighty"), "option --http-port: 'eighty' is not a valid int for http-port"),
+                new Case(Map.of("LAKE_HTTP_PORT", "70000"), List.of(), "http-port: 70000 is not a port"),
+                new Case(Map.of(), List.of("--shutdown-timeout-ms", "0"), "shutdown-timeout-ms: must be positive"),
+                new Case(Map.of(), List.of("--config", dir.resolve("missing.json").toString()), "config: cannot read config file"),
+                new Case(Map.of(), List.of("--config", file("{\"http_port\": 80,").toString()), "config: config file"),
+                new Case(Map.of(), List.of("--config", file("[1, 2]").toString()), "is not a JSON object"),
+                new Case(Map.of(), List.of("--config", file("{\"http_prot\": 80}").toString()), "unknown setting 'http_prot'"),
+                new Case(Map.of(), List.of("--config", file("{\"lease_ttl_ms\": \"ten\"}").toString()), "setting 'lease_ttl_ms' must be a long"),
+                new Case(Map.of(), List.of("--auth-tokens", "[{\"name\":\"a\",\"access\":\"read\",\"token\":\"s3cret-token-0123456789\"}]"),
+                        "auth-tokens: plaintext 'token' entries are refused on the command line"),
+                new Case(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"admin\",\"token_sha256\":\"" + digest + "\"}]"), List.of(),
+                        "auth-tokens entry 'a': 'access' must be"),
+                new Case(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"read\",\"token\":\"short\"}]"), List.of(),
+                        "'token' must be a string of at least 16 characters"),
+                new Case(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"read\",\"token_sha256\":\"abc\"}]"), List.of(),
+                        "'token_sha256' must be 64 hex digits"),
+                new Case(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"read\",\"token_sha256\":\"" + digest + "\"},"
+                        + "{\"name\":\"a\",\"access\":\"read-write\",\"token\":\"another-token-0123456789\"}]"), List.of(), "the name is used twice"),
+                new Case(Map.of("LAKE_AUTH_TOKENS", "not json"), List.of(), "environment LAKE_AUTH_TOKENS: not a JSON array"),
+                new Case(Map.of("LAKE_AUTH_TOKENS_FILE", worldReadable.toString()), List.of(),
+                        "auth-tokens-file: " + worldReadable + " holds tokens but other users can read or write it"));
+        for (Case c : cases) {
+            assertThatThrownBy(() -> SettingsLoader.load(c.args().toArray(String[]::new), c.env()))
+                    .as(c.toString()).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(c.names())
+                    .satisfies(e -> assertThat(e.getMessage()).as("never echoes a token").doesNotContain("s3cret-token"));
+        }
+    }
+}
