@@ -260,7 +260,7 @@ public final class RocksMetaStore implements MetaStore {
         Context context = Vertx.currentContext();
         if (context == null) return closed.future();
         Promise<Void> onCaller = Promise.promise();
-        closed.future().onComplete(ar -> context.runOnContext(v -> onCaller.handle(ar)));
+        closed.future().onComplete(ar -> CallerContext.run(context, () -> onCaller.handle(ar)));
         return onCaller.future();
     }
 
@@ -279,10 +279,10 @@ public final class RocksMetaStore implements MetaStore {
             syncWrites.close();
             db.closeE();
             options.close();
-            closed.tryComplete();
+            CallerContext.run(null, closed::tryComplete);
         } catch (RocksDBException e) {
             options.close();
-            closed.tryFail(RocksErrors.map("close of " + path, e));
+            CallerContext.run(null, () -> closed.tryFail(RocksErrors.map("close of " + path, e)));
         }
     }
 }

@@ -57,6 +57,43 @@ class RocksLifecycleTest {
         assertThat(failure(store.get("a\0b"))).isInstanceOf(MetaException.InvalidArgument.class);
     }
 
+    @Test
+    void callersCannotBreakTheWriter() throws Exception {
+        RocksMetaStore store = RocksMetaStore.open(RocksConfig.defaults(dir));
+        // A caller without a context whose callback throws: it runs on the writer thread.
+        List<Future<Boolean>> throwing = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            Future<Boolean> f = store.cas("throw/" + i, null, V);
+            f.onComplete(ar -> {
+                throw new IllegalStateException("caller bug (test)");
+            });
+            throwing.add(f);
+        }
+        for (Future<Boolean> f : throwing) assertThat(await(f)).isTrue();
+
+        // A caller whose Vert.x instance closes while its writes are in flight.
+        io.vertx.core.Vertx doomed = io.vertx.core.Vertx.vertx();
+        List<Future<Boolean>> orphaned = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Future<Void> submitted = doomed.getOrCreateContext().<Void>executeBlocking(() -> null).compose(v -> {
+            io.vertx.core.Promise<Void> p = io.vertx.core.Promise.promise();
+            doomed.runOnContext(x -> {
+                for (int i = 0; i < 200; i++) orphaned.add(store.cas("orphan/" + i, null, V));
+                p.complete();
+            });
+            return p.future();
+        });
+        await(submitted);
+        await(doomed.close());
+
+        // The writer still serves everyone else, and closes cleanly.
+        assertThat(await(store.cas("after", null, V))).isTrue();
+        assertThat(await(store.get("after"))).isPresent();
+        assertThat(await(store.scanPrefix("orphan/", null, 1000)).entries()).hasSize(200);
+        await(store.close());
+        RocksMetaStore reopened = RocksMetaStore.open(RocksConfig.defaults(dir));
+        await(reopened.close());
+    }
+
     private static void assertClosed(Future<?> f) throws Exception {
         assertThat(failure(f)).isInstanceOf(MetaException.StoreClosed.class);
     }
