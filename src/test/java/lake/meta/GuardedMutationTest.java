@@ -79,6 +79,20 @@ class GuardedMutationTest {
     }
 
     @Test
+    void aBackendWithoutAtomicGuardedMutationRefusesIt() throws Exception {
+        MetaStore plain = new MetaStore() {
+            @Override public io.vertx.core.Future<java.util.Optional<byte[]>> get(String key) { throw new AssertionError("not called"); }
+            @Override public io.vertx.core.Future<Boolean> cas(String k, byte[] e, byte[] v) { throw new AssertionError("not called"); }
+            @Override public io.vertx.core.Future<Boolean> delete(String k, byte[] e) { throw new AssertionError("not called"); }
+            @Override public io.vertx.core.Future<ScanPage> scanPrefix(String p, String c, int l) { throw new AssertionError("not called"); }
+            @Override public io.vertx.core.Future<Void> close() { return io.vertx.core.Future.succeededFuture(); }
+        };
+        io.vertx.core.Future<Boolean> refused = plain.guardedMutate(GuardedMutation.create("g", b("l"), "t", b("v")));
+        assertThat(refused.failed()).isTrue();
+        assertThat(refused.cause()).isInstanceOf(MetaException.Unsupported.class).hasMessageContaining("atomic");
+    }
+
+    @Test
     void faultsKeepTheirKind() {
         assertThat(new MetaException.RetryableBackend("x", null).kind()).isEqualTo(MetaException.Kind.RETRYABLE_BACKEND);
         assertThat(new MetaException.StoreLocked("/d", null)).isInstanceOf(MetaException.PermanentBackend.class)

@@ -253,6 +253,9 @@ public abstract class MetaStoreConformance {
         // flipDone[i] = System.nanoTime() once the guard provably holds generation i (cas completed).
         long[] flipDone = new long[flips + 1];
         flipDone[0] = System.nanoTime();
+        // visibleAfterFlip[g]: every target visible once generation g was installed. A write carrying
+        // generation g-1 that is not among them committed after its guard had been replaced.
+        List<java.util.Set<String>> visibleAfterFlip = new ArrayList<>(Collections.nCopies(flips + 1, null));
         AtomicInteger currentGeneration = new AtomicInteger();
         Future<Void> flipper = vertx.executeBlocking(() -> {
             for (int g = 1; g <= flips; g++) {
@@ -260,7 +263,7 @@ public abstract class MetaStoreConformance {
                 if (!ok) throw new AssertionError("guard flip " + g + " lost");
                 flipDone[g] = System.nanoTime();
                 currentGeneration.set(g);
-                Thread.yield();
+                visibleAfterFlip.set(g, targetsVisible());
             }
             return null;
         }, false);
@@ -297,7 +300,15 @@ public abstract class MetaStoreConformance {
                         a.generation(), a.generation() + 1).isFalse();
                 staleRefused++;
             }
-            if (a.applied()) applied++;
+            if (a.applied()) {
+                applied++;
+                if (a.generation() < flips) {
+                    assertThat(visibleAfterFlip.get(a.generation() + 1))
+                            .as("write %s with generation %d committed after generation %d was installed",
+                                    a.target(), a.generation(), a.generation() + 1)
+                            .contains(a.target());
+                }
+            }
             Optional<byte[]> stored = await(store.get(a.target()));
             if (a.applied()) {
                 assertThat(stored).as(a.target()).hasValueSatisfying(v -> assertThat(v).containsExactly(guardValue(a.generation())));
@@ -361,6 +372,18 @@ public abstract class MetaStoreConformance {
     /** The value at {@code key}, or {@code null} when absent. */
     protected byte[] value(String key) throws Exception {
         return await(store.get(key)).orElse(null);
+    }
+
+    /** The keys under {@code t/}, as a scan sees them now. */
+    private java.util.Set<String> targetsVisible() throws Exception {
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        String continuation = null;
+        do {
+            ScanPage page = await(store.scanPrefix("t/", continuation, 1000));
+            for (KeyValue kv : page.entries()) keys.add(kv.key());
+            continuation = page.continuation();
+        } while (continuation != null);
+        return keys;
     }
 
     /** Every entry in the store, by key. */
