@@ -16,7 +16,15 @@ import sys
 import threading
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
+
+
+class BoundedReadHandler(WSGIRequestHandler):
+    """One request at a time means one stalled client would stall everyone: a client that is
+    paused (SIGSTOP) halfway through sending its request would hold the only thread forever. A
+    read that makes no progress for this long drops that connection instead; the request was never
+    processed, so the client's retry is safe."""
+    timeout = 2
 
 
 def exit_when_parent_goes():
@@ -32,7 +40,7 @@ def main():
     app = DomainDispatcherApplication(create_backend_app)
     # make_server with threaded=False is the server run_simple(..., threaded=False) builds; it is
     # used directly so the bound port is known before announcing readiness.
-    server = make_server(host, port, app, threaded=False)
+    server = make_server(host, port, app, threaded=False, request_handler=BoundedReadHandler)
     if watch_parent:
         threading.Thread(target=exit_when_parent_goes, daemon=True).start()
     print(f"MOTO READY port={server.server_port}", flush=True)

@@ -46,6 +46,8 @@ public final class ElectionVerticle extends VerticleBase {
     /** After a resignation this node stays out of the race for one TTL, so a standby can take over. */
     private long noCampaignBeforeNanos;
     private boolean holdingOff;
+    /** Whether the last round failed; logs a failing streak once, not every round. */
+    private boolean campaignsFailing;
 
     public ElectionVerticle(ElectionSettings settings, NodeClock clock, NodeMetrics metrics) {
         this.settings = settings;
@@ -127,6 +129,8 @@ public final class ElectionVerticle extends VerticleBase {
                 })
                 .transform(ar -> {
                     if (ar.succeeded()) {
+                        if (campaignsFailing) log.info("node {} campaigns again", settings.nodeId());
+                        campaignsFailing = false;
                         if (ar.result() instanceof LeaseStatus.Leader l) onLeader(l, startNanos);
                         scheduleRound(settings.renewMs());
                     } else {
@@ -164,8 +168,13 @@ public final class ElectionVerticle extends VerticleBase {
             scheduleRound(delay);
             return;
         }
-        if (leadership.isLeader()) stepDown("lease renewal failed: " + t.getMessage());
-        else log.debug("node {} campaign failed: {}", settings.nodeId(), t.getMessage());
+        if (leadership.isLeader()) {
+            stepDown("lease renewal failed: " + t.getMessage());
+        } else if (!campaignsFailing) {
+            // Once per streak: a standby that cannot reach the store cannot take over either.
+            log.warn("node {} cannot campaign: {}", settings.nodeId(), t.getMessage());
+        }
+        campaignsFailing = true;
         scheduleRound(settings.renewMs());
     }
 

@@ -51,9 +51,15 @@ public final class DynamoMetaStore implements MetaStore {
         this.scanner = new DynamoScanner(client, table);
     }
 
-    /** Opens the store with a client built from {@code config}; see {@link #open(Vertx, DynamoConfig, DynamoDbAsyncClient)}. */
+    /**
+     * Opens the store with a client built from {@code config}; see {@link #open(Vertx, DynamoConfig, DynamoDbAsyncClient)}.
+     * Building the client loads the SDK and resolves credentials, which can take seconds, so it
+     * runs on a worker thread, never on the caller's event loop.
+     */
     public static Future<DynamoMetaStore> open(Vertx vertx, DynamoConfig config) {
-        return open(vertx, config, DynamoClients.create(config));
+        Context context = vertx.getOrCreateContext();
+        return context.executeBlocking(() -> DynamoClients.create(config))
+                .compose(client -> open(vertx, config, client));
     }
 
     /**
