@@ -75,6 +75,8 @@ public final class DynamoMetaStore implements MetaStore {
 
     @Override
     public Future<Optional<byte[]>> get(String key) {
+        Future<Optional<byte[]>> invalid = invalid(() -> Keys.validateKey(key));
+        if (invalid != null) return invalid;
         return call(() -> {
             Keys.validateKey(key);
             GetItemRequest request = GetItemRequest.builder().tableName(table).key(DynamoLayout.keyOf(key))
@@ -89,9 +91,19 @@ public final class DynamoMetaStore implements MetaStore {
      * under the condition {@code (expected holds) OR w = :thisToken}. An SDK retry of a put that did
      * apply finds its own token and succeeds again, rewriting identical content; a retry that finds
      * neither (the item changed since) has an unknown outcome and fails retryable, never {@code false}.
+     * Limit: if another writer changes the item between the applied attempt and the retry so that
+     * {@code expected} holds again (e.g. deletes a key this call created), the retry applies the
+     * put a second time. Guarded mutations, the path every client write takes, are transactions
+     * with a ClientRequestToken and have no such window.
      */
     @Override
     public Future<Boolean> cas(String key, byte[] expected, byte[] value) {
+        Future<Boolean> invalid = invalid(() -> {
+            Keys.validateKey(key);
+            Keys.validateExpected("expected value", expected);
+            Keys.validateValue("value", value);
+        });
+        if (invalid != null) return invalid;
         return call(() -> {
             Keys.validateKey(key);
             Keys.validateExpected("expected value", expected);
@@ -123,6 +135,11 @@ public final class DynamoMetaStore implements MetaStore {
      */
     @Override
     public Future<Boolean> delete(String key, byte[] expected) {
+        Future<Boolean> invalid = invalid(() -> {
+            Keys.validateKey(key);
+            Keys.validateValue("expected value", expected);
+        });
+        if (invalid != null) return invalid;
         return call(() -> {
             Keys.validateKey(key);
             Keys.validateValue("expected value", expected);
@@ -135,14 +152,20 @@ public final class DynamoMetaStore implements MetaStore {
     public Future<Boolean> guardedMutate(GuardedMutation mutation) {
         String what = mutation == null ? "guarded mutation" : "guarded " + mutation.kind() + " of '"
                 + mutation.targetKey() + "' under '" + mutation.guardKey() + "'";
+        if (mutation == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
         return call(() -> {
-            if (mutation == null) throw new MetaException.InvalidArgument("mutation must not be null");
             return client.transactWriteItems(transactions.guarded(mutation)).thenApply(r -> true);
         }, what, true);
     }
 
     @Override
     public Future<ScanPage> scanPrefix(String prefix, String continuation, int limit) {
+        Future<ScanPage> invalid = invalid(() -> {
+            Keys.validatePrefix(prefix);
+            Keys.validateLimit(limit);
+            ScanPage.resumeAfter(prefix, continuation);
+        });
+        if (invalid != null) return invalid;
         return call(() -> {
             Keys.validatePrefix(prefix);
             Keys.validateLimit(limit);
@@ -159,6 +182,16 @@ public final class DynamoMetaStore implements MetaStore {
             client.close();
             return null;
         }, false);
+    }
+
+    /** Bad input fails first, whatever the store's state, so a caller learns of its own mistake. */
+    private static <T> Future<T> invalid(Runnable checks) {
+        try {
+            checks.run();
+            return null;
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
     }
 
     /**

@@ -35,8 +35,9 @@ final class DynamoTransactions {
     }
 
     /**
-     * The guard's ConditionCheck (value equals the expected bytes; on failure the guard's current
-     * item comes back, so a fenced writer sees the new lease without another read) plus the
+     * The guard's ConditionCheck (value equals the expected bytes; on failure DynamoDB returns the
+     * guard's current item in the cancellation reason — the MetaStore contract answers only
+     * {@code false}, so the fenced writer reads the lease once instead) plus the
      * target's conditional Put or Delete. Guard and target are different keys (GuardedMutation
      * guarantees it), as one transaction may touch an item only once.
      */

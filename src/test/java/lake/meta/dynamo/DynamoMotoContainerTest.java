@@ -18,7 +18,7 @@ import java.util.List;
  * The same conformance suite against moto in a container, for machines with a Docker engine; skipped
  * (with Testcontainers' "Docker is not available" reason) where there is none. The container runs our
  * single-threaded launcher, not the image's threaded default. Image: system property
- * {@code lake.moto.image}, default {@code motoserver/moto:5.0.28}.
+ * {@code lake.moto.image}, default {@code motoserver/moto:5.2.1}.
  */
 @Testcontainers(disabledWithoutDocker = true)
 class DynamoMotoContainerTest extends MetaStoreConformance {
@@ -27,7 +27,7 @@ class DynamoMotoContainerTest extends MetaStoreConformance {
     @Container
     @SuppressWarnings("resource") // closed by the Testcontainers extension
     static final GenericContainer<?> MOTO = new GenericContainer<>(
-            DockerImageName.parse(System.getProperty("lake.moto.image", "motoserver/moto:5.0.28")))
+            DockerImageName.parse(System.getProperty("lake.moto.image", "motoserver/moto:5.2.1")))
             .withCopyFileToContainer(MountableFile.forClasspathResource("moto_server.py"), "/lake/moto_server.py")
             .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("python", "/lake/moto_server.py",
                     String.valueOf(PORT), "0.0.0.0"))

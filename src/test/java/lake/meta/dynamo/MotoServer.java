@@ -54,7 +54,7 @@ public final class MotoServer {
         Started s = start();
         if (s.endpoint() == null) {
             String message = "moto server unavailable: " + s.failure();
-            if ("true".equalsIgnoreCase(System.getenv("LAKE_REQUIRE_DYNAMO"))) {
+            if (required()) {
                 throw new AssertionError(message + " (LAKE_REQUIRE_DYNAMO=true: the DynamoDB suite must run)");
             }
             Assumptions.abort(message + "; skipping the DynamoDB tests (set LAKE_REQUIRE_DYNAMO=true to fail instead)");
@@ -82,6 +82,17 @@ public final class MotoServer {
         return DynamoMetaStore.open(vertx, config, DynamoClients.create(config, List.of(interceptors)));
     }
 
+    /** On CI (CI=true) or when asked (LAKE_REQUIRE_DYNAMO=true) a missing server fails the suite. */
+    private static boolean required() {
+        return "true".equalsIgnoreCase(System.getenv("LAKE_REQUIRE_DYNAMO")) || "true".equalsIgnoreCase(System.getenv("CI"));
+    }
+
+    /** The Python that runs moto: LAKE_PYTHON (scripts/test points it at a virtualenv when it made one), else python3. */
+    private static String python() {
+        String p = System.getenv("LAKE_PYTHON");
+        return p == null || p.isBlank() ? "python3" : p;
+    }
+
     private static synchronized Started start() {
         if (started == null) started = launch();
         return started;
@@ -97,11 +108,11 @@ public final class MotoServer {
                 Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
             }
             File log = Files.createTempFile("moto_server", ".log").toFile();
-            process = new ProcessBuilder("python3", script.toString(), "0", "127.0.0.1", "--exit-on-stdin-eof")
+            process = new ProcessBuilder(python(), script.toString(), "0", "127.0.0.1", "--exit-on-stdin-eof")
                     .redirectError(log)
                     .start();
         } catch (IOException e) {
-            return new Started(null, "could not run python3: " + e.getMessage());
+            return new Started(null, "could not run " + python() + ": " + e.getMessage());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(process), "moto-server-stop"));
 
@@ -118,7 +129,7 @@ public final class MotoServer {
         }
         if (port.get() == null) {
             return new Started(null, "moto exited with status " + process.exitValue()
-                    + " before it was ready (is moto[server] installed? python3 -m pip install 'moto[server]')");
+                    + " before it was ready (is moto[server] installed for " + python() + "? ./scripts/test installs it)");
         }
         return new Started(URI.create("http://127.0.0.1:" + port.get()), null);
     }
