@@ -12,6 +12,7 @@ import lake.metasrv.NodeClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One Metasrv node on a Vert.x instance: its store verticle (when it hosts the store), election
@@ -27,6 +28,13 @@ public final class MetasrvNode {
      */
     public record Options(Settings settings, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> storeOpener,
                           boolean workerStore, String storeAddress, boolean publicApi) {}
+
+    /**
+     * HTTP ingress instances sharing the port, each on its own event loop: request parsing, JSON
+     * and socket writes spread over the cores instead of queuing on one event loop. They hold no
+     * state, so any number is equivalent to one.
+     */
+    static final int HTTP_INSTANCES = Math.max(2, Runtime.getRuntime().availableProcessors());
 
     private final Vertx vertx;
     private final Options options;
@@ -47,19 +55,24 @@ public final class MetasrvNode {
         Settings s = options.settings();
         ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs());
-        http = new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs());
+        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs());
         Future<Void> store = options.storeOpener() == null ? Future.succeededFuture()
                 : deploy(new StoreVerticle(options.storeOpener(), options.storeAddress(), !options.publicApi()),
                         new DeploymentOptions().setThreadingModel(options.workerStore() ? ThreadingModel.WORKER : ThreadingModel.EVENT_LOOP));
         return store
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock()), new DeploymentOptions()))
                 .compose(v -> deploy(new ApiVerticle(election, options.clock(), options.publicApi()), new DeploymentOptions()))
-                .compose(v -> deploy(http, new DeploymentOptions()))
+                .compose(v -> deploy(() -> http == null ? http = ingress.get() : ingress.get(),
+                        new DeploymentOptions().setInstances(HTTP_INSTANCES)))
                 .recover(t -> stopDeployments().transform(ignored -> Future.failedFuture(t)));
     }
 
     private Future<Void> deploy(io.vertx.core.Deployable verticle, DeploymentOptions opts) {
-        return vertx.deployVerticle(verticle, opts).map(id -> {
+        return deploy(() -> verticle, opts);
+    }
+
+    private Future<Void> deploy(Supplier<? extends io.vertx.core.Deployable> verticles, DeploymentOptions opts) {
+        return vertx.deployVerticle(verticles, opts).map(id -> {
             deployments.add(id);
             return null;
         });
