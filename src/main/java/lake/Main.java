@@ -50,7 +50,7 @@ public final class Main {
             return 2;
         }
 
-        Vertx vertx = Vertx.vertx();
+        Vertx vertx = Vertx.vertx(MetasrvNode.vertxOptions());
         MetasrvNode node;
         try {
             node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, Stores.opener(settings),

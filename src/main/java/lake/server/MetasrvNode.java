@@ -4,6 +4,7 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.DeliveryOptions;
 import lake.config.Settings;
 import lake.meta.MetaStore;
@@ -35,6 +36,16 @@ public final class MetasrvNode {
      * state, so any number is equivalent to one.
      */
     static final int HTTP_INSTANCES = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    /**
+     * Vert.x options for a process that runs one node: one event loop per core rather than Vert.x's
+     * two. A write crosses the HTTP ingress, API and store verticles; with fewer event loops more
+     * of them share a thread, so a request costs fewer cross-thread wake-ups, and no core has more
+     * than one event loop competing for it.
+     */
+    public static VertxOptions vertxOptions() {
+        return new VertxOptions().setEventLoopPoolSize(Math.max(1, Runtime.getRuntime().availableProcessors()));
+    }
 
     private final Vertx vertx;
     private final Options options;
