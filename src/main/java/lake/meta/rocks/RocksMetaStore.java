@@ -248,7 +248,8 @@ public final class RocksMetaStore implements MetaStore {
 
     /**
      * Stops accepting calls, lets the writer finish what is queued, waits for in-flight reads,
-     * then releases every native handle. Idempotent: every call returns the same future.
+     * then releases every native handle. Idempotent: only the first call closes, and every call's
+     * future completes when that close has (on the caller's context, when it has one).
      */
     @Override
     public Future<Void> close() {
