@@ -84,7 +84,7 @@ public class EventBusPathBenchmark {
         // refused write can only be a bug, never a renewal in flight.
         Settings s = new Settings("bench", "127.0.0.1", 0, dir, Settings.StoreType.ROCKS, true, null, "us-east-1",
                 "unused", false, "election/leader", 3_600_000, 1_200_000, 360_000, 30_000, 10_000);
-        vertx = Vertx.vertx();
+        vertx = Vertx.vertx(MetasrvNode.vertxOptions());
         node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, NodeClock.SYSTEM, Stores.opener(s),
                 Stores.needsWorker(s), Bus.STORE, false)));
         Leadership l = await(vertx.eventBus().<Leadership>request(Bus.election("bench"), null,
