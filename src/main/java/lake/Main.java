@@ -64,7 +64,7 @@ public final class Main {
 
         // One registry for Vert.x's own meters (HTTP server, event bus, JVM) and the node's.
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        VertxOptions options = new VertxOptions()
+        VertxOptions options = MetasrvNode.vertxOptions()
                 .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true));
         Vertx vertx;
         try {

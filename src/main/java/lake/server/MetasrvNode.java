@@ -7,6 +7,7 @@ import io.vertx.core.Vertx;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
 import lake.config.Settings;
@@ -17,6 +18,7 @@ import lake.metasrv.NodeClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One Metasrv node on a Vert.x instance: its store verticle (when it hosts the store), election
@@ -42,10 +44,27 @@ public final class MetasrvNode {
         }
     }
 
+    /**
+     * HTTP ingress instances sharing the port, each on its own event loop: request parsing, JSON
+     * and socket writes spread over the cores instead of queuing on one event loop. They hold no
+     * state, so any number is equivalent to one.
+     */
+    static final int HTTP_INSTANCES = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    /**
+     * Vert.x options for a process that runs one node: one event loop per core rather than Vert.x's
+     * two. A write crosses the HTTP ingress, API and store verticles; with fewer event loops more
+     * of them share a thread, so a request costs fewer cross-thread wake-ups, and no core has more
+     * than one event loop competing for it.
+     */
+    public static VertxOptions vertxOptions() {
+        return new VertxOptions().setEventLoopPoolSize(Math.max(1, Runtime.getRuntime().availableProcessors()));
+    }
+
     private final Vertx vertx;
     private final Options options;
     private final List<String> deployments = new ArrayList<>();
-    private HttpVerticle http;
+    private volatile HttpVerticle http;
     private NodeMetrics metrics;
     private MessageConsumer<Leadership> leadershipFeed;
     /** Index in {@link #deployments} of the election verticle: everything after it is ingress. */
@@ -67,7 +86,8 @@ public final class MetasrvNode {
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs());
         metrics = new NodeMetrics(options.metrics(), s.nodeId());
         AccessControl access = new AccessControl(s.authTokens(), metrics);
-        http = new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs(), access, metrics, drainMs());
+        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs(),
+                access, metrics, drainMs());
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
@@ -81,15 +101,20 @@ public final class MetasrvNode {
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))
                 .onSuccess(v -> electionIndex = deployments.size() - 1)
                 .compose(v -> deploy(new ApiVerticle(election, options.clock(), options.publicApi(), clustered,
-                        () -> http.isBound() ? http.actualPort() : 0, s.leaseTtlMs() + s.leaseRenewMs(),
+                        () -> http != null && http.isBound() ? http.actualPort() : 0, s.leaseTtlMs() + s.leaseRenewMs(),
                         s.requestTimeoutMs(), access, metrics, drainMs()), new DeploymentOptions()))
-                .compose(v -> deploy(http, new DeploymentOptions()))
+                .compose(v -> deploy(() -> http == null ? http = ingress.get() : ingress.get(),
+                        new DeploymentOptions().setInstances(HTTP_INSTANCES)))
                 .recover(t -> stopDeployments().transform(ignored -> leadershipFeed.unregister())
                         .transform(ignored -> Future.failedFuture(t)));
     }
 
     private Future<Void> deploy(io.vertx.core.Deployable verticle, DeploymentOptions opts) {
-        return vertx.deployVerticle(verticle, opts).map(id -> {
+        return deploy(() -> verticle, opts);
+    }
+
+    private Future<Void> deploy(Supplier<? extends io.vertx.core.Deployable> verticles, DeploymentOptions opts) {
+        return vertx.deployVerticle(verticles, opts).map(id -> {
             deployments.add(id);
             return null;
         });

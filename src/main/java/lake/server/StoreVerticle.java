@@ -20,7 +20,7 @@ import java.util.function.Function;
  * without touching the store: its guard cannot hold, since a lease of a higher epoch has been
  * installed since. This is a cheap fast path for stale leaders, not the authority: a mutation that
  * passes it is still applied only if its guard holds, atomically, in the store.
- * Deployed as a worker for RocksDB, on an event loop for DynamoDB.
+ * Runs on an event loop for both backends: neither store blocks its caller.
  */
 public final class StoreVerticle extends VerticleBase {
 
