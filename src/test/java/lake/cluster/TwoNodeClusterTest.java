@@ -55,8 +55,13 @@ class TwoNodeClusterTest {
     }
 
     Settings settings(String id, int hzPort, List<String> members, ClusterSettings.StoreRole role) {
+        return settings(id, hzPort, members, role, List.of());
+    }
+
+    Settings settings(String id, int hzPort, List<String> members, ClusterSettings.StoreRole role,
+                      List<lake.config.AuthToken> tokens) {
         return new Settings(id, "127.0.0.1", 0, dir.resolve(id), Settings.StoreType.ROCKS, true, null, "us-east-1",
-                "unused", false, "election/leader", 2_000, 300, 300, 10_000, 10_000, java.util.List.of(), 4_000,
+                "unused", false, "election/leader", 2_000, 300, 300, 10_000, 10_000, tokens, 4_000,
                 new ClusterSettings(true, "lake-test-" + members.hashCode(), "127.0.0.1", hzPort, members, role));
     }
 
@@ -125,5 +130,43 @@ class TwoNodeClusterTest {
         HttpResponse<Buffer> viaOldLeader = post(leader, "/v1/kv/cas",
                 new JsonObject().put("key", "tbl/h").putNull("expected").put("value", value));
         assertThat(viaOldLeader.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch + 1));
+    }
+
+    @Test
+    void forwardedWritesPresentTheClientsToken() throws Exception {
+        String secret = "rw-token-for-the-forwarding-test";
+        List<lake.config.AuthToken> tokens = List.of(
+                new lake.config.AuthToken("writer", lake.config.AuthTokens.sha256(secret), true));
+        int pa = freePort();
+        int pb = freePort();
+        List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
+        MetasrvNode a = start(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens), true);
+        MetasrvNode b = start(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens), false);
+        http = WebClient.create(instances.get(0));
+        await().atMost(Duration.ofSeconds(20)).until(() -> join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader")
+                .bearerTokenAuthentication(secret).send()).bodyAsJsonObject().getString("leader") != null);
+        String leaderId = join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
+                .bodyAsJsonObject().getString("leader");
+        MetasrvNode follower = leaderId.equals("a") ? b : a;
+        String value = Base64.getEncoder().encodeToString("v".getBytes());
+        JsonObject cas = new JsonObject().put("key", "tbl/t").putNull("expected").put("value", value);
+
+        // Through a follower over HTTP with the token: forwarded, and the leader accepts the token.
+        HttpResponse<Buffer> ok = join(http.post(follower.httpPort(), "127.0.0.1", "/v1/kv/cas")
+                .bearerTokenAuthentication(secret).sendJsonObject(cas));
+        assertThat(ok.statusCode()).as(ok.bodyAsString()).isEqualTo(200);
+        assertThat(ok.bodyAsJsonObject().getBoolean("applied")).isTrue();
+
+        // Straight to the leader's clustered forward address without a token: refused, nothing written.
+        io.vertx.core.eventbus.DeliveryOptions forged = new io.vertx.core.eventbus.DeliveryOptions()
+                .addHeader(Bus.OP_HEADER, "cas").addHeader(Bus.FORWARDED_EPOCH_HEADER, "1");
+        JsonObject other = new JsonObject().put("key", "tbl/forged").putNull("expected").put("value", value);
+        Vertx outsider = instances.get(leaderId.equals("a") ? 1 : 0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> join(outsider.eventBus().request(Bus.nodeForward(leaderId), other, forged)))
+                .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
+                        e -> assertThat(e.failureCode()).isEqualTo(401));
+        HttpResponse<Buffer> absent = join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/tbl/forged")
+                .bearerTokenAuthentication(secret).send());
+        assertThat(absent.statusCode()).isEqualTo(404);
     }
 }
