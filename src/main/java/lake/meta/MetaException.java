@@ -35,9 +35,18 @@ public abstract sealed class MetaException extends RuntimeException {
     }
 
     /** A transient backend fault (throttling, conflict, timeout, network); the same call may succeed later. */
-    public static final class RetryableBackend extends MetaException {
+    public static non-sealed class RetryableBackend extends MetaException {
         public RetryableBackend(String message, Throwable cause) { super(message, cause); }
         @Override public Kind kind() { return Kind.RETRYABLE_BACKEND; }
+    }
+
+    /**
+     * A mutation whose outcome is unknown: it was sent and no answer came (timeout, broken
+     * connection), or it was retried after such an attempt. It may have applied. A caller must
+     * read before retrying; it must never be reported as {@code false} or as "not applied".
+     */
+    public static final class OutcomeUnknown extends RetryableBackend {
+        public OutcomeUnknown(String message, Throwable cause) { super(message, cause); }
     }
 
     /** A backend fault that retrying will not cure. Subclassed for faults callers tell apart. */

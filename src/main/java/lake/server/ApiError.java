@@ -48,6 +48,10 @@ public final class ApiError extends RuntimeException {
         if (t instanceof MetaException.InvalidArgument || t instanceof MetaException.InvalidMutation) {
             return invalid(t.getMessage());
         }
+        if (t instanceof MetaException.OutcomeUnknown) {
+            return new ApiError(504, "outcome_unknown", "the write's outcome is unknown: " + t.getMessage()
+                    + "; read the key before retrying", null);
+        }
         if (t instanceof MetaException.RetryableBackend) {
             return new ApiError(503, "backend_unavailable", "the store is unavailable: " + t.getMessage(), 1);
         }

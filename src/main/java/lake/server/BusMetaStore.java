@@ -109,6 +109,7 @@ public final class BusMetaStore implements MetaStore {
                 .addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(epoch.getAsLong()));
         return vertx.eventBus().<JsonObject>request(address, body, opts)
                 .map(Message::body)
-                .recover(t -> Future.failedFuture(StoreProtocol.fromReply(t)));
+                .recover(t -> Future.failedFuture(StoreProtocol.fromReply(t, !StoreProtocol.GET.equals(op)
+                        && !StoreProtocol.SCAN.equals(op))));
     }
 }

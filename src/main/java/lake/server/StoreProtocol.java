@@ -33,6 +33,7 @@ public final class StoreProtocol {
     public static final int UNSUPPORTED = 5001;
     public static final int PERMANENT_BACKEND = 5002;
     public static final int RETRYABLE_BACKEND = 5031;
+    public static final int OUTCOME_UNKNOWN = 5041;
 
     private static final Base64.Encoder B64 = Base64.getEncoder();
     private static final Base64.Decoder B64D = Base64.getDecoder();
@@ -87,6 +88,7 @@ public final class StoreProtocol {
 
     /** The failure code a store fault travels under. */
     public static int failureCode(MetaException e) {
+        if (e instanceof MetaException.OutcomeUnknown) return OUTCOME_UNKNOWN;
         return switch (e.kind()) {
             case INVALID_ARGUMENT -> INVALID_ARGUMENT;
             case INVALID_MUTATION -> INVALID_MUTATION;
@@ -96,12 +98,19 @@ public final class StoreProtocol {
         };
     }
 
-    /** Rebuilds the typed fault from a store reply failure; transport failures are retryable. */
-    public static Throwable fromReply(Throwable t) {
+    /**
+     * Rebuilds the typed fault from a store reply failure. A request that found no store was not
+     * delivered: retryable. One that was sent and got no answer (timeout, broken connection) is
+     * retryable for a read but, for a mutation, of unknown outcome.
+     */
+    public static Throwable fromReply(Throwable t, boolean mutation) {
         if (!(t instanceof ReplyException re)) return t;
         if (re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
-            return new MetaException.RetryableBackend("store unreachable: " + re.failureType()
-                    + (re.getMessage() == null ? "" : " (" + re.getMessage() + ")"), re);
+            String msg = "store " + (re.failureType() == ReplyFailure.NO_HANDLERS ? "unreachable" : "did not answer")
+                    + ": " + re.failureType() + (re.getMessage() == null ? "" : " (" + re.getMessage() + ")");
+            return mutation && re.failureType() != ReplyFailure.NO_HANDLERS
+                    ? new MetaException.OutcomeUnknown(msg + "; the mutation may have applied", re)
+                    : new MetaException.RetryableBackend(msg, re);
         }
         String msg = re.getMessage();
         return switch (re.failureCode()) {
@@ -109,6 +118,7 @@ public final class StoreProtocol {
             case INVALID_MUTATION -> new MetaException.InvalidMutation(msg);
             case UNSUPPORTED -> new MetaException.Unsupported(msg);
             case RETRYABLE_BACKEND -> new MetaException.RetryableBackend(msg, null);
+            case OUTCOME_UNKNOWN -> new MetaException.OutcomeUnknown(msg, null);
             default -> new MetaException.PermanentBackend(msg, null);
         };
     }

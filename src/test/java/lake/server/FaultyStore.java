@@ -29,7 +29,14 @@ final class FaultyStore implements MetaStore {
     @Override public Future<Optional<byte[]>> get(String key) { return or(() -> real.get(key)); }
     @Override public Future<Boolean> cas(String k, byte[] e, byte[] v) { return or(() -> real.cas(k, e, v)); }
     @Override public Future<Boolean> delete(String k, byte[] e) { return or(() -> real.delete(k, e)); }
-    @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return or(() -> real.guardedMutate(m)); }
+    /** While set, a guarded mutation is applied but never answered (a reply lost after the write). */
+    final java.util.concurrent.atomic.AtomicBoolean answerNothing = new java.util.concurrent.atomic.AtomicBoolean();
+
+    @Override
+    public Future<Boolean> guardedMutate(GuardedMutation m) {
+        if (answerNothing.get()) return real.guardedMutate(m).compose(applied -> io.vertx.core.Promise.<Boolean>promise().future());
+        return or(() -> real.guardedMutate(m));
+    }
     @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return or(() -> real.scanPrefix(p, c, l)); }
     @Override public Future<Void> close() { return real.close(); }
 }

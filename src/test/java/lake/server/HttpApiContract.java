@@ -46,7 +46,7 @@ abstract class HttpApiContract {
         h = new NodeHarness();
         clock = new ManualClock(1_700_000_000_000L);
         Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
-        node = h.deploy(NodeHarness.settings("a", dir, 10_000, 0, 1_000), clock,
+        node = h.deploy(NodeHarness.settings("a", dir, 10_000, 0, 1_000, 2_000), clock,
                 v -> real.apply(v).map(s -> faulty = new FaultyStore(s)), workerStore());
         assertThat(h.campaign(node).isLeader()).isTrue();
     }
@@ -181,6 +181,17 @@ abstract class HttpApiContract {
 
         assertThat(json(h.get(node, "/v1/kv?limit=1000"))).isEqualTo(before);
         assertThat(faulty).isNotNull();
+    }
+
+    @Test
+    void writeWithoutAnAnswerIsOutcomeUnknown() throws Exception {
+        faulty.answerNothing.set(true);
+        HttpResponse<Buffer> lost = h.post(node, "/v1/kv/cas", cas("tbl/lost-reply", null, "v"));
+        expectError(lost, 504, "outcome_unknown", "read");
+        assertThat(lost.getHeader("Retry-After")).as("not a plain retry").isNull();
+        faulty.answerNothing.set(false);
+        // Why it must not be a refusal: the write did apply.
+        assertThat(json(h.get(node, "/v1/kv/tbl/lost-reply")).getString("value")).isEqualTo(b64("v"));
     }
 
     static void expectError(HttpResponse<Buffer> r, int status, String code, String messagePart) {

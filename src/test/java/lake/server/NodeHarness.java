@@ -26,6 +26,11 @@ final class NodeHarness implements AutoCloseable {
     final WebClient http = WebClient.create(vertx);
     private final List<MetasrvNode> nodes = new ArrayList<>();
 
+    static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs, long storeTimeoutMs) {
+        return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
+                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, storeTimeoutMs);
+    }
+
     static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs) {
         return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
                 "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000);

@@ -39,11 +39,34 @@ public final class DynamoErrors {
 
     private DynamoErrors() {}
 
-    /** The result of a failed conditional write: {@code false} when its condition did not hold, else a fault. */
+    /**
+     * The result of a failed conditional write: {@code false} when its condition did not hold,
+     * else a fault. A retryable fault is {@link MetaException.OutcomeUnknown} unless the write was
+     * certainly refused: a single attempt answered by a throttling or conflict rejection. A
+     * timeout, a broken connection, a server error, or any failure after more than one attempt
+     * may hide an applied write.
+     */
     public static Future<Boolean> conditionalOutcome(String what, Throwable failure) {
-        return isConditionNotMet(failure)
-                ? Future.succeededFuture(false)
-                : Future.failedFuture(classify(what, failure));
+        if (isConditionNotMet(failure)) return Future.succeededFuture(false);
+        MetaException fault = classify(what, failure);
+        if (fault instanceof MetaException.RetryableBackend && !(fault instanceof MetaException.OutcomeUnknown)
+                && !certainlyRefused(unwrap(failure))) {
+            return Future.failedFuture(new MetaException.OutcomeUnknown(fault.getMessage()
+                    + " (the write may have applied: read before retrying)", fault.getCause()));
+        }
+        return Future.failedFuture(fault);
+    }
+
+    /** A rejection DynamoDB answered on the only attempt, so nothing was written. */
+    static boolean certainlyRefused(Throwable t) {
+        if (t instanceof SdkException se && se.numAttempts() != null && se.numAttempts() > 1) return false;
+        if (t instanceof TransactionCanceledException) return true;
+        if (t instanceof TransactionConflictException || t instanceof ProvisionedThroughputExceededException
+                || t instanceof RequestLimitExceededException || t instanceof TransactionInProgressException
+                || t instanceof LimitExceededException) {
+            return true;
+        }
+        return t instanceof AwsServiceException ase && ase.isThrottlingException();
     }
 
     /**
@@ -69,7 +92,7 @@ public final class DynamoErrors {
         String message = what + " failed: " + describe(t);
         if (t instanceof ConditionalCheckFailedException ccf && retriedAfterAmbiguousAttempt(ccf)) {
             // An earlier attempt may have applied and been overwritten since; the outcome is unknown.
-            return new MetaException.RetryableBackend(what + " has an unknown outcome: the condition failed on attempt "
+            return new MetaException.OutcomeUnknown(what + " has an unknown outcome: the condition failed on attempt "
                     + ccf.numAttempts() + " after an earlier attempt whose reply was lost", t);
         }
         return isRetryable(t) ? new MetaException.RetryableBackend(message, t) : new MetaException.PermanentBackend(message, t);

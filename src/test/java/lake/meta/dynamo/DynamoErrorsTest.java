@@ -106,6 +106,20 @@ class DynamoErrorsTest {
     }
 
     @Test
+    void aWriteWithoutAnAnswerHasAnUnknownOutcome() {
+        Throwable timeout = DynamoErrors.conditionalOutcome("cas 'k'", ApiCallTimeoutException.create(10_000)).cause();
+        assertThat(timeout).isInstanceOf(MetaException.OutcomeUnknown.class).hasMessageContaining("read before retrying");
+        Throwable network = DynamoErrors.conditionalOutcome("cas 'k'", SdkClientException.builder()
+                .message("Unable to execute HTTP request").cause(new java.io.IOException("Connection reset")).build()).cause();
+        assertThat(network).isInstanceOf(MetaException.OutcomeUnknown.class);
+        // A rejection answered on the only attempt wrote nothing: retryable, not unknown.
+        Throwable throttled = DynamoErrors.conditionalOutcome("cas 'k'",
+                ProvisionedThroughputExceededException.builder().message("over").build()).cause();
+        assertThat(throttled).isInstanceOf(MetaException.RetryableBackend.class)
+                .isNotInstanceOf(MetaException.OutcomeUnknown.class);
+    }
+
+    @Test
     void validationAndOtherErrorsArePermanentWithTheSdkMessage() {
         String sdkMessage = "One or more parameter values were invalid: Missing the key k in the item";
         MetaException validation = classify(withCode("ValidationException", sdkMessage, 400));
