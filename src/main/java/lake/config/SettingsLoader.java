@@ -168,8 +168,33 @@ public final class SettingsLoader {
         return v;
     }
 
+    /** Settings that have no meaning when absent: a {@code null} for them is refused, not defaulted. */
+    private static final List<String> REQUIRED = List.of("http_host", "http_port", "data_dir", "store",
+            "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
+            "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port");
+
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
+        for (String key : REQUIRED) {
+            if (c.getValue(key) == null) {
+                throw new ConfigException(key.replace('_', '-') + ": must be set (it is null)");
+            }
+        }
+        String httpHost = c.getString("http_host");
+        if (httpHost.isBlank() || !httpHost.matches("[A-Za-z0-9.:\\[\\]_-]+")) {
+            throw new ConfigException("http-host: '" + httpHost + "' is not a host name or address");
+        }
+        String endpoint = c.getString("dynamo_endpoint");
+        if (!blank(endpoint)) {
+            try {
+                java.net.URI uri = new java.net.URI(endpoint);
+                if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                    throw new java.net.URISyntaxException(endpoint, "needs http:// or https:// and a host");
+                }
+            } catch (java.net.URISyntaxException e) {
+                throw new ConfigException("dynamo-endpoint: '" + endpoint + "' is not an http(s) URL with a host");
+            }
+        }
         String storeName = c.getString("store", "rocks");
         Settings.StoreType store = switch (storeName.toLowerCase(Locale.ROOT)) {
             case "rocks", "rocksdb" -> Settings.StoreType.ROCKS;

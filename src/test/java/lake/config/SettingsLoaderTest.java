@@ -132,6 +132,13 @@ class SettingsLoaderTest {
                 new Case(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"read\",\"token_sha256\":\"" + digest + "\"},"
                         + "{\"name\":\"a\",\"access\":\"read-write\",\"token\":\"another-token-0123456789\"}]"), List.of(), "the name is used twice"),
                 new Case(Map.of("LAKE_AUTH_TOKENS", "not json"), List.of(), "environment LAKE_AUTH_TOKENS: not a JSON array"),
+                new Case(Map.of(), List.of("--config", file("{\"lease_ttl_ms\": null}").toString()), "lease-ttl-ms: must be set"),
+                new Case(Map.of(), List.of("--config", file("{\"store\": null}").toString()), "store: must be set"),
+                new Case(Map.of(), List.of("--config", file("{\"shutdown_timeout_ms\": null}").toString()), "shutdown-timeout-ms: must be set"),
+                new Case(Map.of(), List.of("--config", file("{\"http_host\": null}").toString()), "http-host: must be set"),
+                new Case(Map.of(), List.of("--http-host", ""), "http-host: '' is not a host name"),
+                new Case(Map.of(), List.of("--http-host", "local host"), "http-host: 'local host' is not a host name"),
+                new Case(Map.of(), List.of("--store", "dynamo", "--dynamo-endpoint", "localhost:4566"), "dynamo-endpoint: 'localhost:4566' is not an http(s) URL"),
                 new Case(Map.of("LAKE_AUTH_TOKENS_FILE", worldReadable.toString()), List.of(),
                         "auth-tokens-file: " + worldReadable + " holds tokens but other users can read or write it"));
         for (Case c : cases) {
