@@ -26,6 +26,8 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     final List<Node> nodes = new ArrayList<>();
+    /** When the first cluster of this JVM started: the whole process-level group has 5 minutes. */
+    static final java.util.concurrent.atomic.AtomicLong FIRST_START = new java.util.concurrent.atomic.AtomicLong();
     final String clusterName;
 
     private final Map<String, String> env;
@@ -46,6 +48,7 @@ final class ClusterHarness implements AutoCloseable {
      * to every process.
      */
     static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env) throws Exception {
+        FIRST_START.compareAndSet(0, System.nanoTime());
         ClusterHarness h = new ClusterHarness("lake-it-" + freePort(), env);
         int[] hz = {freePort(), freePort(), freePort()};
         String members = "127.0.0.1:" + hz[0] + ",127.0.0.1:" + hz[1] + ",127.0.0.1:" + hz[2];
@@ -109,11 +112,19 @@ final class ClusterHarness implements AutoCloseable {
         return nodes.stream().filter(x -> x != n).toList();
     }
 
+    /**
+     * The value at {@code key} read through {@code via}. Reads retry (bounded) while the store is
+     * unreachable: after a fault the cluster may take seconds to re-form (a paused Hazelcast master
+     * leaves the others re-electing one), and the assertions are about durability, not availability.
+     */
     static Optional<String> value(Node via, String key) throws Exception {
-        HttpResponse<String> r = MetasrvProcess.get(via.httpPort(), "/v1/kv/" + key);
-        if (r.statusCode() == 404) return Optional.empty();
-        if (r.statusCode() != 200) throw new AssertionError("read of " + key + " via " + via.id() + ": " + r.body());
-        return Optional.of(new JsonObject(r.body()).getString("value"));
+        HttpResponse<String>[] last = new HttpResponse[1];
+        await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
+            last[0] = MetasrvProcess.get(via.httpPort(), "/v1/kv/" + key);
+            return last[0].statusCode() == 200 || last[0].statusCode() == 404;
+        });
+        if (last[0].statusCode() == 404) return Optional.empty();
+        return Optional.of(new JsonObject(last[0].body()).getString("value"));
     }
 
     /** Keeps every node's output under target/cluster-it-logs for diagnosis. */
