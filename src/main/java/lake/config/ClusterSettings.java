@@ -8,16 +8,29 @@ import java.util.List;
  *
  * @param enabled   cluster mode on; off means a single node on a local event bus
  * @param members   {@code host:port} of the Hazelcast members to join (may include this node)
+ * @param secret    shared by the nodes of a cluster and presented on every store request, so a
+ *                  RocksDB store host serves its store only to them; {@code null} when not set
  * @param storeRole for RocksDB: {@code HOST} serves the store to the cluster, {@code REMOTE}
  *                  reaches the host's store over the clustered event bus. DynamoDB nodes each run
  *                  their own store verticle against the shared table and ignore it.
  */
 public record ClusterSettings(boolean enabled, String name, String host, int port, List<String> members,
-                              StoreRole storeRole) {
+                              StoreRole storeRole, String secret) {
     public enum StoreRole { HOST, REMOTE }
 
     public ClusterSettings {
         members = List.copyOf(members);
+    }
+
+    public ClusterSettings(boolean enabled, String name, String host, int port, List<String> members, StoreRole storeRole) {
+        this(enabled, name, host, port, members, storeRole, null);
+    }
+
+    /** Never prints the secret. */
+    @Override
+    public String toString() {
+        return "ClusterSettings[enabled=" + enabled + ", name=" + name + ", host=" + host + ", port=" + port
+                + ", members=" + members + ", storeRole=" + storeRole + ", secret=" + (secret == null ? "none" : "****") + "]";
     }
 
     public static ClusterSettings single() {

@@ -46,6 +46,7 @@ public final class SettingsLoader {
             new Option("cluster-port", Option.Type.INT, "Hazelcast port"),
             new Option("cluster-members", Option.Type.STRING, "Hazelcast members to join, host:port,..."),
             new Option("store-role", Option.Type.STRING, "RocksDB in a cluster: host (serves the store) or remote"),
+            new Option("cluster-secret-file", Option.Type.PATH, "file holding the secret every node of the cluster presents to a RocksDB store host (not readable by other users)"),
             new Option("auth-tokens", Option.Type.TOKENS, "API tokens (JSON array; on the command line only token_sha256 entries); empty: no access control"),
             new Option("auth-tokens-file", Option.Type.PATH, "file with more API tokens (JSON array), not readable by other users"),
             new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"));
@@ -238,6 +239,10 @@ public final class SettingsLoader {
                 java.util.Arrays.asList(c.getJsonArray("auth_tokens"), blank(tokensFile) ? null : AuthTokens.readFile(Path.of(tokensFile))),
                 List.of("auth-tokens", "auth-tokens-file " + tokensFile));
         ClusterSettings cluster = cluster(c, store);
+        if (cluster.enabled() && store == Settings.StoreType.ROCKS && !tokens.isEmpty() && cluster.secret() == null) {
+            throw new ConfigException("cluster-secret-file: required with --cluster, --store rocks and auth tokens:"
+                    + " the store host serves its store to the cluster only to nodes that present it");
+        }
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
                 c.getBoolean("rocks_group_commit", true),
@@ -279,7 +284,9 @@ public final class SettingsLoader {
         if (!enabled && storeRole == ClusterSettings.StoreRole.REMOTE) {
             throw new ConfigException("store-role: remote needs --cluster (a single node hosts its own store)");
         }
-        return new ClusterSettings(enabled, name, host, port, members, storeRole);
+        String secretFile = c.getString("cluster_secret_file");
+        String secret = blank(secretFile) ? null : ClusterSecrets.read(Path.of(secretFile));
+        return new ClusterSettings(enabled, name, host, port, members, storeRole, secret);
     }
 
     private static boolean blank(String s) {

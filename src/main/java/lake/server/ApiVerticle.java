@@ -92,7 +92,7 @@ public final class ApiVerticle extends VerticleBase {
     public Future<?> start() {
         String node = settings.nodeId();
         leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
-        reads = new BusMetaStore(vertx, settings.storeAddress(), () -> leadership.epoch(), settings.storeTimeoutMs());
+        reads = settings.store(vertx, () -> leadership.epoch());
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
                 epoch -> reads.withEpoch(epoch), this::stepDown, clock::monoNanos);
 

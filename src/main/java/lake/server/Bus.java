@@ -18,6 +18,9 @@ public final class Bus {
     /** On a forwarded write: the node that forwarded it. */
     public static final String FORWARDED_BY_HEADER = "lake-forwarded-by";
 
+    /** On store requests in a cluster with a secret: proves the sender is one of the cluster's nodes. */
+    public static final String SECRET_HEADER = "lake-cluster-secret";
+
     /** Published cluster-wide when a leader resigns, so standbys campaign at once. */
     public static final String LEASE_RELEASED = "lake.cluster.lease-released";
     public static final String CLUSTER = "lake.v1.cluster";

@@ -27,17 +27,24 @@ public final class BusMetaStore implements MetaStore {
     private final String address;
     private final LongSupplier epoch;
     private final long timeoutMs;
+    private final String secret;
 
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs) {
+        this(vertx, address, epoch, timeoutMs, null);
+    }
+
+    /** @param secret the cluster secret presented on every request ({@link Bus#SECRET_HEADER}), or null */
+    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret) {
         this.vertx = vertx;
         this.address = address;
         this.epoch = epoch;
         this.timeoutMs = timeoutMs;
+        this.secret = secret;
     }
 
     /** The same store, with every request carrying {@code fixedEpoch}. */
     public BusMetaStore withEpoch(long fixedEpoch) {
-        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs);
+        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs, secret);
     }
 
     @Override
@@ -107,6 +114,7 @@ public final class BusMetaStore implements MetaStore {
                 .setSendTimeout(timeoutMs)
                 .addHeader(Bus.OP_HEADER, op)
                 .addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(epoch.getAsLong()));
+        if (secret != null) opts.addHeader(Bus.SECRET_HEADER, secret);
         return vertx.eventBus().<JsonObject>request(address, body, opts)
                 .map(Message::body)
                 .recover(t -> Future.failedFuture(StoreProtocol.fromReply(t, !StoreProtocol.GET.equals(op)

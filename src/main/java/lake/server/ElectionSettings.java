@@ -9,7 +9,7 @@ package lake.server;
  *                       clock-rate drift between nodes and the latency of a write in flight
  */
 public record ElectionSettings(String nodeId, String leaseKey, long ttlMs, long renewMs,
-                               long safetyMarginMs, String storeAddress, long storeTimeoutMs) {
+                               long safetyMarginMs, String storeAddress, long storeTimeoutMs, String storeSecret) {
     public ElectionSettings {
         if (ttlMs <= 0) throw new IllegalArgumentException("lease TTL must be positive, got " + ttlMs);
         if (renewMs < 0 || renewMs >= ttlMs) {
@@ -18,6 +18,16 @@ public record ElectionSettings(String nodeId, String leaseKey, long ttlMs, long 
         if (safetyMarginMs < 0 || safetyMarginMs >= ttlMs) {
             throw new IllegalArgumentException("lease safety margin must be in [0, TTL), got " + safetyMarginMs);
         }
+    }
+
+    public ElectionSettings(String nodeId, String leaseKey, long ttlMs, long renewMs, long safetyMarginMs,
+                            String storeAddress, long storeTimeoutMs) {
+        this(nodeId, leaseKey, ttlMs, renewMs, safetyMarginMs, storeAddress, storeTimeoutMs, null);
+    }
+
+    /** The store as this node reaches it: over the bus, presenting the cluster secret if there is one. */
+    public BusMetaStore store(io.vertx.core.Vertx vertx, java.util.function.LongSupplier epoch) {
+        return new BusMetaStore(vertx, storeAddress, epoch, storeTimeoutMs, storeSecret);
     }
 
     /** The authority a winning campaign buys, measured from the moment it started. */

@@ -58,7 +58,7 @@ public final class ElectionVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         codec = LocalCodec.register(vertx, Leadership.class);
-        BusMetaStore store = new BusMetaStore(vertx, settings.storeAddress(), () -> leadership.epoch(), settings.storeTimeoutMs());
+        BusMetaStore store = settings.store(vertx, () -> leadership.epoch());
         election = new Election(store, settings.leaseKey(), settings.nodeId(), settings.ttlMs());
         leadership = Leadership.follower(settings.nodeId(), Optional.empty(), 0, "starting");
         Future<Void> registered = vertx.eventBus().<JsonObject>localConsumer(Bus.election(settings.nodeId()), this::control)

@@ -83,7 +83,7 @@ public final class MetasrvNode {
     private Future<Void> start() {
         Settings s = options.settings();
         ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
-                s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs());
+                s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret());
         metrics = new NodeMetrics(options.metrics(), s.nodeId());
         AccessControl access = new AccessControl(s.authTokens(), metrics);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs(),
@@ -95,7 +95,8 @@ public final class MetasrvNode {
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
                 : v -> options.storeOpener().apply(v).map(metrics::instrument);
         Future<Void> store = opener == null ? leadershipFeed.completion()
-                : leadershipFeed.completion().compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore),
+                : leadershipFeed.completion().compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore,
+                        sharedStore ? s.cluster().secret() : null),
                         new DeploymentOptions().setThreadingModel(options.workerStore() ? ThreadingModel.WORKER : ThreadingModel.EVENT_LOOP)));
         return store
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))

@@ -30,6 +30,8 @@ public final class StoreProtocol {
     // Stable failure codes of the store address (see docs/event-bus.md).
     public static final int INVALID_ARGUMENT = 4001;
     public static final int INVALID_MUTATION = 4002;
+    /** The request did not present the cluster secret the store requires. */
+    public static final int UNAUTHORIZED = 4011;
     public static final int UNSUPPORTED = 5001;
     public static final int PERMANENT_BACKEND = 5002;
     public static final int RETRYABLE_BACKEND = 5031;

@@ -37,10 +37,22 @@ public final class StoreVerticle extends VerticleBase {
      * @param local  register a local consumer only (single node, or a store not offered to the cluster)
      */
     public StoreVerticle(Function<Vertx, Future<? extends MetaStore>> opener, String address, boolean local) {
+        this(opener, address, local, null);
+    }
+
+    /**
+     * @param secret when set, every request must present it in {@link Bus#SECRET_HEADER}
+     *               (compared in constant time): a store served to a cluster answers only its nodes
+     */
+    public StoreVerticle(Function<Vertx, Future<? extends MetaStore>> opener, String address, boolean local, String secret) {
         this.opener = opener;
         this.address = address;
         this.local = local;
+        // Digests of equal length, so the comparison's time says nothing about the secret's length.
+        this.secret = secret == null ? null : lake.config.AuthTokens.sha256(secret);
     }
+
+    private final byte[] secret;
 
     @Override
     public Future<?> start() {
@@ -59,6 +71,13 @@ public final class StoreVerticle extends VerticleBase {
     }
 
     private void handle(Message<JsonObject> msg) {
+        if (secret != null) {
+            String presented = msg.headers().get(Bus.SECRET_HEADER);
+            if (presented == null || !java.security.MessageDigest.isEqual(secret, lake.config.AuthTokens.sha256(presented))) {
+                msg.fail(StoreProtocol.UNAUTHORIZED, "store requests must present the cluster secret");
+                return;
+            }
+        }
         Future<JsonObject> reply;
         try {
             reply = dispatch(msg);

@@ -55,14 +55,14 @@ class TwoNodeClusterTest {
     }
 
     Settings settings(String id, int hzPort, List<String> members, ClusterSettings.StoreRole role) {
-        return settings(id, hzPort, members, role, List.of());
+        return settings(id, hzPort, members, role, List.of(), null);
     }
 
     Settings settings(String id, int hzPort, List<String> members, ClusterSettings.StoreRole role,
-                      List<lake.config.AuthToken> tokens) {
+                      List<lake.config.AuthToken> tokens, String secret) {
         return new Settings(id, "127.0.0.1", 0, dir.resolve(id), Settings.StoreType.ROCKS, true, null, "us-east-1",
                 "unused", false, "election/leader", 2_000, 300, 300, 10_000, 10_000, tokens, 4_000,
-                new ClusterSettings(true, "lake-test-" + members.hashCode(), "127.0.0.1", hzPort, members, role));
+                new ClusterSettings(true, "lake-test-" + members.hashCode(), "127.0.0.1", hzPort, members, role, secret));
     }
 
     MetasrvNode start(Settings s, boolean hostsStore) throws Exception {
@@ -140,8 +140,9 @@ class TwoNodeClusterTest {
         int pa = freePort();
         int pb = freePort();
         List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
-        MetasrvNode a = start(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens), true);
-        MetasrvNode b = start(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens), false);
+        String clusterSecret = "cluster-secret-for-the-test";
+        MetasrvNode a = start(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens, clusterSecret), true);
+        MetasrvNode b = start(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens, clusterSecret), false);
         http = WebClient.create(instances.get(0));
         await().atMost(Duration.ofSeconds(20)).until(() -> join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader")
                 .bearerTokenAuthentication(secret).send()).bodyAsJsonObject().getString("leader") != null);
@@ -168,5 +169,17 @@ class TwoNodeClusterTest {
         HttpResponse<Buffer> absent = join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/tbl/forged")
                 .bearerTokenAuthentication(secret).send());
         assertThat(absent.statusCode()).isEqualTo(404);
+
+        // Straight to the store host's clustered store address without the cluster secret: refused.
+        io.vertx.core.eventbus.DeliveryOptions raw = new io.vertx.core.eventbus.DeliveryOptions()
+                .addHeader(Bus.OP_HEADER, "cas").addHeader(Bus.EPOCH_HEADER, "99");
+        JsonObject seizeLease = new JsonObject().put("key", "election/leader").putNull("expected").put("value", value);
+        Vertx remote = instances.get(1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> join(remote.eventBus().request(Bus.STORE, seizeLease, raw)))
+                .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
+                        e -> assertThat(e.failureCode()).isEqualTo(lake.server.StoreProtocol.UNAUTHORIZED));
+        JsonObject lease = join(http.get(follower.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
+                .bodyAsJsonObject();
+        assertThat(lease.getString("leader")).isEqualTo(leaderId);
     }
 }

@@ -139,6 +139,8 @@ class SettingsLoaderTest {
                 new Case(Map.of(), List.of("--http-host", ""), "http-host: '' is not a host name"),
                 new Case(Map.of(), List.of("--http-host", "local host"), "http-host: 'local host' is not a host name"),
                 new Case(Map.of(), List.of("--store", "dynamo", "--dynamo-endpoint", "localhost:4566"), "dynamo-endpoint: 'localhost:4566' is not an http(s) URL"),
+                new Case(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"read\",\"token_sha256\":\"" + digest + "\"}]"),
+                        List.of("--cluster", "--cluster-members", "127.0.0.1:5701"), "cluster-secret-file: required"),
                 new Case(Map.of("LAKE_AUTH_TOKENS_FILE", worldReadable.toString()), List.of(),
                         "auth-tokens-file: " + worldReadable + " holds tokens but other users can read or write it"));
         for (Case c : cases) {
