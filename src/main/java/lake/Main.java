@@ -61,6 +61,10 @@ public final class Main {
         }
 
         AccessControl.exposureWarning(settings.httpHost(), !settings.authTokens().isEmpty()).ifPresent(w -> log.warn(w));
+        if (settings.cluster().enabled()) {
+            AccessControl.clusterExposureWarning(settings.cluster().host(), !settings.authTokens().isEmpty())
+                    .ifPresent(w -> log.warn(w));
+        }
 
         // One registry for Vert.x's own meters (HTTP server, event bus, JVM) and the node's.
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -102,6 +102,13 @@ public final class AccessControl {
     }
 
     /** The start-up warning for an API reachable beyond this host without tokens, if any. */
+    /** The same warning for the cluster address: the clustered event bus serves the API there. */
+    public static Optional<String> clusterExposureWarning(String clusterHost, boolean tokensConfigured) {
+        return exposureWarning(clusterHost, tokensConfigured).map(w -> "cluster-host " + clusterHost
+                + " is not a loopback address and no auth-tokens are configured: any process that joins the cluster"
+                + " can read and write every key through the event-bus API");
+    }
+
     public static Optional<String> exposureWarning(String httpHost, boolean tokensConfigured) {
         if (tokensConfigured) return Optional.empty();
         boolean loopback;

@@ -224,8 +224,10 @@ public final class ElectionVerticle extends VerticleBase {
         Leadership previous = leadership;
         leadership = next;
         if (previous.isLeader() != next.isLeader() || previous.epoch() != next.epoch()) {
+            // A step-down names the epoch given up; a win, the epoch taken.
             log.info("leadership node={} role={} epoch={} leader={} reason={}", settings.nodeId(),
-                    next.isLeader() ? "leader" : "follower", Long.toUnsignedString(next.epoch()),
+                    next.isLeader() ? "leader" : "follower",
+                    Long.toUnsignedString(next.isLeader() ? next.epoch() : previous.epoch()),
                     next.leader().orElse("-"), next.reason());
         }
         vertx.eventBus().publish(Bus.leadership(settings.nodeId()), next, new DeliveryOptions().setCodecName(codec));

@@ -61,7 +61,7 @@ class FatJarIT {
             assertThat(p.process.waitFor(5, TimeUnit.SECONDS)).as("exited within 5 s of SIGTERM").isTrue();
             assertThat(p.process.exitValue()).as("exit status after SIGTERM; stderr: " + p.stderr).isZero();
             assertThat(String.join("\n", p.stderr)).contains("node " + nodeId + " stopped");
-            assertThat(String.join("\n", p.stderr)).contains("leadership node=" + nodeId + " role=follower epoch=0 leader=- reason=resigned");
+            assertThat(String.join("\n", p.stderr)).contains("leadership node=" + nodeId + " role=follower epoch=1 leader=- reason=resigned");
         }
         List<String> standby = List.of("--data-dir", data.toString(), "--http-port", "0", "--lease-ttl-ms", "60000",
                 "--node-id", "standby");

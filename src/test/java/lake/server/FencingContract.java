@@ -184,6 +184,10 @@ abstract class FencingContract {
         watcher.unregister();
 
         assertThat(renewals.get()).as("renewals observed during the load").isGreaterThanOrEqualTo(10);
+        // Every write is a create of a fresh key, so a refusal can only be a guard that a renewal
+        // replaced while the write was in flight: the race this test is about happened, and the
+        // writer retried it with the fresh guard (no client saw a failure).
+        assertThat(recording.refused.get()).as("writes that met a renewal in flight").isPositive();
         assertThat(total).as("writes acknowledged").isGreaterThanOrEqualTo(writers * 25);
         assertThat(h.status(a).epoch()).isEqualTo(1L);
     }
@@ -208,10 +212,15 @@ abstract class FencingContract {
         assertThat(changes).as("no step-down during a short burst").allMatch(Leadership::isLeader);
         assertThat(h.status(a).epoch()).isEqualTo(1L);
 
-        // Failures that outlast the local deadline: the node retries, then steps down.
+        // Failures that outlast the local deadline: the node retries, then steps down, not sooner.
         int before = faulty[0].injected.get();
+        long lastRenewalSeen = changes.stream().filter(l -> l.isLeader()).mapToLong(Leadership::deadlineNanos).max().orElseThrow();
         faulty[0].fault.set(new lake.meta.MetaException.RetryableBackend("TransactionConflict (test)", null));
         await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        Leadership lastLeader = changes.stream().filter(Leadership::isLeader).reduce((x, y) -> y).orElseThrow();
+        assertThat(System.nanoTime()).as("stepped down only once the last renewal's authority had ended")
+                .isGreaterThanOrEqualTo(lastLeader.deadlineNanos());
+        assertThat(lastLeader.deadlineNanos()).isGreaterThanOrEqualTo(lastRenewalSeen);
         assertThat(faulty[0].injected.get() - before).as("renewal attempts before stepping down").isGreaterThan(2);
         expectError(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v")), 503, "not_leader", "not the leader");
         watcher.unregister();
@@ -223,7 +232,8 @@ abstract class FencingContract {
      * makes it take longer.
      */
     private Future<Integer> writeLoop(MetasrvNode node, String writer, int i, int max, AtomicInteger renewals) {
-        if (i >= max || (renewals.get() >= 12 && i >= 25)) return Future.succeededFuture(i);
+        boolean raced = recording.refused.get() > 0;
+        if (i >= max || (renewals.get() >= 12 && i >= 25 && raced)) return Future.succeededFuture(i);
         return h.http.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas")
                 .sendJsonObject(cas("load/" + writer + "/" + i, null, "v" + i))
                 .compose(r -> {

@@ -13,6 +13,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class RecordingStore implements MetaStore {
     private final MetaStore real;
     final List<GuardedMutation> guarded = new CopyOnWriteArrayList<>();
+    /** Guarded mutations the store answered {@code false}. */
+    final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
 
     RecordingStore(MetaStore real) {
         this.real = real;
@@ -27,6 +29,8 @@ final class RecordingStore implements MetaStore {
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation mutation) {
         if (mutation != null) guarded.add(mutation);
-        return real.guardedMutate(mutation);
+        return real.guardedMutate(mutation).onSuccess(applied -> {
+            if (!applied) refused.incrementAndGet();
+        });
     }
 }
