@@ -106,7 +106,10 @@ public final class MetasrvNode {
                         s.requestTimeoutMs(), access, metrics, drainMs()), new DeploymentOptions()))
                 .compose(v -> deploy(() -> http == null ? http = ingress.get() : ingress.get(),
                         new DeploymentOptions().setInstances(HTTP_INSTANCES)))
-                .recover(t -> stopDeployments().transform(ignored -> leadershipFeed.unregister())
+                // A node that fails to start (say its HTTP port is taken) may already have won the
+                // lease: give it back, so a standby need not wait out the TTL.
+                .recover(t -> resignIfDeployed().transform(ignored -> stopDeployments())
+                        .transform(ignored -> leadershipFeed.unregister())
                         .transform(ignored -> Future.failedFuture(t)));
     }
 
@@ -165,6 +168,13 @@ public final class MetasrvNode {
             chain = chain.transform(ignored -> vertx.undeploy(id).recover(t -> Future.succeededFuture()));
         }
         return chain.onComplete(ar -> deployments.subList(Math.min(Math.max(0, from), deployments.size()), deployments.size()).clear());
+    }
+
+    private Future<Void> resignIfDeployed() {
+        if (electionIndex < 0 || electionIndex >= deployments.size()) return Future.succeededFuture();
+        DeliveryOptions resign = new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")
+                .setSendTimeout(Math.max(1, options.settings().storeTimeoutMs()));
+        return vertx.eventBus().request(Bus.election(nodeId()), null, resign).mapEmpty();
     }
 
     private Future<Void> stopDeployments() {
