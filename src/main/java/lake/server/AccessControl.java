@@ -101,7 +101,6 @@ public final class AccessControl {
         return false;
     }
 
-    /** The start-up warning for an API reachable beyond this host without tokens, if any. */
     /** The same warning for the cluster address: the clustered event bus serves the API there. */
     public static Optional<String> clusterExposureWarning(String clusterHost, boolean tokensConfigured) {
         return exposureWarning(clusterHost, tokensConfigured).map(w -> "cluster-host " + clusterHost
@@ -109,6 +108,7 @@ public final class AccessControl {
                 + " can read and write every key through the event-bus API");
     }
 
+    /** The start-up warning for an API reachable beyond this host without tokens, if any. */
     public static Optional<String> exposureWarning(String httpHost, boolean tokensConfigured) {
         if (tokensConfigured) return Optional.empty();
         boolean loopback;
