@@ -61,9 +61,10 @@ public final class DynamoErrors {
     static boolean certainlyRefused(Throwable t) {
         if (t instanceof SdkException se && se.numAttempts() != null && se.numAttempts() > 1) return false;
         if (t instanceof TransactionCanceledException) return true;
+        // TransactionInProgress is not here: a transaction with the same token is still running
+        // and may yet apply.
         if (t instanceof TransactionConflictException || t instanceof ProvisionedThroughputExceededException
-                || t instanceof RequestLimitExceededException || t instanceof TransactionInProgressException
-                || t instanceof LimitExceededException) {
+                || t instanceof RequestLimitExceededException || t instanceof LimitExceededException) {
             return true;
         }
         return t instanceof AwsServiceException ase && ase.isThrottlingException();
