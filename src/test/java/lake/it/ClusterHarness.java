@@ -119,7 +119,8 @@ final class ClusterHarness implements AutoCloseable {
      */
     static Optional<String> value(Node via, String key) throws Exception {
         HttpResponse<String>[] last = new HttpResponse[1];
-        await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
+        await().atMost(Duration.ofSeconds(45)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions().until(() -> {
             last[0] = MetasrvProcess.get(via.httpPort(), "/v1/kv/" + key);
             return last[0].statusCode() == 200 || last[0].statusCode() == 404;
         });
