@@ -81,9 +81,10 @@ public final class Main {
             err.println("lake-metasrv: failed to join cluster '" + settings.cluster().name() + "': " + cause.getMessage());
             return 1;
         }
+        var hosted = Stores.hostedOpener(settings);
         MetasrvNode node;
         try {
-            node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, Stores.hostedOpener(settings),
+            node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, hosted,
                     Stores.needsWorker(settings), Bus.STORE, true, registry))
                     .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -95,7 +96,7 @@ public final class Main {
         out.println("lake-metasrv " + version() + " node " + node.nodeId() + " listening on http://"
                 + settings.httpHost() + ":" + node.httpPort() + " (store " + settings.store().name().toLowerCase()
                 + (settings.store() == Settings.StoreType.ROCKS ? " at " + Stores.rocksPath(settings) : " table " + settings.dynamoTable())
-                + (Stores.hostedOpener(settings) == null ? ", reached on the cluster" : "")
+                + (hosted == null ? ", reached on the cluster" : "")
                 + ", lease ttl " + settings.leaseTtlMs() + " ms"
                 + (settings.cluster().enabled() ? ", cluster " + settings.cluster().name() + " on "
                         + settings.cluster().host() + ":" + settings.cluster().port() : "") + ")");

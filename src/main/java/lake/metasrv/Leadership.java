@@ -1,9 +1,7 @@
 package lake.metasrv;
 
-import io.vertx.core.json.JsonObject;
 import lake.election.LeaseGuard;
 
-import java.util.Base64;
 import java.util.Optional;
 
 /**
@@ -44,14 +42,5 @@ public record Leadership(String nodeId, Optional<String> leader, long leaderEpoc
 
     public long epoch() {
         return guard.map(LeaseGuard::epoch).orElse(0L);
-    }
-
-    public JsonObject toJson() {
-        JsonObject o = new JsonObject().put("node_id", nodeId).put("leader", leader.orElse(null)).put("reason", reason);
-        guard.ifPresent(g -> o.put("lease_key", g.key())
-                .put("lease", Base64.getEncoder().encodeToString(g.leaseBytes()))
-                .put("expires_at_ms", expiresAtMs)
-                .put("deadline_nanos", deadlineNanos));
-        return o;
     }
 }

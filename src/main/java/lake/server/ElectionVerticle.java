@@ -65,10 +65,10 @@ public final class ElectionVerticle extends VerticleBase {
                 .completion();
         // A leader that resigns says so, so standbys campaign at once instead of at their next round.
         Future<Void> released = vertx.eventBus().<JsonObject>consumer(Bus.LEASE_RELEASED, m -> {
-            if (!settings.nodeId().equals(m.body().getString("node_id")) && settings.renewMs() > 0) runRound();
+            if (!settings.nodeId().equals(m.body().getString("node_id")) && settings.renewMs() > 0) round();
         }).completion();
         Future<Void> ready = Future.all(registered, released).mapEmpty();
-        if (settings.renewMs() > 0) ready.onSuccess(v -> runRound());
+        if (settings.renewMs() > 0) ready.onSuccess(v -> round());
         return ready;
     }
 
@@ -103,9 +103,6 @@ public final class ElectionVerticle extends VerticleBase {
         return lastRound;
     }
 
-    private void runRound() {
-        round();
-    }
 
     private Future<Leadership> campaignOnce() {
         vertx.cancelTimer(roundTimer);
@@ -217,7 +214,7 @@ public final class ElectionVerticle extends VerticleBase {
 
     private void scheduleRound(long delayMs) {
         vertx.cancelTimer(roundTimer);
-        if (settings.renewMs() > 0 && delayMs > 0) roundTimer = vertx.setTimer(delayMs, id -> runRound());
+        if (settings.renewMs() > 0 && delayMs > 0) roundTimer = vertx.setTimer(delayMs, id -> round());
     }
 
     private void publish(Leadership next) {
