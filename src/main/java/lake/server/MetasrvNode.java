@@ -55,10 +55,12 @@ public final class MetasrvNode {
      * Vert.x options for a process that runs one node: one event loop per core rather than Vert.x's
      * two. A write crosses the HTTP ingress, API and store verticles; with fewer event loops more
      * of them share a thread, so a request costs fewer cross-thread wake-ups, and no core has more
-     * than one event loop competing for it.
+     * than one event loop competing for it. Netty's native epoll transport where the platform has it
+     * (Linux; NIO elsewhere): fewer system calls per request than NIO's selector.
      */
     public static VertxOptions vertxOptions() {
-        return new VertxOptions().setEventLoopPoolSize(Math.max(1, Runtime.getRuntime().availableProcessors()));
+        return new VertxOptions().setEventLoopPoolSize(Math.max(1, Runtime.getRuntime().availableProcessors()))
+                .setPreferNativeTransport(true);
     }
 
     private final Vertx vertx;
