@@ -15,7 +15,7 @@ import java.util.Optional;
 
 /**
  * Bearer-token access control for the API: one check per ingress, called before a request reaches
- * the {@link ApiVerticle}. With no tokens configured every request is allowed.
+ * the {@link ApiVerticle} and {@link HttpVerticle}. With no tokens configured every request is allowed.
  *
  * <p>Invariants: a presented token is hashed with SHA-256 and compared against every configured
  * digest with {@link MessageDigest#isEqual} (constant time, and no early exit across entries), so

@@ -28,23 +28,36 @@ public final class BusMetaStore implements MetaStore {
     private final LongSupplier epoch;
     private final long timeoutMs;
     private final String secret;
+    /** Codec passing a guarded mutation by reference, or null to send it as JSON. */
+    private final String localCodec;
 
+    /** A client that sends JSON, so it reaches a store verticle anywhere in the cluster. */
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs) {
-        this(vertx, address, epoch, timeoutMs, null);
+        this(vertx, address, epoch, timeoutMs, null, false);
     }
 
-    /** @param secret the cluster secret presented on every request ({@link Bus#SECRET_HEADER}), or null */
-    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret) {
+    /**
+     * @param secret the cluster secret presented on every request ({@link Bus#SECRET_HEADER}), or null
+     * @param local  the store verticle is registered in this process only: guarded mutations (the
+     *               hot path) travel by reference instead of as base64 JSON. Immutable values, so
+     *               sharing them is safe; a store reachable over the cluster must get JSON.
+     */
+    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, boolean local) {
+        this(vertx, address, epoch, timeoutMs, secret, local ? LocalCodec.register(vertx, GuardedMutation.class) : null);
+    }
+
+    private BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, String localCodec) {
         this.vertx = vertx;
         this.address = address;
         this.epoch = epoch;
         this.timeoutMs = timeoutMs;
         this.secret = secret;
+        this.localCodec = localCodec;
     }
 
     /** The same store, with every request carrying {@code fixedEpoch}. */
     public BusMetaStore withEpoch(long fixedEpoch) {
-        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs, secret);
+        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs, secret, localCodec);
     }
 
     @Override
@@ -87,7 +100,8 @@ public final class BusMetaStore implements MetaStore {
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation mutation) {
         if (mutation == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
-        return request(StoreProtocol.GUARDED, StoreProtocol.guarded(mutation)).map(o -> o.getBoolean("applied"));
+        Object body = localCodec == null ? StoreProtocol.guarded(mutation) : mutation;
+        return request(StoreProtocol.GUARDED, body).map(o -> o.getBoolean("applied"));
     }
 
     @Override
@@ -109,12 +123,13 @@ public final class BusMetaStore implements MetaStore {
         return Future.succeededFuture();
     }
 
-    private Future<JsonObject> request(String op, JsonObject body) {
+    private Future<JsonObject> request(String op, Object body) {
         DeliveryOptions opts = new DeliveryOptions()
                 .setSendTimeout(timeoutMs)
                 .addHeader(Bus.OP_HEADER, op)
                 .addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(epoch.getAsLong()));
         if (secret != null) opts.addHeader(Bus.SECRET_HEADER, secret);
+        if (body instanceof GuardedMutation) opts.setCodecName(localCodec);
         return vertx.eventBus().<JsonObject>request(address, body, opts)
                 .map(Message::body)
                 .recover(t -> Future.failedFuture(StoreProtocol.fromReply(t, !StoreProtocol.GET.equals(op)

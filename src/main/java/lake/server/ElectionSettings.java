@@ -5,11 +5,14 @@ package lake.server;
  *
  * @param renewMs        interval between campaign rounds; 0 turns the timer off (rounds then run
  *                       only on request, which tests use to freeze a node's election)
+ * @param storeLocal     the store verticle is registered in this process only (a single node, or a
+ *                       DynamoDB node's own), so requests to it never cross the cluster
  * @param safetyMarginMs subtracted from the TTL to get the local authority deadline, covering
  *                       clock-rate drift between nodes and the latency of a write in flight
  */
 public record ElectionSettings(String nodeId, String leaseKey, long ttlMs, long renewMs,
-                               long safetyMarginMs, String storeAddress, long storeTimeoutMs, String storeSecret) {
+                               long safetyMarginMs, String storeAddress, long storeTimeoutMs, String storeSecret,
+                               boolean storeLocal) {
     public ElectionSettings {
         if (ttlMs <= 0) throw new IllegalArgumentException("lease TTL must be positive, got " + ttlMs);
         if (renewMs < 0 || renewMs >= ttlMs) {
@@ -20,14 +23,12 @@ public record ElectionSettings(String nodeId, String leaseKey, long ttlMs, long 
         }
     }
 
-    public ElectionSettings(String nodeId, String leaseKey, long ttlMs, long renewMs, long safetyMarginMs,
-                            String storeAddress, long storeTimeoutMs) {
-        this(nodeId, leaseKey, ttlMs, renewMs, safetyMarginMs, storeAddress, storeTimeoutMs, null);
-    }
-
-    /** The store as this node reaches it: over the bus, presenting the cluster secret if there is one. */
+    /**
+     * The store as this node reaches it: over the bus, presenting the cluster secret if there is
+     * one, and passing mutations by reference when the store verticle is in this process only.
+     */
     public BusMetaStore store(io.vertx.core.Vertx vertx, java.util.function.LongSupplier epoch) {
-        return new BusMetaStore(vertx, storeAddress, epoch, storeTimeoutMs, storeSecret);
+        return new BusMetaStore(vertx, storeAddress, epoch, storeTimeoutMs, storeSecret, storeLocal);
     }
 
     /** The authority a winning campaign buys, measured from the moment it started. */

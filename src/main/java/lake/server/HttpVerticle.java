@@ -2,10 +2,7 @@ package lake.server;
 
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.DecodeException;
@@ -20,14 +17,16 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The HTTP ingress of one node: parses requests, hands them to the node's {@link ApiVerticle}
- * over the event bus, and renders replies. It holds no state and makes no decisions of its own.
+ * The HTTP ingress of one node: parses requests, serves them with this instance's own
+ * {@link NodeApi} on the same event loop, and renders replies. Several instances share the port,
+ * each on its own event loop; a request crosses threads only to reach the store verticle.
  * The API is documented in docs/http-api.md.
  */
 public final class HttpVerticle extends VerticleBase {
     public static final int MAX_BODY_BYTES = 512 * 1024;
     private static final String JSON = "application/json";
 
+    private final NodeApi.Config config;
     private final String nodeId;
     private final String host;
     private final int port;
@@ -36,16 +35,17 @@ public final class HttpVerticle extends VerticleBase {
     private final NodeMetrics metrics;
     private final long drainMs;
     private volatile HttpServer server;
+    private NodeApi api;
 
     /** @param drainMs on stop, how long requests in flight may take to finish before connections close */
-    public HttpVerticle(String nodeId, String host, int port, long requestTimeoutMs, AccessControl access,
-                        NodeMetrics metrics, long drainMs) {
-        this.nodeId = nodeId;
+    public HttpVerticle(NodeApi.Config config, String host, int port, AccessControl access, long drainMs) {
+        this.config = config;
+        this.nodeId = config.settings().nodeId();
         this.host = host;
         this.port = port;
-        this.requestTimeoutMs = requestTimeoutMs;
+        this.requestTimeoutMs = config.requestTimeoutMs();
         this.access = access;
-        this.metrics = metrics;
+        this.metrics = config.metrics();
         this.drainMs = drainMs;
     }
 
@@ -68,12 +68,12 @@ public final class HttpVerticle extends VerticleBase {
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         router.get("/health").handler(ctx -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON)
                 .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode()));
-        router.get("/ready").handler(ctx -> call(ctx, ApiVerticle.READY, new JsonObject()));
-        router.get("/v1/leader").handler(ctx -> call(ctx, ApiVerticle.LEADER, new JsonObject()));
-        router.get("/v1/cluster").handler(ctx -> call(ctx, ApiVerticle.CLUSTER, new JsonObject()));
-        router.post("/v1/leader/resign").handler(ctx -> call(ctx, ApiVerticle.RESIGN, new JsonObject()));
-        router.post("/v1/kv/cas").handler(ctx -> call(ctx, ApiVerticle.CAS, jsonBody(ctx)));
-        router.post("/v1/kv/delete").handler(ctx -> call(ctx, ApiVerticle.DELETE, jsonBody(ctx)));
+        router.get("/ready").handler(ctx -> call(ctx, NodeApi.READY, new JsonObject()));
+        router.get("/v1/leader").handler(ctx -> call(ctx, NodeApi.LEADER, new JsonObject()));
+        router.get("/v1/cluster").handler(ctx -> call(ctx, NodeApi.CLUSTER, new JsonObject()));
+        router.post("/v1/leader/resign").handler(ctx -> call(ctx, NodeApi.RESIGN, new JsonObject()));
+        router.post("/v1/kv/cas").handler(ctx -> call(ctx, NodeApi.CAS, jsonBody(ctx)));
+        router.post("/v1/kv/delete").handler(ctx -> call(ctx, NodeApi.DELETE, jsonBody(ctx)));
         router.get("/v1/kv").handler(this::scan);
         router.get("/v1/kv/*").handler(this::get);
         // Paths that exist for other methods only, so the router answers 405 rather than 404.
@@ -88,13 +88,16 @@ public final class HttpVerticle extends VerticleBase {
                 : ApiError.invalid(ctx.failure() == null ? "bad request" : ctx.failure().getMessage())));
         router.errorHandler(500, ctx -> fail(ctx, ctx.failure() instanceof ApiError e ? e : ApiError.from(ctx.failure())));
 
-        return vertx.createHttpServer().requestHandler(router).listen(port, host).onSuccess(s -> server = s);
+        api = new NodeApi(context, config);
+        return api.start().compose(v -> vertx.createHttpServer().requestHandler(router).listen(port, host))
+                .onSuccess(s -> server = s);
     }
 
     /** Stops accepting connections at once; requests in flight get up to {@code drainMs} to finish. */
     @Override
     public Future<?> stop() {
-        return server == null ? Future.succeededFuture() : server.shutdown(drainMs, TimeUnit.MILLISECONDS);
+        Future<Void> drained = server == null ? Future.succeededFuture() : server.shutdown(drainMs, TimeUnit.MILLISECONDS);
+        return drained.eventually(() -> api == null ? Future.succeededFuture() : api.stop());
     }
 
     private void get(RoutingContext ctx) {
@@ -106,7 +109,7 @@ public final class HttpVerticle extends VerticleBase {
             fail(ctx, ApiError.invalid("key in the path is not valid percent-encoding"));
             return;
         }
-        call(ctx, ApiVerticle.GET, new JsonObject().put("key", key));
+        call(ctx, NodeApi.GET, new JsonObject().put("key", key));
     }
 
     private void scan(RoutingContext ctx) {
@@ -130,7 +133,7 @@ public final class HttpVerticle extends VerticleBase {
                 return;
             }
         }
-        call(ctx, ApiVerticle.SCAN, body);
+        call(ctx, NodeApi.SCAN, body);
     }
 
     private static JsonObject jsonBody(RoutingContext ctx) {
@@ -142,25 +145,25 @@ public final class HttpVerticle extends VerticleBase {
         }
     }
 
+    /**
+     * Answers with whatever {@link NodeApi} decides, or with {@code 504 outcome_unknown} if it has
+     * not decided within the request timeout (a write may still apply after that).
+     */
     private void call(RoutingContext ctx, String op, JsonObject body) {
-        DeliveryOptions opts = new DeliveryOptions().addHeader(Bus.OP_HEADER, op).setSendTimeout(requestTimeoutMs);
+        MultiMap headers = HttpHeaders.headers();
         String token = ctx.get(AccessControl.TOKEN_HEADER);
-        if (token != null) opts.addHeader(AccessControl.TOKEN_HEADER, token);
-        vertx.eventBus().<JsonObject>request(Bus.nodeApi(nodeId), body, opts).onComplete(ar -> {
+        if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
+        long timer = vertx.setTimer(requestTimeoutMs, id -> fail(ctx, new ApiError(504, "outcome_unknown",
+                "no answer within the request timeout; a write may or may not have applied", null)));
+        api.serve(op, body, headers).onComplete(ar -> {
+            vertx.cancelTimer(timer);
+            if (ctx.response().ended()) return;
             if (ar.succeeded()) {
-                Message<JsonObject> reply = ar.result();
-                ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(reply.body().encode());
+                ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(ar.result().encode());
             } else {
-                fail(ctx, toApiError(ar.cause()));
+                fail(ctx, ApiError.from(ar.cause()));
             }
         });
-    }
-
-    private static ApiError toApiError(Throwable t) {
-        if (t instanceof ReplyException re && re.failureType() == ReplyFailure.TIMEOUT) {
-            return new ApiError(504, "outcome_unknown", "no answer within the request timeout; a write may or may not have applied", null);
-        }
-        return ApiError.from(t);
     }
 
     private static void fail(RoutingContext ctx, ApiError e) {

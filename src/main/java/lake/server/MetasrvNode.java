@@ -84,15 +84,16 @@ public final class MetasrvNode {
 
     private Future<Void> start() {
         Settings s = options.settings();
-        ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
-                s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret());
         metrics = new NodeMetrics(options.metrics(), s.nodeId());
         AccessControl access = new AccessControl(s.authTokens(), metrics);
-        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(s.nodeId(), s.httpHost(), s.httpPort(), s.requestTimeoutMs(),
-                access, metrics, drainMs());
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
+        ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
+                s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(), !sharedStore);
+        NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
+                s.requestTimeoutMs(), metrics);
+        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
                 : v -> options.storeOpener().apply(v).map(metrics::instrument);
@@ -103,9 +104,8 @@ public final class MetasrvNode {
         return store
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))
                 .onSuccess(v -> electionIndex = deployments.size() - 1)
-                .compose(v -> deploy(new ApiVerticle(election, options.clock(), options.publicApi(), clustered,
-                        () -> http != null && http.isBound() ? http.actualPort() : 0, s.leaseTtlMs() + s.leaseRenewMs(),
-                        s.requestTimeoutMs(), access, metrics, drainMs()), new DeploymentOptions()))
+                .compose(v -> deploy(new ApiVerticle(api, options.publicApi(),
+                        () -> http != null && http.isBound() ? http.actualPort() : 0, access, drainMs()), new DeploymentOptions()))
                 .compose(v -> deploy(() -> http == null ? http = ingress.get() : ingress.get(),
                         new DeploymentOptions().setInstances(HTTP_INSTANCES)))
                 // A node that fails to start (say its HTTP port is taken) may already have won the

@@ -37,8 +37,8 @@ public final class NodeMetrics {
             1_000.0, 2_500.0, 5_000.0, 10_000.0).stream()
             .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
 
-    private static final java.util.Set<String> KNOWN_OPS = java.util.Set.of(ApiVerticle.GET, ApiVerticle.SCAN,
-            ApiVerticle.CAS, ApiVerticle.DELETE, ApiVerticle.LEADER, ApiVerticle.RESIGN, ApiVerticle.READY);
+    private static final java.util.Set<String> KNOWN_OPS = java.util.Set.of(NodeApi.GET, NodeApi.SCAN,
+            NodeApi.CAS, NodeApi.DELETE, NodeApi.LEADER, NodeApi.RESIGN, NodeApi.READY);
 
     private final MeterRegistry registry;
     private final String node;
@@ -68,8 +68,8 @@ public final class NodeMetrics {
         for (Class<?> kind : MetaException.class.getPermittedSubclasses()) storeError(kind);
         storeError(MetaException.StoreLocked.class);
         storeError(MetaException.StoreClosed.class);
-        for (String op : List.of(ApiVerticle.GET, ApiVerticle.SCAN)) timer(op, OK);
-        for (String op : List.of(ApiVerticle.CAS, ApiVerticle.DELETE)) {
+        for (String op : List.of(NodeApi.GET, NodeApi.SCAN)) timer(op, OK);
+        for (String op : List.of(NodeApi.CAS, NodeApi.DELETE)) {
             timer(op, APPLIED);
             timer(op, NOT_APPLIED);
         }

@@ -7,6 +7,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import lake.meta.GuardedMutation;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
 
@@ -28,7 +29,7 @@ public final class StoreVerticle extends VerticleBase {
     private final String address;
     private final boolean local;
     private MetaStore store;
-    private MessageConsumer<JsonObject> consumer;
+    private MessageConsumer<Object> consumer;
     /** Highest epoch seen on a guarded mutation, unsigned. Confined to this verticle's context. */
     private long highestEpoch;
 
@@ -70,7 +71,7 @@ public final class StoreVerticle extends VerticleBase {
         return unregistered.eventually(() -> store == null ? Future.succeededFuture() : store.close());
     }
 
-    private void handle(Message<JsonObject> msg) {
+    private void handle(Message<Object> msg) {
         if (secret != null) {
             String presented = msg.headers().get(Bus.SECRET_HEADER);
             if (presented == null || !java.security.MessageDigest.isEqual(secret, lake.config.AuthTokens.sha256(presented))) {
@@ -97,14 +98,19 @@ public final class StoreVerticle extends VerticleBase {
         });
     }
 
-    private Future<JsonObject> dispatch(Message<JsonObject> msg) {
+    private Future<JsonObject> dispatch(Message<Object> msg) {
         String op = msg.headers().get(Bus.OP_HEADER);
         String epochHeader = msg.headers().get(Bus.EPOCH_HEADER);
         if (op == null || epochHeader == null) {
             throw new MetaException.InvalidArgument("store message needs headers " + Bus.OP_HEADER + " and " + Bus.EPOCH_HEADER);
         }
         long epoch = Long.parseUnsignedLong(epochHeader);
-        JsonObject b = msg.body();
+        if (msg.body() instanceof GuardedMutation m) {
+            // Passed by reference from this process: already validated by its constructor.
+            if (!op.equals(StoreProtocol.GUARDED)) throw new MetaException.InvalidArgument("a mutation object needs op " + StoreProtocol.GUARDED);
+            return guarded(epoch, m);
+        }
+        JsonObject b = (JsonObject) msg.body();
         return switch (op) {
             case StoreProtocol.GET -> store.get(b.getString("key"))
                     .map(v -> new JsonObject().put("value", StoreProtocol.b64(v.orElse(null))));
@@ -114,17 +120,17 @@ public final class StoreVerticle extends VerticleBase {
                     StoreProtocol.unb64(b.getString("value"))).map(StoreVerticle::applied);
             case StoreProtocol.DELETE -> store.delete(b.getString("key"), StoreProtocol.unb64(b.getString("expected")))
                     .map(StoreVerticle::applied);
-            case StoreProtocol.GUARDED -> guarded(epoch, b);
+            case StoreProtocol.GUARDED -> guarded(epoch, StoreProtocol.guarded(b));
             default -> throw new MetaException.InvalidArgument("unknown store operation '" + op + "'");
         };
     }
 
-    private Future<JsonObject> guarded(long epoch, JsonObject body) {
+    private Future<JsonObject> guarded(long epoch, GuardedMutation mutation) {
         if (Long.compareUnsigned(epoch, highestEpoch) < 0) {
             return Future.succeededFuture(applied(false).put("stale_epoch", true));
         }
         highestEpoch = epoch;
-        return store.guardedMutate(StoreProtocol.guarded(body)).map(StoreVerticle::applied);
+        return store.guardedMutate(mutation).map(StoreVerticle::applied);
     }
 
     private static JsonObject applied(boolean applied) {

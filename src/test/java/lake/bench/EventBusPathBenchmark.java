@@ -10,7 +10,7 @@ import lake.config.Settings;
 import lake.meta.GuardedMutation;
 import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
-import lake.server.ApiVerticle;
+import lake.server.NodeApi;
 import lake.server.Bus;
 import lake.server.BusMetaStore;
 import lake.server.MetasrvNode;
@@ -98,7 +98,7 @@ public class EventBusPathBenchmark {
         while (true) {
             try {
                 await(vertx.eventBus().request(Bus.nodeApi("bench"), new JsonObject(),
-                        new DeliveryOptions().addHeader(Bus.OP_HEADER, ApiVerticle.READY)));
+                        new DeliveryOptions().addHeader(Bus.OP_HEADER, NodeApi.READY)));
                 break;
             } catch (Exception notYet) {
                 if (System.nanoTime() > until) throw new IllegalStateException("node never became ready", notYet);
@@ -133,7 +133,7 @@ public class EventBusPathBenchmark {
         }
         JsonObject cas = new JsonObject().put("key", key).putNull("expected").put("value", VALUE_B64);
         return vertx.eventBus().<JsonObject>request(Bus.nodeApi("bench"), cas,
-                        new DeliveryOptions().addHeader(Bus.OP_HEADER, ApiVerticle.CAS).setSendTimeout(30_000))
+                        new DeliveryOptions().addHeader(Bus.OP_HEADER, NodeApi.CAS).setSendTimeout(30_000))
                 .map(reply -> reply.body().getBoolean("applied"));
     }
 

@@ -4,6 +4,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
+import lake.meta.GuardedMutation;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 import org.junit.jupiter.api.AfterEach;
@@ -22,6 +23,7 @@ class EventBusApiTest {
     @TempDir Path dir;
     NodeHarness h;
     RecordingStore recording;
+    long epoch;
 
     @BeforeEach
     void leader() throws Exception {
@@ -30,7 +32,9 @@ class EventBusApiTest {
                 NodeHarness.settings("a", dir, 10_000, 0, 1_000), new ManualClock(1_700_000_000_000L),
                 v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(s -> recording = new RecordingStore(s)),
                 true, Bus.STORE, true)));
-        assertThat(h.campaign(node).isLeader()).isTrue();
+        lake.metasrv.Leadership won = h.campaign(node);
+        assertThat(won.isLeader()).isTrue();
+        epoch = won.epoch();
     }
 
     @AfterEach
@@ -101,5 +105,34 @@ class EventBusApiTest {
                 new JsonObject().put("key", "tbl/bus"), new DeliveryOptions().addHeader(Bus.OP_HEADER, "get"))))
                 .isInstanceOfSatisfying(ReplyException.class,
                         e -> assertThat(e.getMessage()).contains(Bus.EPOCH_HEADER));
+    }
+
+    @Test
+    void guardedMutationsByReferenceAndAsJsonDecideAlike() throws Exception {
+        BusMetaStore byReference = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000, null, true);
+        BusMetaStore asJson = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000);
+        byte[] lease = NodeHarness.await(asJson.get("election/leader")).orElseThrow();
+        byte[] staleLease = java.util.Arrays.copyOf(lease, lease.length + 1);
+
+        for (BusMetaStore store : java.util.List.of(byReference, asJson)) {
+            String key = store == byReference ? "tbl/ref" : "tbl/json";
+            assertThat(NodeHarness.await(store.guardedMutate(GuardedMutation.create("election/leader", lease, key, new byte[] {1}))))
+                    .as("exact lease, absent target").isTrue();
+            assertThat(NodeHarness.await(store.guardedMutate(GuardedMutation.update("election/leader", staleLease, key,
+                    new byte[] {1}, new byte[] {2})))).as("other lease bytes").isFalse();
+            assertThat(NodeHarness.await(store.get(key))).contains(new byte[] {1});
+            assertThat(NodeHarness.await(store.withEpoch(epoch - 1).guardedMutate(GuardedMutation.update("election/leader",
+                    lease, key, new byte[] {1}, new byte[] {3})))).as("lower epoch, refused on the fast path").isFalse();
+            assertThat(NodeHarness.await(store.get(key))).contains(new byte[] {1});
+        }
+        assertThat(recording.guarded).as("the lower-epoch mutations never reached the store").hasSize(4);
+
+        // A mutation object under any other operation is malformed, not silently applied.
+        assertThatThrownBy(() -> NodeHarness.await(h.vertx.eventBus().request(Bus.STORE,
+                GuardedMutation.create("election/leader", lease, "tbl/odd", new byte[] {1}),
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, StoreProtocol.CAS).addHeader(Bus.EPOCH_HEADER, String.valueOf(epoch))
+                        .setCodecName(LocalCodec.register(h.vertx, GuardedMutation.class)))))
+                .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(StoreProtocol.INVALID_ARGUMENT));
+        assertThat(NodeHarness.await(asJson.get("tbl/odd"))).isEmpty();
     }
 }

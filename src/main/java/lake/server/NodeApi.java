@@ -1,0 +1,220 @@
+package lake.server;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import lake.cluster.Forwarder;
+import lake.cluster.Membership;
+import lake.election.LeaseRecord;
+import lake.metasrv.ClientMutation;
+import lake.metasrv.FencedWriter;
+import lake.metasrv.Leadership;
+import lake.metasrv.MetasrvException;
+import lake.metasrv.NodeClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The Metasrv API of one node, as one event-loop context serves it: every operation, with every
+ * write going through a {@link FencedWriter}. Each ingress verticle instance (every HTTP ingress
+ * instance, and the bus API verticle) owns one, confined to its own context, so a request is
+ * decided on the thread that received it and only the store is a message away.
+ *
+ * <p>It learns leadership only from the election verticle's publications, like every other
+ * component; it owns no shared state. Answers are JSON bodies; failures are {@link ApiError}s,
+ * {@link MetasrvException}s or store exceptions, turned into the HTTP / bus error by
+ * {@link ApiError#from}. Callers check access before calling.
+ */
+public final class NodeApi {
+    private static final Logger log = LoggerFactory.getLogger(NodeApi.class);
+
+    public static final String GET = "get";
+    public static final String SCAN = "scan";
+    public static final String CAS = "cas";
+    public static final String DELETE = "delete";
+    public static final String LEADER = "leader";
+    public static final String RESIGN = "resign";
+    public static final String READY = "ready";
+    public static final String CLUSTER = "cluster";
+
+    /** What every instance of one node's API shares: settings, clock and meters. */
+    public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
+                         long requestTimeoutMs, NodeMetrics metrics) {}
+
+    private final Vertx vertx;
+    private final ElectionSettings settings;
+    private final NodeClock clock;
+    private final NodeMetrics metrics;
+    private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
+    private final Membership membership;
+    private final BusMetaStore reads;
+    private final FencedWriter writer;
+    private final Forwarder forwarder;
+    private MessageConsumer<Leadership> feed;
+    private Leadership leadership;
+    private Runnable onRoleChange = () -> {};
+
+    /** Create on the context that will call it; {@link #start()} before the first request. */
+    public NodeApi(Context context, Config config) {
+        this.vertx = context.owner();
+        this.settings = config.settings();
+        this.clock = config.clock();
+        this.metrics = config.metrics();
+        String node = settings.nodeId();
+        leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
+        reads = settings.store(vertx, () -> leadership.epoch());
+        writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
+                reads::withEpoch, this::stepDown, clock::monoNanos);
+        membership = new Membership(vertx);
+        forwarder = config.clustered() ? new Forwarder(vertx, node, settings.leaseKey(), reads, clock,
+                config.requestTimeoutMs(), config.forwardWindowMs()) : null;
+    }
+
+    /** Subscribes to the node's leadership and learns the current one. */
+    public Future<Void> start() {
+        feed = vertx.eventBus().localConsumer(Bus.leadership(settings.nodeId()), m -> learn(m.body()));
+        return feed.completion().compose(v -> vertx.eventBus()
+                .<Leadership>request(Bus.election(settings.nodeId()), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
+                .onSuccess(m -> learn(m.body()))).mapEmpty();
+    }
+
+    /** Stops learning leadership; call once no request is in flight. */
+    public Future<Void> stop() {
+        return feed == null ? Future.succeededFuture() : feed.unregister();
+    }
+
+    public Leadership leadership() {
+        return leadership;
+    }
+
+    public Membership membership() {
+        return membership;
+    }
+
+    /** Runs on this context whenever this node's role or epoch changes. */
+    public void onRoleChange(Runnable action) {
+        this.onRoleChange = action;
+    }
+
+    /**
+     * Serves one request and records its latency and outcome. {@code headers} carries the bus
+     * headers of the request: the client's {@link Bus#EPOCH_HEADER}, its token (passed on when a
+     * write is forwarded) and, on a forwarded write, {@link Bus#FORWARDED_EPOCH_HEADER}.
+     */
+    public Future<JsonObject> serve(String op, JsonObject body, MultiMap headers) {
+        long startNanos = System.nanoTime();
+        String name = op == null ? "" : op;
+        Future<JsonObject> result;
+        try {
+            result = handle(name, body, headers);
+        } catch (RuntimeException e) {
+            result = Future.failedFuture(e);
+        }
+        return result.onComplete(ar -> {
+            if (ar.succeeded()) {
+                metrics.request(name, ar.result().getValue("applied") instanceof Boolean applied
+                        ? (applied ? NodeMetrics.APPLIED : NodeMetrics.NOT_APPLIED) : NodeMetrics.OK, System.nanoTime() - startNanos);
+            } else {
+                ApiError e = ApiError.from(ar.cause());
+                metrics.request(name, e.code(), System.nanoTime() - startNanos);
+                if (e.status() == 500) log.error("request {} failed", name, ar.cause());
+            }
+        });
+    }
+
+    private void learn(Leadership next) {
+        boolean roleChanged = leadership.isLeader() != next.isLeader() || leadership.epoch() != next.epoch();
+        leadership = next;
+        if (roleChanged) onRoleChange.run();
+        List<Promise<Leadership>> waiting = new ArrayList<>(waitingForLeadership);
+        waitingForLeadership.clear();
+        waiting.forEach(p -> p.tryComplete(next));
+    }
+
+    /** The next leadership this node publishes, or a failure once its current authority would have ended. */
+    private Future<Leadership> nextLeadership() {
+        Promise<Leadership> p = Promise.promise();
+        waitingForLeadership.add(p);
+        long waitMs = Math.max(1, Math.min(settings.ttlMs(), (leadership.deadlineNanos() - clock.monoNanos()) / 1_000_000L));
+        vertx.setTimer(waitMs, id -> {
+            if (waitingForLeadership.remove(p)) p.tryComplete(leadership);
+        });
+        return p.future();
+    }
+
+    private void stepDown(String reason) {
+        log.warn("fenced rejection on node {}: {}", settings.nodeId(), reason);
+        vertx.eventBus().request(Bus.election(settings.nodeId()), new JsonObject().put("reason", reason),
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "step-down"));
+    }
+
+    private Future<JsonObject> handle(String op, JsonObject body, MultiMap headers) {
+        return switch (op) {
+            case GET -> {
+                String key = ApiRequests.key(body);
+                yield reads.get(key).compose(v -> v
+                        .map(bytes -> Future.succeededFuture(new JsonObject().put("key", key).put("value", StoreProtocol.b64(bytes))))
+                        .orElseGet(() -> Future.failedFuture(ApiError.notFound("key '" + key + "' not found"))));
+            }
+            case SCAN -> {
+                ApiRequests.Scan s = ApiRequests.scan(body);
+                yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
+            }
+            case CAS -> write(CAS, body, headers, ApiRequests.cas(body, ApiRequests.headerEpoch(headers.get(Bus.EPOCH_HEADER))));
+            case DELETE -> write(DELETE, body, headers, ApiRequests.delete(body, ApiRequests.headerEpoch(headers.get(Bus.EPOCH_HEADER))));
+            case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
+            case LEADER -> leader();
+            case RESIGN -> vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
+                    new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")).map(Message::body);
+            case READY -> leadership.hasAuthorityAt(clock.monoNanos())
+                    ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
+                    : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
+            default -> throw ApiError.invalid("unknown operation '" + op + "'");
+        };
+    }
+
+    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, ClientMutation m) {
+        boolean forwarded = Forwarder.isForwarded(headers);
+        if (forwarded) {
+            // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
+            long seen = ApiRequests.headerEpoch(headers.get(Bus.FORWARDED_EPOCH_HEADER));
+            if (!leadership.isLeader() || leadership.epoch() != seen) {
+                return Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId()
+                        + " does not lead epoch " + Long.toUnsignedString(seen) + " (forwarded by "
+                        + headers.get(Bus.FORWARDED_BY_HEADER) + ")", null));
+            }
+        }
+        return writer.apply(m)
+                .map(o -> new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch())))
+                .recover(t -> {
+                    if (t instanceof MetasrvException.NotLeader && forwarder != null && !forwarded) {
+                        return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER),
+                                headers.get(AccessControl.TOKEN_HEADER)).map(Message::body);
+                    }
+                    return Future.failedFuture(t);
+                });
+    }
+
+    private Future<JsonObject> leader() {
+        Leadership l = leadership;
+        JsonObject out = new JsonObject().put("node_id", settings.nodeId())
+                .put("role", l.isLeader() ? "leader" : "follower");
+        return reads.get(settings.leaseKey()).map(bytes -> {
+            Optional<LeaseRecord> lease = bytes.map(LeaseRecord::decode).filter(r -> !r.expiredAt(clock.wallMillis()));
+            out.put("leader", lease.map(LeaseRecord::holder).orElse(null));
+            out.put("epoch", lease.map(r -> ApiRequests.u64(r.epoch())).orElse(null));
+            out.put("expires_at_ms", lease.map(LeaseRecord::expiresAtMs).orElse(null));
+            return out;
+        });
+    }
+}
