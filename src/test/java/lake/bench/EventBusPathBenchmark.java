@@ -48,7 +48,8 @@ import java.util.stream.Stream;
  *       → StoreVerticle → RocksDB writer (one event-bus round trip, guard = the node's exact
  *       lease bytes);</li>
  *   <li>{@code api}: a CAS with {@code expected: null} on the node's API address, i.e. the fenced
- *       path the HTTP ingress uses (ApiVerticle → FencedWriter → the store round trip above).</li>
+ *       path over the node's local API address (ApiVerticle → NodeApi → FencedWriter → the store round
+ *       trip above); the HTTP ingress runs the same NodeApi on its own event loop, without this hop.</li>
  * </ul>
  * Requests are issued from one Vert.x event-loop context, as the HTTP ingress issues them.
  * {@code inFlight64} keeps 64 requests outstanding (throughput); {@code inFlight1} waits for each
