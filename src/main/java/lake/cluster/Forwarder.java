@@ -28,6 +28,10 @@ import java.util.Optional;
  * (it refused before writing — including when it no longer leads the epoch the follower saw).
  * When the outcome is unknown — the request left and no answer came, or the connection broke —
  * it answers {@code 504 outcome_unknown} rather than retrying blindly.
+ *
+ * <p>When the lease names this node itself, there is nobody to forward to: it fails at once with
+ * {@link LeaderIsThisNode}, so the caller can hand the write to this node's own fenced writer
+ * as soon as the node learns its new leadership, instead of waiting out the retry window.
  */
 public final class Forwarder {
     private static final long RETRY_PAUSE_MS = 100;
@@ -52,6 +56,13 @@ public final class Forwarder {
         this.retryWindowMs = retryWindowMs;
     }
 
+    /** The lease names this node: the write belongs to its own fenced writer. Certainly unapplied. */
+    public static final class LeaderIsThisNode extends RuntimeException {
+        public LeaderIsThisNode(String nodeId) {
+            super("the lease names node " + nodeId + " itself", null, false, false);
+        }
+    }
+
     public static boolean isForwarded(MultiMap headers) {
         return headers.contains(Bus.FORWARDED_EPOCH_HEADER);
     }
@@ -61,7 +72,16 @@ public final class Forwarder {
      * sent and {@code token} its access token, if any (the leader checks it again).
      */
     public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch, String token) {
-        long giveUpAt = clock.monoNanos() + retryWindowMs * 1_000_000L;
+        return forward(op, body, clientEpoch, token, deadline());
+    }
+
+    /** When a forwarding that starts now gives up (monotonic nanos). */
+    public long deadline() {
+        return clock.monoNanos() + retryWindowMs * 1_000_000L;
+    }
+
+    /** As {@link #forward(String, JsonObject, String, String)}, giving up at {@code giveUpAt}. */
+    public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch, String token, long giveUpAt) {
         return attempt(new Request(op, body, clientEpoch, token), giveUpAt);
     }
 
@@ -69,10 +89,11 @@ public final class Forwarder {
 
     private Future<Message<JsonObject>> attempt(Request r, long giveUpAt) {
         return leader().compose(lease -> {
-            if (lease.isEmpty() || lease.get().holder().equals(nodeId)) {
+            if (lease.isEmpty()) {
                 return retryOr(r, giveUpAt, new MetasrvException.NotLeader(
                         "no leader is available to take the write", null));
             }
+            if (lease.get().holder().equals(nodeId)) return Future.failedFuture(new LeaderIsThisNode(nodeId));
             LeaseRecord leader = lease.get();
             DeliveryOptions opts = new DeliveryOptions().setSendTimeout(requestTimeoutMs)
                     .addHeader(Bus.OP_HEADER, r.op())

@@ -129,7 +129,12 @@ public final class BusMetaStore implements MetaStore {
                 .addHeader(Bus.OP_HEADER, op)
                 .addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(epoch.getAsLong()));
         if (secret != null) opts.addHeader(Bus.SECRET_HEADER, secret);
-        if (body instanceof GuardedMutation) opts.setCodecName(localCodec);
+        if (localCodec != null) {
+            // Node-local by construction: never looked up in the cluster, so a by-reference value
+            // cannot be routed to another node's store verticle, and no request waits on membership.
+            opts.setLocalOnly(true);
+            if (body instanceof GuardedMutation) opts.setCodecName(localCodec);
+        }
         return vertx.eventBus().<JsonObject>request(address, body, opts)
                 .map(Message::body)
                 .recover(t -> Future.failedFuture(StoreProtocol.fromReply(t, !StoreProtocol.GET.equals(op)

@@ -46,15 +46,16 @@ public final class MetasrvNode {
 
     /**
      * HTTP ingress instances sharing the port, each on its own event loop: request parsing, JSON
-     * and socket writes spread over the cores instead of queuing on one event loop. They hold no
-     * state, so any number is equivalent to one.
+     * and socket writes spread over the cores instead of queuing on one event loop. Each serves
+     * requests with its own {@link NodeApi}, which owns nothing and learns leadership from the
+     * election verticle's publications, so any number is equivalent to one.
      */
     static final int HTTP_INSTANCES = Math.max(2, Runtime.getRuntime().availableProcessors());
 
     /**
      * Vert.x options for a process that runs one node: one event loop per core rather than Vert.x's
-     * two. A write crosses the HTTP ingress, API and store verticles; with fewer event loops more
-     * of them share a thread, so a request costs fewer cross-thread wake-ups, and no core has more
+     * two. A write crosses the HTTP ingress (which runs the API) and the store verticle; with fewer
+     * event loops they share a thread more often, so a request costs fewer cross-thread wake-ups, and no core has more
      * than one event loop competing for it. Netty's native epoll transport where the platform has it
      * (Linux; NIO elsewhere): fewer system calls per request than NIO's selector.
      */

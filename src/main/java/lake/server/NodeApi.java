@@ -47,6 +47,12 @@ public final class NodeApi {
     public static final String READY = "ready";
     public static final String CLUSTER = "cluster";
 
+    /**
+     * How long a write that found the lease naming this node waits for the node's leadership
+     * publication before looking again (the election verticle publishes right after its write).
+     */
+    private static final long SELF_LEADERSHIP_WAIT_MS = 100;
+
     /** What every instance of one node's API shares: settings, clock and meters. */
     public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics) {}
@@ -141,12 +147,19 @@ public final class NodeApi {
         waiting.forEach(p -> p.tryComplete(next));
     }
 
-    /** The next leadership this node publishes, or a failure once its current authority would have ended. */
+    /**
+     * The next leadership this node publishes, or the current one once its current authority would
+     * have ended.
+     */
     private Future<Leadership> nextLeadership() {
+        return nextLeadership(Math.min(settings.ttlMs(), (leadership.deadlineNanos() - clock.monoNanos()) / 1_000_000L));
+    }
+
+    /** The next leadership this node publishes, or the current one after {@code waitMs}. */
+    private Future<Leadership> nextLeadership(long waitMs) {
         Promise<Leadership> p = Promise.promise();
         waitingForLeadership.add(p);
-        long waitMs = Math.max(1, Math.min(settings.ttlMs(), (leadership.deadlineNanos() - clock.monoNanos()) / 1_000_000L));
-        vertx.setTimer(waitMs, id -> {
+        vertx.setTimer(Math.max(1, waitMs), id -> {
             if (waitingForLeadership.remove(p)) p.tryComplete(leadership);
         });
         return p.future();
@@ -194,15 +207,31 @@ public final class NodeApi {
                         + headers.get(Bus.FORWARDED_BY_HEADER) + ")", null));
             }
         }
-        return writer.apply(m)
-                .map(o -> new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch())))
-                .recover(t -> {
-                    if (t instanceof MetasrvException.NotLeader && forwarder != null && !forwarded) {
-                        return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER),
-                                headers.get(AccessControl.TOKEN_HEADER)).map(Message::body);
-                    }
-                    return Future.failedFuture(t);
-                });
+        if (forwarder == null || forwarded) return writer.apply(m).map(NodeApi::outcome);
+        return writeOrForward(op, body, headers, m, forwarder.deadline());
+    }
+
+    /**
+     * This node's fenced writer, or, while it does not lead, the leader through the forwarder.
+     * A write that finds the lease naming this node itself (it has just won, and is about to
+     * publish its leadership) goes back to the local writer once that publication arrives,
+     * within the same window, rather than waiting the window out.
+     */
+    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, ClientMutation m, long giveUpAt) {
+        return writer.apply(m).map(NodeApi::outcome).recover(t -> {
+            if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
+            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), giveUpAt)
+                    .map(Message::body)
+                    .recover(f -> {
+                        if (!(f instanceof Forwarder.LeaderIsThisNode)) return Future.failedFuture(f);
+                        if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(t);
+                        return nextLeadership(SELF_LEADERSHIP_WAIT_MS).compose(l -> writeOrForward(op, body, headers, m, giveUpAt));
+                    });
+        });
+    }
+
+    private static JsonObject outcome(FencedWriter.Outcome o) {
+        return new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch()));
     }
 
     private Future<JsonObject> leader() {

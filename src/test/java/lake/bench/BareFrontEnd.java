@@ -23,7 +23,7 @@ import java.util.Base64;
  * control, no metrics. {@code POST} any path with {@code {"key":K,"expected":null,"value":B64}}
  * creates K guarded by a fixed lease record, exactly the mutation the fenced path builds, and
  * answers {@code {"applied":true|false}} after the fsync. Same Vert.x options and number of HTTP
- * instances as a node. Used by {@code scripts/bench/wrk-metasrv} for a same-run comparison.
+ * instances as a node. Used by {@code scripts/bench/fenced-vs-bare} for a same-run comparison.
  *
  * <p>Run: {@code java -cp ... lake.bench.BareFrontEnd PORT DATA_DIR}.
  */

@@ -119,4 +119,15 @@ class ForwarderTest {
                 .hasMessageContaining("not reachable");
         assertThat((System.nanoTime() - start) / 1_000_000).as("kept trying for the window").isGreaterThanOrEqualTo(400);
     }
+
+    @Test
+    void leaseNamingThisNodeIsHandedBackAtOnce() throws Exception {
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), received::add);
+        Forwarder self = new Forwarder(vertx, "L", "election/leader", store, NodeClock.SYSTEM, 2_000, 60_000);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> join(self.forward("cas", new JsonObject().put("key", "k"), null, null)))
+                .isInstanceOf(Forwarder.LeaderIsThisNode.class);
+        assertThat((System.nanoTime() - start) / 1_000_000).as("without waiting out the 60 s window").isLessThan(10_000);
+        assertThat(received).as("nothing sent to itself").isEmpty();
+    }
 }

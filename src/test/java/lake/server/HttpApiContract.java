@@ -194,6 +194,34 @@ abstract class HttpApiContract {
         assertThat(json(h.get(node, "/v1/kv/tbl/lost-reply")).getString("value")).isEqualTo(b64("v"));
     }
 
+    /** Each HTTP ingress instance runs its own NodeApi; every one of them must follow leadership. */
+    @Test
+    void everyIngressInstanceLearnsALeadershipChange() throws Exception {
+        // A fresh connection per request: the server hands connections to its instances in turn.
+        io.vertx.ext.web.client.WebClient fresh = io.vertx.ext.web.client.WebClient.create(h.vertx,
+                new io.vertx.ext.web.client.WebClientOptions().setKeepAlive(false));
+        int connections = 4 * MetasrvNode.HTTP_INSTANCES;
+        try {
+            for (int i = 0; i < connections; i++) {
+                assertThat(NodeHarness.await(fresh.get(node.httpPort(), "127.0.0.1", "/ready").send()).statusCode()).isEqualTo(200);
+            }
+            assertThat(h.post(node, "/v1/leader/resign", new JsonObject()).statusCode()).isEqualTo(200);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() -> {
+                for (int i = 0; i < connections; i++) {
+                    assertThat(NodeHarness.await(fresh.get(node.httpPort(), "127.0.0.1", "/ready").send()).statusCode()).isEqualTo(503);
+                }
+            });
+            for (int i = 0; i < connections; i++) {
+                HttpResponse<Buffer> write = NodeHarness.await(fresh.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas")
+                        .sendBuffer(Buffer.buffer(cas("tbl/after-resign/" + i, null, "v").encode())));
+                expectError(write, 503, "not_leader", "not the leader");
+            }
+            assertThat(json(h.get(node, "/v1/kv?prefix=tbl/after-resign/")).getJsonArray("entries")).isEmpty();
+        } finally {
+            fresh.close();
+        }
+    }
+
     static void expectError(HttpResponse<Buffer> r, int status, String code, String messagePart) {
         assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(status);
         assertThat(r.getHeader("Content-Type")).startsWith("application/json");
