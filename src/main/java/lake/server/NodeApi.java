@@ -225,7 +225,10 @@ public final class NodeApi {
                     .recover(f -> {
                         if (!(f instanceof Forwarder.LeaderIsThisNode)) return Future.failedFuture(f);
                         if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(t);
-                        return nextLeadership(SELF_LEADERSHIP_WAIT_MS).compose(l -> writeOrForward(op, body, headers, m, giveUpAt));
+                        // Learned meanwhile (between the writer's refusal and the lease read): go now.
+                        Future<Leadership> ready = leadership.isLeader() ? Future.succeededFuture(leadership)
+                                : nextLeadership(SELF_LEADERSHIP_WAIT_MS);
+                        return ready.compose(l -> writeOrForward(op, body, headers, m, giveUpAt));
                     });
         });
     }
