@@ -89,7 +89,7 @@ public final class Main {
         MetasrvNode node;
         try {
             node = MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings, NodeClock.SYSTEM, hosted,
-                    Stores.needsWorker(settings), Bus.STORE, true, registry))
+                    Bus.STORE, true, registry))
                     .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -39,32 +38,13 @@ public final class AuthTokens {
 
     /** Reads {@code auth_tokens_file}: a JSON array of entries, not readable by other users. */
     static JsonArray readFile(Path path) {
-        checkPrivate(path, "auth-tokens-file");
+        PrivateFiles.check(path, "auth-tokens-file", "tokens", true);
         try {
             return new JsonArray(Files.readString(path, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new ConfigException("auth-tokens-file: cannot read " + path + ": " + e.getMessage());
         } catch (DecodeException | ClassCastException e) {
             throw new ConfigException("auth-tokens-file: " + path + " is not a JSON array of token entries");
-        }
-    }
-
-    /**
-     * Refuses a file holding secrets that users other than the owner (and its group) may read or
-     * write, as ssh does with keys. Skipped where the file system has no POSIX permissions.
-     */
-    static void checkPrivate(Path path, String setting) {
-        try {
-            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(path);
-            if (perms.contains(PosixFilePermission.OTHERS_READ) || perms.contains(PosixFilePermission.OTHERS_WRITE)
-                    || perms.contains(PosixFilePermission.GROUP_WRITE)) {
-                throw new ConfigException(setting + ": " + path + " holds tokens but other users can read or write it"
-                        + " (chmod 600 or 640)");
-            }
-        } catch (UnsupportedOperationException noPosix) {
-            // Nothing to check on this file system.
-        } catch (IOException e) {
-            throw new ConfigException(setting + ": cannot read " + path + ": " + e.getMessage());
         }
     }
 

@@ -104,7 +104,7 @@ public final class SettingsLoader {
                 }
                 merged.put(opt.fileKey(), typed(opt, file.getValue(key), "config file " + configPath));
             }
-            if (AuthTokens.hasPlaintext(file.getJsonArray("auth_tokens"))) AuthTokens.checkPrivate(Path.of(configPath), "config");
+            if (AuthTokens.hasPlaintext(file.getJsonArray("auth_tokens"))) PrivateFiles.check(Path.of(configPath), "config", "tokens", true);
         }
         for (Option opt : OPTIONS) {
             String raw = env.get(opt.envVar());

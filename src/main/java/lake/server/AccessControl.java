@@ -39,10 +39,6 @@ public final class AccessControl {
         this.metrics = metrics;
     }
 
-    public boolean enabled() {
-        return !tokens.isEmpty();
-    }
-
     /**
      * The refusal for a request presenting {@code token} ({@code null}: none), or {@code null}
      * when it may proceed. {@code write}: the request would change the store or the lease.

@@ -2,7 +2,6 @@ package lake.server;
 
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
-import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -29,17 +28,16 @@ public final class MetasrvNode {
     /**
      * @param storeOpener opens the store this node hosts; {@code null} when another deployment
      *                    already serves {@code storeAddress} (tests sharing one store)
-     * @param workerStore run the store verticle on a worker thread (RocksDB)
      * @param publicApi   also answer the shared {@code lake.v1.*} addresses
      * @param metrics     the registry {@code GET /metrics} serves; Main passes the one Vert.x records into
      */
     public record Options(Settings settings, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> storeOpener,
-                          boolean workerStore, String storeAddress, boolean publicApi, MeterRegistry metrics) {
+                          String storeAddress, boolean publicApi, MeterRegistry metrics) {
 
         /** With a registry of this node's own. */
         public Options(Settings settings, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> storeOpener,
-                       boolean workerStore, String storeAddress, boolean publicApi) {
-            this(settings, clock, storeOpener, workerStore, storeAddress, publicApi,
+                       String storeAddress, boolean publicApi) {
+            this(settings, clock, storeOpener, storeAddress, publicApi,
                     new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         }
     }
@@ -100,8 +98,7 @@ public final class MetasrvNode {
                 : v -> options.storeOpener().apply(v).map(metrics::instrument);
         Future<Void> store = opener == null ? leadershipFeed.completion()
                 : leadershipFeed.completion().compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore,
-                        sharedStore ? s.cluster().secret() : null),
-                        new DeploymentOptions().setThreadingModel(options.workerStore() ? ThreadingModel.WORKER : ThreadingModel.EVENT_LOOP)));
+                        sharedStore ? s.cluster().secret() : null), new DeploymentOptions()));
         return store
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))
                 .onSuccess(v -> electionIndex = deployments.size() - 1)

@@ -46,15 +46,4 @@ public final class Stores {
         DynamoConfig c = DynamoConfig.of(s.dynamoRegion(), s.dynamoTable()).withCreateTable(s.dynamoCreateTable());
         return s.dynamoEndpoint() == null ? c : c.withEndpoint(URI.create(s.dynamoEndpoint()));
     }
-
-    /**
-     * Neither backend blocks its caller: DynamoDB's SDK is async, and {@code RocksMetaStore} hands
-     * every mutation to its own writer thread (which does the fsync) and every read to its reader
-     * pool, completing on the caller's context; it refuses to touch RocksDB on an event loop. So
-     * the store verticle runs on an event loop for both, which saves two worker-pool thread hops
-     * per request on the write path.
-     */
-    public static boolean needsWorker(Settings s) {
-        return false;
-    }
 }

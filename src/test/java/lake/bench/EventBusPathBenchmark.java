@@ -87,7 +87,7 @@ public class EventBusPathBenchmark {
                 "unused", false, "election/leader", 3_600_000, 1_200_000, 360_000, 30_000, 10_000);
         vertx = Vertx.vertx(MetasrvNode.vertxOptions());
         node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, NodeClock.SYSTEM, Stores.opener(s),
-                Stores.needsWorker(s), Bus.STORE, false)));
+                Bus.STORE, false)));
         Leadership l = await(vertx.eventBus().<Leadership>request(Bus.election("bench"), null,
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "campaign"))).body();
         if (!l.isLeader()) throw new IllegalStateException("benchmark node did not win the lease: " + l.reason());

@@ -70,7 +70,7 @@ class TwoNodeClusterTest {
         instances.add(vertx);
         MetasrvNode node = join(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, NodeClock.SYSTEM,
                 hostsStore ? v -> RocksMetaStore.open(v, RocksConfig.defaults(s.dataDir().resolve("rocks"))) : null,
-                true, Bus.STORE, true)));
+                Bus.STORE, true)));
         nodes.add(node);
         return node;
     }

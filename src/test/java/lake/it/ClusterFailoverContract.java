@@ -116,6 +116,13 @@ abstract class ClusterFailoverContract {
         return load;
     }
 
+    /** A load through {@code nodes} that has had {@link #MIN_ACKS_BEFORE_FAULT} writes acknowledged. */
+    WriteLoad steadyLoadThrough(List<Node> nodes, String prefix) {
+        WriteLoad load = loadThrough(nodes, prefix);
+        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged() >= MIN_ACKS_BEFORE_FAULT);
+        return load;
+    }
+
     void assertEveryAcknowledgedWritePresent(WriteLoad load, Node via) throws Exception {
         for (WriteLoad.Write w : load.history) {
             if (w.acknowledged()) {
@@ -151,8 +158,7 @@ abstract class ClusterFailoverContract {
         Node leader = faultableLeader();
         long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
         List<Node> survivors = cluster.others(leader);
-        WriteLoad load = loadThrough(survivors, "kill");
-        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged() >= MIN_ACKS_BEFORE_FAULT);
+        WriteLoad load = steadyLoadThrough(survivors, "kill");
 
         long killedAt = System.nanoTime();
         faulted.add(leader.id());
@@ -182,8 +188,7 @@ abstract class ClusterFailoverContract {
         Node leader = faultableLeader();
         long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
         List<Node> others = cluster.others(leader);
-        WriteLoad load = loadThrough(others, "pause");
-        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged() >= MIN_ACKS_BEFORE_FAULT);
+        WriteLoad load = steadyLoadThrough(others, "pause");
 
         faulted.add(leader.id());
         leader.process().signal("STOP");
@@ -229,8 +234,7 @@ abstract class ClusterFailoverContract {
         Node leader = faultableLeader();
         long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
         List<Node> others = cluster.others(leader);
-        WriteLoad load = loadThrough(others, "term");
-        await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged() >= MIN_ACKS_BEFORE_FAULT);
+        WriteLoad load = steadyLoadThrough(others, "term");
 
         // The load stops before the signal so the handover is timed on an otherwise idle store
         // (moto serves one request at a time); writes resume afterwards under the new epoch.

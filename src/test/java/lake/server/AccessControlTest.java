@@ -59,7 +59,7 @@ class AccessControlTest {
                 new AuthToken("reader", AuthTokens.sha256(READ_ONLY), false)));
         node = NodeHarness.await(MetasrvNode.deploy(h.vertx, new MetasrvNode.Options(s, new ManualClock(1_700_000_000_000L),
                 v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(st -> recording = new RecordingStore(st)),
-                true, Bus.STORE, true)));
+                Bus.STORE, true)));
         assertThat(h.campaign(node).isLeader()).isTrue();
     }
 

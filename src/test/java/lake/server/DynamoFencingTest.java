@@ -13,9 +13,4 @@ class DynamoFencingTest extends FencingContract {
     protected Function<Vertx, Future<? extends MetaStore>> backend(Path dir) {
         return MotoServer::openFreshStore;
     }
-
-    @Override
-    protected boolean workerStore() {
-        return false;
-    }
 }

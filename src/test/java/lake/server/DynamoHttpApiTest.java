@@ -13,9 +13,4 @@ class DynamoHttpApiTest extends HttpApiContract {
     protected Function<Vertx, Future<? extends MetaStore>> backend(Path dir) {
         return MotoServer::openFreshStore;
     }
-
-    @Override
-    protected boolean workerStore() {
-        return false;
-    }
 }

@@ -31,7 +31,7 @@ class EventBusApiTest {
         MetasrvNode node = NodeHarness.await(MetasrvNode.deploy(h.vertx, new MetasrvNode.Options(
                 NodeHarness.settings("a", dir, 10_000, 0, 1_000), new ManualClock(1_700_000_000_000L),
                 v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(s -> recording = new RecordingStore(s)),
-                true, Bus.STORE, true)));
+                Bus.STORE, true)));
         lake.metasrv.Leadership won = h.campaign(node);
         assertThat(won.isLeader()).isTrue();
         epoch = won.epoch();

@@ -36,8 +36,6 @@ abstract class FencingContract {
 
     protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
 
-    protected abstract boolean workerStore();
-
     static final long T0 = 1_700_000_000_000L;
     static final long TTL = 10_000;
 
@@ -59,11 +57,11 @@ abstract class FencingContract {
     MetasrvNode hostNode(String id, NodeClock clock) throws Exception {
         Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
         return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock,
-                v -> real.apply(v).map(s -> recording = new RecordingStore(s)), workerStore());
+                v -> real.apply(v).map(s -> recording = new RecordingStore(s)));
     }
 
     MetasrvNode sharingNode(String id, NodeClock clock) throws Exception {
-        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock, null, workerStore());
+        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock, null);
     }
 
     static JsonObject cas(String key, String expected, String value) {
@@ -166,7 +164,7 @@ abstract class FencingContract {
         // Renewals every 250 ms; the authority (TTL - margin = 3.6 s) leaves room for a slow store
         // on a loaded machine, so the test is about renewals racing writes, not about speed.
         MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 4_000, 250, 400), NodeClock.SYSTEM,
-                v -> real.apply(v).map(s -> recording = new RecordingStore(s)), workerStore());
+                v -> real.apply(v).map(s -> recording = new RecordingStore(s)));
         await().atMost(Duration.ofSeconds(10)).until(() -> h.status(a).isLeader());
 
         AtomicInteger renewals = new AtomicInteger();
@@ -197,7 +195,7 @@ abstract class FencingContract {
         Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
         FaultyStore[] faulty = new FaultyStore[1];
         MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 2_000, 200, 400), NodeClock.SYSTEM,
-                v -> real.apply(v).map(s -> faulty[0] = new FaultyStore(s)), workerStore());
+                v -> real.apply(v).map(s -> faulty[0] = new FaultyStore(s)));
         await().atMost(Duration.ofSeconds(10)).until(() -> h.status(a).isLeader());
         List<Leadership> changes = new java.util.concurrent.CopyOnWriteArrayList<>();
         MessageConsumer<Leadership> watcher = h.vertx.eventBus().<Leadership>localConsumer(Bus.leadership("a"),

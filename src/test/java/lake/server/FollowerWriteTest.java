@@ -63,7 +63,7 @@ class FollowerWriteTest {
                 new ClusterSettings(true, "test", "127.0.0.1", 0, List.of(), ClusterSettings.StoreRole.HOST));
         LeaseReads[] store = new LeaseReads[1];
         MetasrvNode node = h.deploy(s, new ManualClock(1_700_000_000_000L),
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(r -> store[0] = new LeaseReads(r)), false);
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(r -> store[0] = new LeaseReads(r)));
         assertThat(h.status(node).isLeader()).isFalse();
 
         int before = store[0].reads.get();

@@ -63,7 +63,7 @@ class GracefulStopTest {
     void leader() throws Exception {
         h = new NodeHarness();
         node = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 10_000, 0, 1_000), new ManualClock(T0),
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(GatedStore::new), true);
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(GatedStore::new));
         assertThat(h.campaign(node).isLeader()).isTrue();
     }
 

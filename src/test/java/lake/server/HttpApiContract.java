@@ -33,7 +33,6 @@ abstract class HttpApiContract {
     /** Opens a fresh, empty store of the backend under test. */
     protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
 
-    protected abstract boolean workerStore();
 
     @TempDir Path dir;
     NodeHarness h;
@@ -47,7 +46,7 @@ abstract class HttpApiContract {
         clock = new ManualClock(1_700_000_000_000L);
         Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
         node = h.deploy(NodeHarness.settings("a", dir, 10_000, 0, 1_000, 2_000), clock,
-                v -> real.apply(v).map(s -> faulty = new FaultyStore(s)), workerStore());
+                v -> real.apply(v).map(s -> faulty = new FaultyStore(s)));
         assertThat(h.campaign(node).isLeader()).isTrue();
     }
 

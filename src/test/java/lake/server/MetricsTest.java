@@ -64,7 +64,7 @@ class MetricsTest {
 
     @Test
     void metricsServeRoleEpochAndRequestsByOutcome() throws Exception {
-        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000), new ManualClock(T0), store(), true);
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000), new ManualClock(T0), store());
         String before = scrape(a);
         assertThat(sample(before, "lake_leader{node=\"a\"}")).isZero();
         assertThat(sample(before, "lake_requests_seconds_count{node=\"a\",op=\"cas\",outcome=\"applied\"}"))
@@ -100,8 +100,8 @@ class MetricsTest {
     void fencedRejectionMovesTheFencedCounterAndTheRole() throws Exception {
         ManualClock clockA = new ManualClock(T0);
         ManualClock clockB = new ManualClock(T0);
-        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000), clockA, store(), true);
-        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), clockB, null, true);
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000), clockA, store());
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), clockB, null);
         h.campaign(a);
         h.post(a, "/v1/kv/cas", cas("tbl/x", null, "a1"));
         clockB.setWall(T0 + TTL);
@@ -124,7 +124,7 @@ class MetricsTest {
 
     @Test
     void renewalsRenewalFailuresAndStoreErrorsAreCounted() throws Exception {
-        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 2_000, 200, 400), NodeClock.SYSTEM, store(), true);
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 2_000, 200, 400), NodeClock.SYSTEM, store());
         await().atMost(Duration.ofSeconds(10)).until(() -> sample(scrape(a), "lake_lease_renewals_total{node=\"a\"}") >= 2);
 
         faulty.fault.set(new MetaException.RetryableBackend("TransactionConflict (test)", null));

@@ -37,9 +37,8 @@ final class NodeHarness implements AutoCloseable {
     }
 
     /** Deploys a node; {@code store} null means it uses the store another node already hosts. */
-    MetasrvNode deploy(Settings s, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> store, boolean worker)
-            throws Exception {
-        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, clock, store, worker, Bus.STORE, false)));
+    MetasrvNode deploy(Settings s, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> store) throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, clock, store, Bus.STORE, false)));
         nodes.add(node);
         return node;
     }

@@ -34,7 +34,7 @@ class RequestTimeoutTest {
                 "unused", false, "election/leader", 10_000, 0, 1_000, 400, 60_000);
         FaultyStore[] faulty = new FaultyStore[1];
         MetasrvNode node = h.deploy(s, new ManualClock(1_700_000_000_000L),
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(r -> faulty[0] = new FaultyStore(r)), false);
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(r -> faulty[0] = new FaultyStore(r)));
         assertThat(h.campaign(node).isLeader()).isTrue();
 
         faulty[0].answerNothing.set(true);

@@ -14,10 +14,4 @@ class RocksHttpApiTest extends HttpApiContract {
     protected Function<Vertx, Future<? extends MetaStore>> backend(Path dir) {
         return v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks")));
     }
-
-    @Override
-    protected boolean workerStore() {
-        // As deployed by Main: RocksMetaStore never blocks its caller (see Stores.needsWorker).
-        return false;
-    }
 }

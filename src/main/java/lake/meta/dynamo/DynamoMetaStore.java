@@ -78,7 +78,6 @@ public final class DynamoMetaStore implements MetaStore {
         Future<Optional<byte[]>> invalid = invalid(() -> Keys.validateKey(key));
         if (invalid != null) return invalid;
         return call(() -> {
-            Keys.validateKey(key);
             GetItemRequest request = GetItemRequest.builder().tableName(table).key(DynamoLayout.keyOf(key))
                     .consistentRead(true).build();
             return client.getItem(request).thenApply(r -> r.hasItem() && !r.item().isEmpty()
@@ -105,9 +104,6 @@ public final class DynamoMetaStore implements MetaStore {
         });
         if (invalid != null) return invalid;
         return call(() -> {
-            Keys.validateKey(key);
-            Keys.validateExpected("expected value", expected);
-            Keys.validateValue("value", value);
             String token = UUID.randomUUID().toString();
             Map<String, AttributeValue> values = new HashMap<>();
             values.put(":w", s(token));
@@ -140,11 +136,8 @@ public final class DynamoMetaStore implements MetaStore {
             Keys.validateValue("expected value", expected);
         });
         if (invalid != null) return invalid;
-        return call(() -> {
-            Keys.validateKey(key);
-            Keys.validateValue("expected value", expected);
-            return client.transactWriteItems(transactions.delete(key, expected)).thenApply(r -> true);
-        }, "delete '" + key + "'", true);
+        return call(() -> client.transactWriteItems(transactions.delete(key, expected)).thenApply(r -> true),
+                "delete '" + key + "'", true);
     }
 
     /** Exactly one TransactWriteItems: a ConditionCheck on the guard plus the conditional target write. */
@@ -153,9 +146,7 @@ public final class DynamoMetaStore implements MetaStore {
         String what = mutation == null ? "guarded mutation" : "guarded " + mutation.kind() + " of '"
                 + mutation.targetKey() + "' under '" + mutation.guardKey() + "'";
         if (mutation == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
-        return call(() -> {
-            return client.transactWriteItems(transactions.guarded(mutation)).thenApply(r -> true);
-        }, what, true);
+        return call(() -> client.transactWriteItems(transactions.guarded(mutation)).thenApply(r -> true), what, true);
     }
 
     @Override
@@ -166,12 +157,7 @@ public final class DynamoMetaStore implements MetaStore {
             ScanPage.resumeAfter(prefix, continuation);
         });
         if (invalid != null) return invalid;
-        return call(() -> {
-            Keys.validatePrefix(prefix);
-            Keys.validateLimit(limit);
-            String after = ScanPage.resumeAfter(prefix, continuation);
-            return scanner.page(prefix, after, limit);
-        }, "scan of prefix '" + prefix + "'", false);
+        return call(() -> scanner.page(prefix, ScanPage.resumeAfter(prefix, continuation), limit), "scan of prefix '" + prefix + "'", false);
     }
 
     @Override
@@ -195,8 +181,8 @@ public final class DynamoMetaStore implements MetaStore {
     }
 
     /**
-     * Runs one store operation: refuses after close, turns validation failures into a failed
-     * future before any request is sent, and completes on the caller's Vert.x context. For
+     * Runs one store operation (its input already validated by {@link #invalid}): refuses after
+     * close, turns a failure to build the request into a failed future, and completes on the caller's Vert.x context. For
      * conditional writes a refused condition becomes {@code false}; every other failure is typed.
      */
     @SuppressWarnings("unchecked")

@@ -42,12 +42,8 @@ final class CallerContext {
         contained(completion);
     }
 
-    /** Runs one completion of a batch, so a throwing callback does not skip the others. */
-    static void runContained(Runnable completion) {
-        contained(completion);
-    }
-
-    private static void contained(Runnable completion) {
+    /** Runs {@code completion} here, containing whatever it throws (one of a batch: it skips no others). */
+    static void contained(Runnable completion) {
         try {
             completion.run();
         } catch (Throwable t) {

@@ -279,10 +279,10 @@ public final class RocksMetaStore implements MetaStore {
             syncWrites.close();
             db.closeE();
             options.close();
-            CallerContext.run(null, closed::tryComplete);
+            CallerContext.contained(closed::tryComplete);
         } catch (RocksDBException e) {
             options.close();
-            CallerContext.run(null, () -> closed.tryFail(RocksErrors.map("close of " + path, e)));
+            CallerContext.contained(() -> closed.tryFail(RocksErrors.map("close of " + path, e)));
         }
     }
 }

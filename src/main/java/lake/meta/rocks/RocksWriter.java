@@ -183,7 +183,7 @@ final class RocksWriter implements Runnable {
             ConditionalWrite w = group.get(i);
             Boolean result = applied[i];
             if (w.context() == null) {
-                CallerContext.run(null, () -> w.promise().tryComplete(result));
+                CallerContext.contained(() -> w.promise().tryComplete(result));
                 continue;
             }
             if (byContext == null) byContext = new IdentityHashMap<>();
@@ -192,7 +192,7 @@ final class RocksWriter implements Runnable {
         if (byContext == null) return;
         for (Map.Entry<Context, List<Runnable>> e : byContext.entrySet()) {
             List<Runnable> completions = e.getValue();
-            CallerContext.run(e.getKey(), () -> completions.forEach(CallerContext::runContained));
+            CallerContext.run(e.getKey(), () -> completions.forEach(CallerContext::contained));
         }
     }
 
