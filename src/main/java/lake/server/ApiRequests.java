@@ -1,17 +1,24 @@
 package lake.server;
 
+import io.vertx.core.MultiMap;
 import io.vertx.core.json.JsonObject;
 import lake.meta.Keys;
+import lake.meta.MetaException;
 import lake.metasrv.ClientMutation;
 
-import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Base64;
+import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * Strict parsing of API request bodies, shared by HTTP and the event bus: unknown fields, missing
- * fields, wrong types and bad base64 are refused with a message naming the field.
+ * The request decoder of every API operation, HTTP and event bus alike (docs/http-api.md,
+ * "Input rules"). Bodies come from {@link StrictJson}; this class checks their members: exact
+ * names (unknown ones refused), exact types ({@code null} only where a field documents it),
+ * canonical padded base64, unsigned 64-bit epochs written as plain integers, and the contract's
+ * key rules. Every refusal is {@code 400 invalid_argument} (or {@code 413} for an oversized
+ * value) naming the field and what is wrong, thrown before anything reaches the store.
  */
 public final class ApiRequests {
     private ApiRequests() {}
@@ -19,42 +26,54 @@ public final class ApiRequests {
     public static final int MAX_SCAN_LIMIT = 1000;
     public static final int DEFAULT_SCAN_LIMIT = 100;
     private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+    private static final Base64.Encoder B64 = Base64.getEncoder();
 
-    public static ClientMutation cas(JsonObject body, Long headerEpoch) {
-        body = object(body);
+    public static ClientMutation cas(JsonObject body, MultiMap headers) {
         allowOnly(body, Set.of("key", "expected", "value", "epoch"));
-        String key = string(body, "key");
-        if (!body.containsKey("expected")) throw ApiError.invalid("missing field 'expected' (null means the key must be absent)");
-        byte[] expected = body.getValue("expected") == null ? null : bytes(body, "expected");
+        String key = key(body, "key");
+        byte[] expected = expectedOrAbsent(body, "expected");
         byte[] value = bytes(body, "value");
-        return ClientMutation.cas(key, expected, value, epoch(body, headerEpoch));
+        return ClientMutation.cas(key, expected, value, epoch(body, headers));
     }
 
-    public static ClientMutation delete(JsonObject body, Long headerEpoch) {
-        body = object(body);
+    public static ClientMutation delete(JsonObject body, MultiMap headers) {
         allowOnly(body, Set.of("key", "expected", "epoch"));
-        return ClientMutation.delete(string(body, "key"), bytes(body, "expected"), epoch(body, headerEpoch));
+        String key = key(body, "key");
+        if (body.containsKey("expected") && body.getValue("expected") == null) {
+            throw ApiError.invalid("field 'expected' is null; a delete needs the key's exact current value (base64)");
+        }
+        return ClientMutation.delete(key, bytes(body, "expected"), epoch(body, headers));
     }
 
-    public static String key(JsonObject body) {
-        body = object(body);
+    /** A read's body: exactly {@code {"key": K}}. */
+    public static String get(JsonObject body) {
         allowOnly(body, Set.of("key"));
-        String key = string(body, "key");
-        Keys.validateKey(key);
-        return key;
+        return key(body, "key");
+    }
+
+    /** Operations without parameters take an empty object (or, on the bus, no body at all). */
+    public static void none(JsonObject body, String op) {
+        if (body != null && !body.isEmpty()) {
+            throw ApiError.invalid(op + " takes no fields; got " + new TreeSet<>(body.fieldNames()));
+        }
     }
 
     public record Scan(String prefix, String continuation, int limit) {}
 
     public static Scan scan(JsonObject body) {
-        body = object(body);
         allowOnly(body, Set.of("prefix", "continuation", "limit"));
-        String prefix = body.getValue("prefix") == null ? "" : string(body, "prefix");
+        String prefix = body.containsKey("prefix") ? string(body, "prefix") : "";
+        try {
+            Keys.validatePrefix(prefix);
+        } catch (MetaException.InvalidArgument e) {
+            throw ApiError.invalid("field 'prefix': " + e.getMessage());
+        }
+        // null is the continuation of a last page; sending it back starts from the beginning.
         String continuation = body.getValue("continuation") == null ? null : string(body, "continuation");
         int limit = DEFAULT_SCAN_LIMIT;
-        if (body.getValue("limit") != null) {
+        if (body.containsKey("limit")) {
             Object l = body.getValue("limit");
-            if (!(l instanceof Integer || l instanceof Long)) throw ApiError.invalid("field 'limit' must be an integer");
+            if (!(l instanceof Integer || l instanceof Long)) throw ApiError.invalid("field 'limit' must be an integer, got " + typeOf(l));
             long v = ((Number) l).longValue();
             if (v < 1 || v > MAX_SCAN_LIMIT) {
                 throw ApiError.invalid("field 'limit' must be between 1 and " + MAX_SCAN_LIMIT + ", got " + v);
@@ -69,39 +88,74 @@ public final class ApiRequests {
         return v >= 0 ? (Object) v : new BigInteger(Long.toUnsignedString(v));
     }
 
-    /** Parses an unsigned 64-bit epoch as sent in a header. */
-    public static Long headerEpoch(String header) {
-        if (header == null) return null;
-        try {
-            return Long.parseUnsignedLong(header.trim());
-        } catch (NumberFormatException e) {
-            throw ApiError.invalid("header " + Bus.EPOCH_HEADER + " must be an unsigned 64-bit integer, got '" + header + "'");
-        }
+    /**
+     * The unsigned 64-bit epoch in header {@code name}, or {@code null} when absent: ASCII digits
+     * only, given once.
+     */
+    public static Long headerEpoch(MultiMap headers, String name) {
+        List<String> all = headers.getAll(name);
+        if (all.isEmpty()) return null;
+        if (all.size() > 1) throw ApiError.invalid("header " + name + " is given " + all.size() + " times");
+        return unsignedDecimal(all.get(0), "header " + name);
     }
 
-    private static JsonObject object(JsonObject body) {
-        if (body == null) throw ApiError.invalid("request body must be a JSON object");
-        return body;
+    /** Strict unsigned 64-bit decimal: ASCII digits, no sign, no spaces, at most 2^64-1. */
+    static long unsignedDecimal(String text, String what) {
+        boolean digits = !text.isEmpty() && text.length() <= 20;
+        for (int i = 0; digits && i < text.length(); i++) digits = text.charAt(i) >= '0' && text.charAt(i) <= '9';
+        if (!digits) throw ApiError.invalid(what + " must be an unsigned 64-bit integer in ASCII digits, got '" + text + "'");
+        BigInteger v = new BigInteger(text);
+        if (v.compareTo(U64_MAX) > 0) throw ApiError.invalid(what + " exceeds 2^64-1");
+        return v.longValue();
     }
 
-    private static void allowOnly(JsonObject body, Set<String> allowed) {
+    static void allowOnly(JsonObject body, Set<String> allowed) {
         for (String field : body.fieldNames()) {
-            if (!allowed.contains(field)) throw ApiError.invalid("unknown field '" + field + "'; allowed: " + allowed);
+            if (!allowed.contains(field)) {
+                throw ApiError.invalid("unknown field '" + field + "'; allowed: " + new TreeSet<>(allowed));
+            }
         }
     }
 
-    private static String string(JsonObject body, String field) {
+    static String string(JsonObject body, String field) {
+        if (!body.containsKey(field)) throw ApiError.invalid("missing field '" + field + "'");
         Object v = body.getValue(field);
-        if (v == null) throw ApiError.invalid("missing field '" + field + "'");
-        if (!(v instanceof String s)) throw ApiError.invalid("field '" + field + "' must be a string");
+        if (!(v instanceof String s)) throw ApiError.invalid("field '" + field + "' must be a string, got " + typeOf(v));
         return s;
     }
 
-    private static byte[] bytes(JsonObject body, String field) {
+    /** A key field: a string meeting the contract's key rules. */
+    static String key(JsonObject body, String field) {
+        String key = string(body, field);
+        try {
+            Keys.validateKey(key);
+        } catch (MetaException.InvalidArgument e) {
+            throw ApiError.invalid("field '" + field + "': " + e.getMessage());
+        }
+        return key;
+    }
+
+    /** A required field holding base64 bytes, or {@code null} meaning "must be absent". */
+    static byte[] expectedOrAbsent(JsonObject body, String field) {
+        if (!body.containsKey(field)) {
+            throw ApiError.invalid("missing field '" + field + "' (null means the key must be absent)");
+        }
+        return body.getValue(field) == null ? null : bytes(body, field);
+    }
+
+    /**
+     * Canonical standard base64 with padding, as the docs promise: the one encoding of the bytes,
+     * so a value has exactly one spelling (no missing padding, no stray bits in the last group).
+     */
+    static byte[] bytes(JsonObject body, String field) {
         String s = string(body, field);
         // base64 expands 3 bytes to 4 characters: refuse oversized values before decoding them.
         if ((long) s.length() * 3 / 4 > Keys.MAX_VALUE_BYTES + 2) {
             throw ApiError.tooLarge("field '" + field + "' exceeds " + Keys.MAX_VALUE_BYTES + " bytes");
+        }
+        if (s.length() % 4 != 0) {
+            throw ApiError.invalid("field '" + field + "' is not padded base64 (its length, " + s.length()
+                    + ", is not a multiple of 4)");
         }
         byte[] out;
         try {
@@ -109,25 +163,40 @@ public final class ApiRequests {
         } catch (IllegalArgumentException e) {
             throw ApiError.invalid("field '" + field + "' is not valid base64: " + e.getMessage());
         }
+        if (!B64.encodeToString(out).equals(s)) {
+            throw ApiError.invalid("field '" + field + "' is not canonical base64 (the bits after the last byte must be zero)");
+        }
         if (out.length > Keys.MAX_VALUE_BYTES) {
             throw ApiError.tooLarge("field '" + field + "' is " + out.length + " bytes; the maximum is " + Keys.MAX_VALUE_BYTES);
         }
         return out;
     }
 
-    private static Long epoch(JsonObject body, Long headerEpoch) {
+    /** The epoch a write names in its body and/or the bus header; both must agree. */
+    static Long epoch(JsonObject body, MultiMap headers) {
+        Long headerEpoch = headerEpoch(headers, Bus.EPOCH_HEADER);
+        if (!body.containsKey("epoch")) return headerEpoch;
         Object v = body.getValue("epoch");
-        if (v == null) return headerEpoch;
         BigInteger e;
         if (v instanceof Integer || v instanceof Long) e = BigInteger.valueOf(((Number) v).longValue());
         else if (v instanceof BigInteger b) e = b;
-        else if (v instanceof BigDecimal d && d.scale() <= 0) e = d.toBigInteger();
-        else throw ApiError.invalid("field 'epoch' must be an unsigned integer");
-        if (e.signum() < 0 || e.compareTo(U64_MAX) > 0) throw ApiError.invalid("field 'epoch' must be an unsigned 64-bit integer");
+        else throw ApiError.invalid("field 'epoch' must be an unsigned integer (omit it for no expectation), got " + typeOf(v));
+        if (e.signum() < 0 || e.compareTo(U64_MAX) > 0) throw ApiError.invalid("field 'epoch' must be an unsigned 64-bit integer, got " + e);
         long epoch = e.longValue();
         if (headerEpoch != null && headerEpoch != epoch) {
             throw ApiError.invalid("field 'epoch' and header " + Bus.EPOCH_HEADER + " disagree");
         }
         return epoch;
+    }
+
+    static String typeOf(Object v) {
+        if (v == null) return "null";
+        if (v instanceof String) return "a string";
+        if (v instanceof Boolean) return "a boolean";
+        if (v instanceof java.math.BigDecimal || v instanceof Double || v instanceof Float) return "a non-integer number " + v;
+        if (v instanceof Number) return "a number";
+        if (v instanceof JsonObject) return "an object";
+        if (v instanceof io.vertx.core.json.JsonArray) return "an array";
+        return "a " + v.getClass().getSimpleName();
     }
 }

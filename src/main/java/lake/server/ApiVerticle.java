@@ -58,20 +58,20 @@ public final class ApiVerticle extends VerticleBase {
         String node = config.settings().nodeId();
         api = new NodeApi(context, config);
         api.onRoleChange(this::announce);
-        consumers.add(vertx.eventBus().<JsonObject>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
+        consumers.add(vertx.eventBus().<Object>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
         if (config.clustered()) {
             // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.nodeForward(node),
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node),
                     m -> servePublic(String.valueOf(m.headers().get(Bus.OP_HEADER)), m)));
         }
         if (publicApi) {
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_GET, m -> servePublic(NodeApi.GET, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_SCAN, m -> servePublic(NodeApi.SCAN, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_CAS, m -> servePublic(NodeApi.CAS, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.KV_DELETE, m -> servePublic(NodeApi.DELETE, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER, m -> servePublic(NodeApi.LEADER, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.LEADER_RESIGN, m -> servePublic(NodeApi.RESIGN, m)));
-            consumers.add(vertx.eventBus().<JsonObject>consumer(Bus.CLUSTER, m -> servePublic(NodeApi.CLUSTER, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_GET, m -> servePublic(NodeApi.GET, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_SCAN, m -> servePublic(NodeApi.SCAN, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_CAS, m -> servePublic(NodeApi.CAS, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_DELETE, m -> servePublic(NodeApi.DELETE, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(NodeApi.LEADER, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(NodeApi.RESIGN, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(NodeApi.CLUSTER, m)));
         }
         List<Future<Void>> registered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) registered.add(c.completion());
@@ -109,11 +109,11 @@ public final class ApiVerticle extends VerticleBase {
         }).transform(ignored -> api.stop());
     }
 
-    private void servePublic(String op, Message<JsonObject> msg) {
+    private void servePublic(String op, Message<Object> msg) {
         if (access.bus(msg, op.equals(NodeApi.CAS) || op.equals(NodeApi.DELETE) || op.equals(NodeApi.RESIGN))) serve(op, msg);
     }
 
-    private void serve(String op, Message<JsonObject> msg) {
+    private void serve(String op, Message<Object> msg) {
         inFlight++;
         api.serve(op, msg.body(), msg.headers()).onComplete(ar -> {
             if (ar.succeeded()) {

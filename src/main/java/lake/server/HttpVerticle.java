@@ -1,18 +1,23 @@
 package lake.server;
 
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
+import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.json.DecodeException;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -23,7 +28,19 @@ import java.util.concurrent.TimeUnit;
  * The API is documented in docs/http-api.md.
  */
 public final class HttpVerticle extends VerticleBase {
-    public static final int MAX_BODY_BYTES = 512 * 1024;
+    /**
+     * Body limits per route, each the largest valid request it can take plus room for JSON
+     * whitespace: a key of 1,024 bytes escaped ({@code \\u0001} is 6 characters a byte), and
+     * base64 values of 256 KiB (349,528 characters each).
+     */
+    public static final int CAS_BODY_BYTES = 768 * 1024;
+    public static final int DELETE_BODY_BYTES = 384 * 1024;
+    public static final int RESIGN_BODY_BYTES = 1024;
+    /** Fits a 1,024-byte key or prefix percent-encoded (3,072 characters) plus its continuation. */
+    public static final int MAX_REQUEST_LINE = 16 * 1024;
+    public static final int MAX_HEADER_BYTES = 16 * 1024;
+    private static final String KV_PATH = "/v1/kv/";
+    private static final Set<String> SCAN_PARAMETERS = Set.of("prefix", "limit", "continuation");
     private static final String JSON = "application/json";
 
     private final NodeApi.Config config;
@@ -61,21 +78,26 @@ public final class HttpVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         Router router = Router.router(vertx);
-        // Before the body is read: a refused request costs no buffering and reaches nothing.
-        router.route("/v1/*").handler(access::http);
-        router.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
+        // Before anything else, on the raw path (the router matches a normalised one, in which
+        // "/v1/kv/../../x" is "/x"): /v1 needs a token, and a key read is decided by its raw path,
+        // so every key (one made of slashes, one with dot segments) can be read as it is written.
+        router.route().handler(ctx -> {
+            if (ctx.request().path().startsWith("/v1/") || ctx.normalizedPath().startsWith("/v1/")) access.http(ctx);
+            else ctx.next();
+        });
+        router.route().handler(this::keyRead);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
-        router.get("/health").handler(ctx -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON)
-                .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode()));
-        router.get("/ready").handler(ctx -> call(ctx, NodeApi.READY, new JsonObject()));
-        router.get("/v1/leader").handler(ctx -> call(ctx, NodeApi.LEADER, new JsonObject()));
-        router.get("/v1/cluster").handler(ctx -> call(ctx, NodeApi.CLUSTER, new JsonObject()));
-        router.post("/v1/leader/resign").handler(ctx -> call(ctx, NodeApi.RESIGN, new JsonObject()));
-        router.post("/v1/kv/cas").handler(ctx -> call(ctx, NodeApi.CAS, jsonBody(ctx)));
-        router.post("/v1/kv/delete").handler(ctx -> call(ctx, NodeApi.DELETE, jsonBody(ctx)));
+        router.get("/health").handler(ctx -> withoutQueryOrBody(ctx, "GET /health", () -> ctx.response()
+                .putHeader(HttpHeaders.CONTENT_TYPE, JSON)
+                .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode())));
+        router.get("/ready").handler(ctx -> withoutQueryOrBody(ctx, "GET /ready", () -> call(ctx, NodeApi.READY, null)));
+        router.get("/v1/leader").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/leader", () -> call(ctx, NodeApi.LEADER, null)));
+        router.get("/v1/cluster").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/cluster", () -> call(ctx, NodeApi.CLUSTER, null)));
+        post(router, "/v1/leader/resign", NodeApi.RESIGN, RESIGN_BODY_BYTES);
+        post(router, "/v1/kv/cas", NodeApi.CAS, CAS_BODY_BYTES);
+        post(router, "/v1/kv/delete", NodeApi.DELETE, DELETE_BODY_BYTES);
         router.get("/v1/kv").handler(this::scan);
-        router.get("/v1/kv/*").handler(this::get);
         // Paths that exist for other methods only, so the router answers 405 rather than 404.
         router.route("/v1/kv/*").handler(ctx -> ctx.fail(405));
 
@@ -83,14 +105,97 @@ public final class HttpVerticle extends VerticleBase {
                 + " " + ctx.request().path(), null)));
         router.errorHandler(405, ctx -> fail(ctx, new ApiError(405, "method_not_allowed", "method "
                 + ctx.request().method() + " is not allowed on " + ctx.request().path(), null)));
-        router.errorHandler(413, ctx -> fail(ctx, ApiError.tooLarge("request body exceeds " + MAX_BODY_BYTES + " bytes")));
         router.errorHandler(400, ctx -> fail(ctx, ctx.failure() instanceof ApiError e ? e
-                : ApiError.invalid(ctx.failure() == null ? "bad request" : ctx.failure().getMessage())));
+                : ApiError.invalid("malformed HTTP request" + (ctx.failure() == null ? "" : ": " + ctx.failure().getMessage()))));
         router.errorHandler(500, ctx -> fail(ctx, ctx.failure() instanceof ApiError e ? e : ApiError.from(ctx.failure())));
 
         api = new NodeApi(context, config);
-        return api.start().compose(v -> vertx.createHttpServer().requestHandler(router).listen(port, host))
+        HttpServerOptions options = new HttpServerOptions()
+                .setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADER_BYTES);
+        return api.start().compose(v -> vertx.createHttpServer(options)
+                        .invalidRequestHandler(HttpVerticle::invalidRequest)
+                        .requestHandler(router).listen(port, host))
                 .onSuccess(s -> server = s);
+    }
+
+    /**
+     * What the HTTP layer refuses before any route (request line or headers too long, a request
+     * it cannot parse) gets the same JSON error envelope as every other refusal.
+     */
+    private static void invalidRequest(HttpServerRequest request) {
+        DecoderResult result = request.decoderResult();
+        Throwable cause = result == null ? null : result.cause();
+        ApiError error;
+        if (cause instanceof TooLongHttpLineException) {
+            error = new ApiError(414, "uri_too_long", "request line exceeds " + MAX_REQUEST_LINE + " bytes", null);
+        } else if (cause instanceof TooLongHttpHeaderException) {
+            error = new ApiError(431, "headers_too_large", "request headers exceed " + MAX_HEADER_BYTES + " bytes", null);
+        } else {
+            error = ApiError.invalid("malformed HTTP request" + (cause == null ? "" : ": " + cause.getMessage()));
+        }
+        request.response().setStatusCode(error.status()).putHeader(HttpHeaders.CONTENT_TYPE, JSON)
+                .putHeader(HttpHeaders.CONNECTION, "close").end(error.toJson().encode());
+    }
+
+    private void post(Router router, String path, String op, int maxBody) {
+        router.post(path).handler(ctx -> {
+            try {
+                HttpInput.noQuery(ctx.request().uri(), "POST " + path);
+            } catch (ApiError e) {
+                fail(ctx, e);
+                return;
+            }
+            readBody(ctx, maxBody, body -> call(ctx, op, body.length() == 0 && op.equals(NodeApi.RESIGN) ? null : body));
+        });
+    }
+
+    /**
+     * Reads the whole body, at most {@code limit} bytes, whatever the Content-Type says: the API
+     * speaks JSON only, so a body is never decoded as a form (curl's default type) or anything else.
+     */
+    private void readBody(RoutingContext ctx, int limit, Handler<Buffer> then) {
+        HttpServerRequest request = ctx.request();
+        String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (length != null && length.length() < 12 && length.chars().allMatch(Character::isDigit)
+                && Long.parseLong(length) > limit) {
+            tooLarge(ctx, limit);
+            return;
+        }
+        Buffer body = Buffer.buffer();
+        request.handler(chunk -> {
+            if (ctx.response().ended()) return;
+            if (body.length() + chunk.length() > limit) tooLarge(ctx, limit);
+            else body.appendBuffer(chunk);
+        });
+        request.endHandler(v -> {
+            if (!ctx.response().ended()) then.handle(body);
+        });
+        request.exceptionHandler(t -> fail(ctx, ApiError.invalid("request body could not be read: " + t.getMessage())));
+        request.resume();
+    }
+
+    private static void tooLarge(RoutingContext ctx, int limit) {
+        ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+        fail(ctx, ApiError.tooLarge("request body exceeds " + limit + " bytes, the most this route's largest valid request needs"));
+    }
+
+    /** Routes that take neither a query string nor a body. */
+    private static void withoutQueryOrBody(RoutingContext ctx, String route, Runnable then) {
+        try {
+            HttpInput.noQuery(ctx.request().uri(), route);
+            noBody(ctx, route);
+        } catch (ApiError e) {
+            fail(ctx, e);
+            return;
+        }
+        then.run();
+    }
+
+    private static void noBody(RoutingContext ctx, String route) {
+        String length = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
+        if ((length != null && !length.equals("0")) || ctx.request().getHeader(HttpHeaders.TRANSFER_ENCODING) != null) {
+            throw ApiError.invalid(route + " takes no request body");
+        }
     }
 
     /** Stops accepting connections at once; requests in flight get up to {@code drainMs} to finish. */
@@ -100,56 +205,51 @@ public final class HttpVerticle extends VerticleBase {
         return drained.eventually(() -> api == null ? Future.succeededFuture() : api.stop());
     }
 
-    private void get(RoutingContext ctx) {
-        String raw = ctx.request().path().substring("/v1/kv/".length());
+    /**
+     * {@code GET /v1/kv/{key}}: the key is everything after {@code /v1/kv/} in the raw path,
+     * percent-decoded strictly. {@code /v1/kv/} alone is the scan of every key.
+     */
+    private void keyRead(RoutingContext ctx) {
+        String path = ctx.request().path();
+        if (ctx.request().method() != HttpMethod.GET || !path.startsWith(KV_PATH) || path.length() == KV_PATH.length()) {
+            ctx.next();
+            return;
+        }
         String key;
         try {
-            key = URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            fail(ctx, ApiError.invalid("key in the path is not valid percent-encoding"));
+            HttpInput.noQuery(ctx.request().uri(), "GET /v1/kv/{key}");
+            noBody(ctx, "GET /v1/kv/{key}");
+            key = HttpInput.pathSegment(path.substring(KV_PATH.length()), "key in the path");
+        } catch (ApiError e) {
+            fail(ctx, e);
             return;
         }
         call(ctx, NodeApi.GET, new JsonObject().put("key", key));
     }
 
+    /** {@code GET /v1/kv?prefix=P&limit=N&continuation=C} (and {@code GET /v1/kv/?...}). */
     private void scan(RoutingContext ctx) {
         JsonObject body = new JsonObject();
-        for (String name : ctx.queryParams().names()) {
-            if (!Set.of("prefix", "limit", "continuation").contains(name)) {
-                fail(ctx, ApiError.invalid("unknown query parameter '" + name + "'"));
-                return;
+        try {
+            noBody(ctx, "GET /v1/kv");
+            Map<String, String> params = HttpInput.query(ctx.request().query(), SCAN_PARAMETERS);
+            if (params.containsKey("prefix")) body.put("prefix", params.get("prefix"));
+            if (params.containsKey("continuation")) body.put("continuation", params.get("continuation"));
+            if (params.containsKey("limit")) {
+                body.put("limit", (long) HttpInput.count(params.get("limit"), "query parameter 'limit'", 1, ApiRequests.MAX_SCAN_LIMIT));
             }
-        }
-        String prefix = ctx.queryParams().get("prefix");
-        body.put("prefix", prefix == null ? "" : prefix);
-        String continuation = ctx.queryParams().get("continuation");
-        if (continuation != null) body.put("continuation", continuation);
-        String limit = ctx.queryParams().get("limit");
-        if (limit != null) {
-            try {
-                body.put("limit", Long.parseLong(limit));
-            } catch (NumberFormatException e) {
-                fail(ctx, ApiError.invalid("query parameter 'limit' must be an integer, got '" + limit + "'"));
-                return;
-            }
+        } catch (ApiError e) {
+            fail(ctx, e);
+            return;
         }
         call(ctx, NodeApi.SCAN, body);
-    }
-
-    private static JsonObject jsonBody(RoutingContext ctx) {
-        if (ctx.body() == null || ctx.body().length() == 0) throw ApiError.invalid("request body must be a JSON object");
-        try {
-            return ctx.body().asJsonObject();
-        } catch (DecodeException | ClassCastException e) {
-            throw ApiError.invalid("request body is not a JSON object: " + e.getMessage());
-        }
     }
 
     /**
      * Answers with whatever {@link NodeApi} decides, or with {@code 504 outcome_unknown} if it has
      * not decided within the request timeout (a write may still apply after that).
      */
-    private void call(RoutingContext ctx, String op, JsonObject body) {
+    private void call(RoutingContext ctx, String op, Object body) {
         MultiMap headers = HttpHeaders.headers();
         String token = ctx.get(AccessControl.TOKEN_HEADER);
         if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);

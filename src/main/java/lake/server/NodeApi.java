@@ -46,6 +46,7 @@ public final class NodeApi {
     public static final String RESIGN = "resign";
     public static final String READY = "ready";
     public static final String CLUSTER = "cluster";
+    private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(LEADER, RESIGN, READY, CLUSTER);
 
     /**
      * How long a write that found the lease naming this node waits for the node's leadership
@@ -117,7 +118,7 @@ public final class NodeApi {
      * headers of the request: the client's {@link Bus#EPOCH_HEADER}, its token (passed on when a
      * write is forwarded) and, on a forwarded write, {@link Bus#FORWARDED_EPOCH_HEADER}.
      */
-    public Future<JsonObject> serve(String op, JsonObject body, MultiMap headers) {
+    public Future<JsonObject> serve(String op, Object body, MultiMap headers) {
         long startNanos = System.nanoTime();
         String name = op == null ? "" : op;
         Future<JsonObject> result;
@@ -171,10 +172,17 @@ public final class NodeApi {
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "step-down"));
     }
 
-    private Future<JsonObject> handle(String op, JsonObject body, MultiMap headers) {
+    /**
+     * Decodes {@code raw} (a JSON object, JSON text, or {@code null} for operations without
+     * fields) with the one strict decoder, then serves it. Nothing reaches the store before the
+     * whole request has been decoded.
+     */
+    private Future<JsonObject> handle(String op, Object raw, MultiMap headers) {
+        JsonObject body = raw == null ? new JsonObject() : StrictJson.busBody(raw);
+        if (WITHOUT_FIELDS.contains(op)) ApiRequests.none(body, op);
         return switch (op) {
             case GET -> {
-                String key = ApiRequests.key(body);
+                String key = ApiRequests.get(body);
                 yield reads.get(key).compose(v -> v
                         .map(bytes -> Future.succeededFuture(new JsonObject().put("key", key).put("value", StoreProtocol.b64(bytes))))
                         .orElseGet(() -> Future.failedFuture(ApiError.notFound("key '" + key + "' not found"))));
@@ -183,8 +191,8 @@ public final class NodeApi {
                 ApiRequests.Scan s = ApiRequests.scan(body);
                 yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
             }
-            case CAS -> write(CAS, body, headers, ApiRequests.cas(body, ApiRequests.headerEpoch(headers.get(Bus.EPOCH_HEADER))));
-            case DELETE -> write(DELETE, body, headers, ApiRequests.delete(body, ApiRequests.headerEpoch(headers.get(Bus.EPOCH_HEADER))));
+            case CAS -> write(CAS, body, headers, ApiRequests.cas(body, headers));
+            case DELETE -> write(DELETE, body, headers, ApiRequests.delete(body, headers));
             case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case LEADER -> leader();
             case RESIGN -> vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
@@ -200,7 +208,7 @@ public final class NodeApi {
         boolean forwarded = Forwarder.isForwarded(headers);
         if (forwarded) {
             // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
-            long seen = ApiRequests.headerEpoch(headers.get(Bus.FORWARDED_EPOCH_HEADER));
+            long seen = ApiRequests.headerEpoch(headers, Bus.FORWARDED_EPOCH_HEADER);
             if (!leadership.isLeader() || leadership.epoch() != seen) {
                 return Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId()
                         + " does not lead epoch " + Long.toUnsignedString(seen) + " (forwarded by "

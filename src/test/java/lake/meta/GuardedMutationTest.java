@@ -60,13 +60,18 @@ class GuardedMutationTest {
 
     @Test
     void continuationRoundTripsAndIsScopedToItsPrefix() {
-        String token = ScanPage.continuationAfter("tbl/é/1");
+        String token = ScanPage.continuationAfter("tbl/", "tbl/é/1");
         assertThat(ScanPage.resumeAfter("tbl/", token)).isEqualTo("tbl/é/1");
         assertThat(ScanPage.resumeAfter("tbl/", null)).isNull();
         assertThatThrownBy(() -> ScanPage.resumeAfter("other/", token))
                 .isInstanceOf(MetaException.InvalidArgument.class).hasMessageContaining("prefix");
         assertThatThrownBy(() -> ScanPage.resumeAfter("tbl/", "***"))
                 .isInstanceOf(MetaException.InvalidArgument.class);
+        // The key starts with "tbl" and with "", but the continuation names "tbl/" only.
+        assertThatThrownBy(() -> ScanPage.resumeAfter("tbl", token))
+                .isInstanceOf(MetaException.InvalidArgument.class).hasMessageContaining("another prefix");
+        assertThatThrownBy(() -> ScanPage.resumeAfter("", token))
+                .isInstanceOf(MetaException.InvalidArgument.class).hasMessageContaining("another prefix");
     }
 
     @Test

@@ -156,7 +156,7 @@ abstract class HttpApiContract {
         expectError(h.send(node, HttpMethod.PUT, "/v1/kv/cas", "{}"), 405, "method_not_allowed", "PUT");
         expectError(h.send(node, HttpMethod.DELETE, "/v1/kv/tbl/t", null), 405, "method_not_allowed", "DELETE");
 
-        String hugeBody = "{\"key\":\"k\",\"expected\":null,\"value\":\"" + "A".repeat(600 * 1024) + "\"}";
+        String hugeBody = "{\"key\":\"k\",\"expected\":null,\"value\":\"" + "A".repeat(HttpVerticle.CAS_BODY_BYTES) + "\"}";
         expectError(h.send(node, HttpMethod.POST, "/v1/kv/cas", hugeBody), 413, "payload_too_large", "body");
         String bigValue = Base64.getEncoder().encodeToString(new byte[256 * 1024 + 1]);
         expectError(h.post(node, "/v1/kv/cas", new JsonObject().put("key", "k").putNull("expected").put("value", bigValue)),

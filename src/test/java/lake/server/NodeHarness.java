@@ -43,6 +43,22 @@ final class NodeHarness implements AutoCloseable {
         return node;
     }
 
+    /**
+     * One node over RocksDB under {@code dir}, its store behind a {@link RecordingStore} (handed to
+     * {@code recorder} once open), serving the public bus API too; returns once it leads.
+     */
+    MetasrvNode recordedLeader(Path dir, NodeClock clock, java.util.function.Consumer<RecordingStore> recorder) throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings("a", dir, 10_000, 0, 1_000), clock,
+                v -> lake.meta.rocks.RocksMetaStore.open(v, lake.meta.rocks.RocksConfig.defaults(dir.resolve("rocks"))).map(s -> {
+                    RecordingStore r = new RecordingStore(s);
+                    recorder.accept(r);
+                    return r;
+                }), Bus.STORE, true)));
+        nodes.add(node);
+        if (!campaign(node).isLeader()) throw new IllegalStateException("node a did not win the lease");
+        return node;
+    }
+
     Leadership campaign(MetasrvNode node) throws Exception {
         return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "campaign"))).body();
@@ -56,6 +72,15 @@ final class NodeHarness implements AutoCloseable {
     HttpResponse<Buffer> send(MetasrvNode node, HttpMethod method, String uri, String body) throws Exception {
         var req = http.request(method, node.httpPort(), "127.0.0.1", uri);
         return await(body == null ? req.send() : req.sendBuffer(Buffer.buffer(body)));
+    }
+
+    HttpResponse<Buffer> sendBytes(MetasrvNode node, HttpMethod method, String uri, byte[] body) throws Exception {
+        return await(http.request(method, node.httpPort(), "127.0.0.1", uri).sendBuffer(Buffer.buffer(body)));
+    }
+
+    HttpResponse<Buffer> sendWithType(MetasrvNode node, String uri, String contentType, String body) throws Exception {
+        return await(http.request(HttpMethod.POST, node.httpPort(), "127.0.0.1", uri)
+                .putHeader("Content-Type", contentType).sendBuffer(Buffer.buffer(body)));
     }
 
     HttpResponse<Buffer> get(MetasrvNode node, String uri) throws Exception {

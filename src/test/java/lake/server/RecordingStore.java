@@ -20,14 +20,20 @@ final class RecordingStore implements MetaStore {
         this.real = real;
     }
 
-    @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
-    @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
-    @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
-    @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
+    private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Every call of any kind that reached the real store so far. */
+    int calls() { return calls.get(); }
+
+    @Override public Future<Optional<byte[]>> get(String key) { calls.incrementAndGet(); return real.get(key); }
+    @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { calls.incrementAndGet(); return real.cas(key, expected, value); }
+    @Override public Future<Boolean> delete(String key, byte[] expected) { calls.incrementAndGet(); return real.delete(key, expected); }
+    @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { calls.incrementAndGet(); return real.scanPrefix(prefix, c, limit); }
     @Override public Future<Void> close() { return real.close(); }
 
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation mutation) {
+        calls.incrementAndGet();
         if (mutation != null) guarded.add(mutation);
         return real.guardedMutate(mutation).onSuccess(applied -> {
             if (!applied) refused.incrementAndGet();

@@ -50,7 +50,7 @@ final class DynamoScanner {
             if (acc.size() > limit) {
                 List<KeyValue> entries = acc.subList(0, limit);
                 return CompletableFuture.completedFuture(
-                        new ScanPage(entries, ScanPage.continuationAfter(entries.get(limit - 1).key())));
+                        new ScanPage(entries, ScanPage.continuationAfter(prefix, entries.get(limit - 1).key())));
             }
             if (!hasMore(r)) return CompletableFuture.completedFuture(new ScanPage(acc, null));
             return collect(prefix, r.lastEvaluatedKey(), limit, acc);

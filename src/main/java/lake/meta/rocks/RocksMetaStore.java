@@ -151,7 +151,7 @@ public final class RocksMetaStore implements MetaStore {
             String last = null;
             while (it.isValid() && startsWith(it.key(), prefix)) {
                 if (entries.size() == limit) {
-                    return new ScanPage(entries, ScanPage.continuationAfter(last));
+                    return new ScanPage(entries, ScanPage.continuationAfter(new String(prefix, StandardCharsets.UTF_8), last));
                 }
                 last = new String(it.key(), StandardCharsets.UTF_8);
                 entries.add(new KeyValue(last, it.value()));

@@ -119,7 +119,7 @@ class DynamoBackendTest {
         assertInvalid(store.guardedMutate(null));
         assertInvalid(store.scanPrefix("", null, 0));
         assertInvalid(store.scanPrefix("a/", "%%not-a-continuation%%", 1));
-        assertInvalid(store.scanPrefix("b/", lake.meta.ScanPage.continuationAfter("a/1"), 1));
+        assertInvalid(store.scanPrefix("b/", lake.meta.ScanPage.continuationAfter("a/", "a/1"), 1));
         assertThat(recorder.attempts()).as("requests sent for invalid input").isEmpty();
     }
 
