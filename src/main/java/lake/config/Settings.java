@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The resolved configuration of one node. Built only by {@link SettingsLoader}, which applies the
@@ -68,15 +69,67 @@ public record Settings(
                 .put("store_role", cluster.storeRole().name().toLowerCase());
     }
 
+    /** These settings with {@code change} applied to a copy of their fields (one place lists them all). */
+    public Settings with(Consumer<Fields> change) {
+        Fields f = new Fields(this);
+        change.accept(f);
+        return f.build();
+    }
+
     public Settings withNodeId(String id) {
-        return new Settings(id, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion,
-                dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs,
-                requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster);
+        return with(f -> f.nodeId = id);
     }
 
     public Settings withHttpPort(int port) {
-        return new Settings(nodeId, httpHost, port, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion,
-                dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs,
-                requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster);
+        return with(f -> f.httpPort = port);
+    }
+
+    /** The fields of a {@link Settings}, to change some and build new settings. */
+    public static final class Fields {
+        public String nodeId;
+        public String httpHost;
+        public int httpPort;
+        public Path dataDir;
+        public StoreType store;
+        public boolean rocksGroupCommit;
+        public String dynamoEndpoint;
+        public String dynamoRegion;
+        public String dynamoTable;
+        public boolean dynamoCreateTable;
+        public String leaseKey;
+        public long leaseTtlMs;
+        public long leaseRenewMs;
+        public long leaseSafetyMarginMs;
+        public long requestTimeoutMs;
+        public long storeTimeoutMs;
+        public List<AuthToken> authTokens;
+        public long shutdownTimeoutMs;
+        public ClusterSettings cluster;
+
+        private Fields(Settings s) {
+            nodeId = s.nodeId;
+            httpHost = s.httpHost;
+            httpPort = s.httpPort;
+            dataDir = s.dataDir;
+            store = s.store;
+            rocksGroupCommit = s.rocksGroupCommit;
+            dynamoEndpoint = s.dynamoEndpoint;
+            dynamoRegion = s.dynamoRegion;
+            dynamoTable = s.dynamoTable;
+            dynamoCreateTable = s.dynamoCreateTable;
+            leaseKey = s.leaseKey;
+            leaseTtlMs = s.leaseTtlMs;
+            leaseRenewMs = s.leaseRenewMs;
+            leaseSafetyMarginMs = s.leaseSafetyMarginMs;
+            requestTimeoutMs = s.requestTimeoutMs;
+            storeTimeoutMs = s.storeTimeoutMs;
+            authTokens = s.authTokens;
+            shutdownTimeoutMs = s.shutdownTimeoutMs;
+            cluster = s.cluster;
+        }
+
+        private Settings build() {
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster);
+        }
     }
 }

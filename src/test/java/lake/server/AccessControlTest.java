@@ -43,18 +43,12 @@ class AccessControlTest {
     MetasrvNode node;
     ListAppender<ILoggingEvent> logs = new ListAppender<>();
 
-    static Settings withTokens(Settings b, List<AuthToken> tokens) {
-        return new Settings(b.nodeId(), b.httpHost(), b.httpPort(), b.dataDir(), b.store(), b.rocksGroupCommit(),
-                b.dynamoEndpoint(), b.dynamoRegion(), b.dynamoTable(), b.dynamoCreateTable(), b.leaseKey(), b.leaseTtlMs(),
-                b.leaseRenewMs(), b.leaseSafetyMarginMs(), b.requestTimeoutMs(), b.storeTimeoutMs(), tokens, b.shutdownTimeoutMs(), b.cluster());
-    }
-
     @BeforeEach
     void leaderWithTokens() throws Exception {
         logs.start();
         ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(logs);
         h = new NodeHarness();
-        Settings s = withTokens(NodeHarness.settings("a", dir, 10_000, 0, 1_000), List.of(
+        Settings s = NodeHarness.settings("a", dir, 10_000, 0, 1_000).with(f -> f.authTokens = List.of(
                 new AuthToken("writer", AuthTokens.sha256(READ_WRITE), true),
                 new AuthToken("reader", AuthTokens.sha256(READ_ONLY), false)));
         node = NodeHarness.await(MetasrvNode.deploy(h.vertx, new MetasrvNode.Options(s, new ManualClock(1_700_000_000_000L),
@@ -111,6 +105,17 @@ class AccessControlTest {
         assertThat(h.status(node).isLeader()).as("the unauthenticated resign did nothing").isTrue();
         HttpResponse<Buffer> scan = http(HttpMethod.GET, "/v1/kv?prefix=tbl/", "Bearer " + READ_ONLY, null);
         assertThat(scan.bodyAsJsonObject().getJsonArray("entries")).isEmpty();
+    }
+
+    /** The router matches normalised paths; the token check must hold for every spelling of a /v1 path. */
+    @Test
+    void everySpellingOfAV1PathNeedsAToken() throws Exception {
+        int before = recording.calls();
+        expectError(http(HttpMethod.POST, "/x/../v1/kv/cas", null, create("tbl/dots")), 401, "unauthorized");
+        expectError(http(HttpMethod.POST, "//v1/kv/cas", null, create("tbl/slashes")), 401, "unauthorized");
+        expectError(http(HttpMethod.GET, "/v1/kv/../../v1/kv/tbl/x", null, null), 401, "unauthorized");
+        expectError(http(HttpMethod.GET, "/%761/kv/tbl/x", null, null), 401, "unauthorized");
+        assertThat(recording.calls()).as("nothing reached the store").isEqualTo(before);
     }
 
     @Test
