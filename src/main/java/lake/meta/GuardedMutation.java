@@ -19,11 +19,13 @@ public final class GuardedMutation {
     private final String targetKey;
     private final byte[] targetExpected;
     private final byte[] value;
+    /** The same mutation as a one-operation guarded transaction, sharing these private arrays. */
+    private final Transaction transaction;
 
     private GuardedMutation(Kind kind, String guardKey, byte[] guardExpected,
                             String targetKey, byte[] targetExpected, byte[] value) {
         Keys.validateKey("guard key", guardKey);
-        Keys.validateKey("target key", targetKey);
+        int targetKeyLength = Keys.validateKey("target key", targetKey).length;
         Keys.validateValue("guard expected value", guardExpected);
         if (kind != Kind.CREATE) Keys.validateValue("target expected value", targetExpected);
         if (kind != Kind.DELETE) Keys.validateValue("value", value);
@@ -37,6 +39,15 @@ public final class GuardedMutation {
         this.targetKey = targetKey;
         this.targetExpected = targetExpected == null ? null : targetExpected.clone();
         this.value = value == null ? null : value.clone();
+        Transaction.Op op = switch (kind) {
+            case CREATE -> Transaction.Op.trusted(targetKey, targetKeyLength, Transaction.Condition.ABSENT, null,
+                    Transaction.Action.PUT, this.value);
+            case UPDATE -> Transaction.Op.trusted(targetKey, targetKeyLength, Transaction.Condition.VALUE,
+                    this.targetExpected, Transaction.Action.PUT, this.value);
+            case DELETE -> Transaction.Op.trusted(targetKey, targetKeyLength, Transaction.Condition.VALUE,
+                    this.targetExpected, Transaction.Action.DELETE, null);
+        };
+        this.transaction = Transaction.trustedGuarded(guardKey, this.guardExpected, op);
     }
 
     /** Creates {@code targetKey} with {@code value}; the target must be absent. */
@@ -64,6 +75,12 @@ public final class GuardedMutation {
     public byte[] targetExpected() { return targetExpected == null ? null : targetExpected.clone(); }
     /** The value to write; {@code null} for {@link Kind#DELETE}. */
     public byte[] value() { return value == null ? null : value.clone(); }
+
+    /**
+     * This mutation as a one-operation guarded transaction (target = operation 0): how every
+     * backend runs it. Built once; applied exactly when {@link MetaStore#guardedMutate} is {@code true}.
+     */
+    public Transaction asTransaction() { return transaction; }
 
     @Override
     public boolean equals(Object o) {

@@ -46,6 +46,21 @@ public interface MetaStore {
     }
 
     /**
+     * Applies every operation of {@code transaction} in one atomic, durable step, or none of them.
+     * It applies only when the guard (if any) holds its exact expected bytes and every operation's
+     * condition holds; otherwise it completes "not applied" with every failed operation index and
+     * whether the guard failed, and nothing is written. A fault fails the future with a
+     * {@link MetaException}; it is never reported as "not applied".
+     *
+     * <p>As for {@link #guardedMutate}: reads followed by writes are not an implementation; a
+     * backend without a native atomic transaction keeps this default and refuses.
+     */
+    default Future<TransactionOutcome> transact(Transaction transaction) {
+        return Future.failedFuture(new MetaException.Unsupported(
+                getClass().getSimpleName() + " has no atomic transaction"));
+    }
+
+    /**
      * One page of at most {@code limit} entries whose keys start with {@code prefix}, in
      * ascending UTF-8 byte order, beginning strictly after the position named by
      * {@code continuation} ({@code null} for the first page). The page's continuation is

@@ -10,6 +10,8 @@ import lake.meta.Keys;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
 import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
 
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -28,8 +30,9 @@ public final class BusMetaStore implements MetaStore {
     private final LongSupplier epoch;
     private final long timeoutMs;
     private final String secret;
-    /** Codec passing a guarded mutation by reference, or null to send it as JSON. */
-    private final String localCodec;
+    /** Codecs passing a guarded mutation / a transaction by reference, or null to send them as JSON. */
+    private final String mutationCodec;
+    private final String transactionCodec;
 
     /** A client that sends JSON, so it reaches a store verticle anywhere in the cluster. */
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs) {
@@ -38,26 +41,29 @@ public final class BusMetaStore implements MetaStore {
 
     /**
      * @param secret the cluster secret presented on every request ({@link Bus#SECRET_HEADER}), or null
-     * @param local  the store verticle is registered in this process only: guarded mutations (the
-     *               hot path) travel by reference instead of as base64 JSON. Immutable values, so
+     * @param local  the store verticle is registered in this process only: guarded mutations and
+     *               transactions (the hot path) travel by reference instead of as base64 JSON. Immutable values, so
      *               sharing them is safe; a store reachable over the cluster must get JSON.
      */
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, boolean local) {
-        this(vertx, address, epoch, timeoutMs, secret, local ? LocalCodec.register(vertx, GuardedMutation.class) : null);
+        this(vertx, address, epoch, timeoutMs, secret, local ? LocalCodec.register(vertx, GuardedMutation.class) : null,
+                local ? LocalCodec.register(vertx, Transaction.class) : null);
     }
 
-    private BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, String localCodec) {
+    private BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret,
+                         String mutationCodec, String transactionCodec) {
         this.vertx = vertx;
         this.address = address;
         this.epoch = epoch;
         this.timeoutMs = timeoutMs;
         this.secret = secret;
-        this.localCodec = localCodec;
+        this.mutationCodec = mutationCodec;
+        this.transactionCodec = transactionCodec;
     }
 
     /** The same store, with every request carrying {@code fixedEpoch}. */
     public BusMetaStore withEpoch(long fixedEpoch) {
-        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs, secret, localCodec);
+        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs, secret, mutationCodec, transactionCodec);
     }
 
     @Override
@@ -100,8 +106,15 @@ public final class BusMetaStore implements MetaStore {
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation mutation) {
         if (mutation == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
-        Object body = localCodec == null ? StoreProtocol.guarded(mutation) : mutation;
+        Object body = mutationCodec == null ? StoreProtocol.guarded(mutation) : mutation;
         return request(StoreProtocol.GUARDED, body).map(o -> o.getBoolean("applied"));
+    }
+
+    @Override
+    public Future<TransactionOutcome> transact(Transaction transaction) {
+        if (transaction == null) return Future.failedFuture(new MetaException.InvalidArgument("transaction must not be null"));
+        Object body = transactionCodec == null ? StoreProtocol.transaction(transaction) : transaction;
+        return request(StoreProtocol.TXN, body).map(StoreProtocol::outcome);
     }
 
     @Override
@@ -129,11 +142,12 @@ public final class BusMetaStore implements MetaStore {
                 .addHeader(Bus.OP_HEADER, op)
                 .addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(epoch.getAsLong()));
         if (secret != null) opts.addHeader(Bus.SECRET_HEADER, secret);
-        if (localCodec != null) {
+        if (mutationCodec != null) {
             // Node-local by construction: never looked up in the cluster, so a by-reference value
             // cannot be routed to another node's store verticle, and no request waits on membership.
             opts.setLocalOnly(true);
-            if (body instanceof GuardedMutation) opts.setCodecName(localCodec);
+            if (body instanceof GuardedMutation) opts.setCodecName(mutationCodec);
+            else if (body instanceof Transaction) opts.setCodecName(transactionCodec);
         }
         return vertx.eventBus().<JsonObject>request(address, body, opts)
                 .map(Message::body)

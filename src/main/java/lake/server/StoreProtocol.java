@@ -8,10 +8,13 @@ import lake.meta.GuardedMutation;
 import lake.meta.KeyValue;
 import lake.meta.MetaException;
 import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
 
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The store verticle's message format: one JSON body per {@link lake.meta.MetaStore} operation,
@@ -26,6 +29,7 @@ public final class StoreProtocol {
     public static final String DELETE = "delete";
     public static final String GUARDED = "guarded";
     public static final String SCAN = "scan";
+    public static final String TXN = "txn";
 
     // Stable failure codes of the store address (see docs/event-bus.md).
     public static final int INVALID_ARGUMENT = 4001;
@@ -68,6 +72,69 @@ public final class StoreProtocol {
                     unb64(o.getString("target_expected")), unb64(o.getString("value")));
             case DELETE -> GuardedMutation.delete(guardKey, guard, target, unb64(o.getString("target_expected")));
         };
+    }
+
+    /**
+     * {@code {"guard_key","guard_expected","ops":[{"key","condition","expected","action","value"}]}}:
+     * condition {@code none|absent|value|exists}, action {@code check|put|delete}, bytes in base64,
+     * absent parts {@code null}; no guard key means unguarded.
+     */
+    public static JsonObject transaction(Transaction t) {
+        JsonArray ops = new JsonArray();
+        for (Transaction.Op op : t.ops()) {
+            ops.add(new JsonObject()
+                    .put("key", op.key())
+                    .put("condition", op.condition().name().toLowerCase(Locale.ROOT))
+                    .put("expected", b64(op.expected()))
+                    .put("action", op.action().name().toLowerCase(Locale.ROOT))
+                    .put("value", b64(op.value())));
+        }
+        return new JsonObject()
+                .put("guard_key", t.guardKey().orElse(null))
+                .put("guard_expected", b64(t.guardExpected()))
+                .put("ops", ops);
+    }
+
+    /** Decodes {@link #transaction(Transaction)}; every shape rule is the {@link Transaction}'s own. */
+    public static Transaction transaction(JsonObject o) {
+        JsonArray array = o.getJsonArray("ops");
+        if (array == null) throw new MetaException.InvalidArgument("a transaction needs \"ops\"");
+        List<Transaction.Op> ops = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) {
+            JsonObject op = array.getJsonObject(i);
+            if (op == null) throw new MetaException.InvalidArgument("operation " + i + " must be an object");
+            ops.add(Transaction.Op.at(i, op.getString("key"),
+                    enumOf(Transaction.Condition.class, i, "condition", op.getString("condition")),
+                    unb64(op.getString("expected")),
+                    enumOf(Transaction.Action.class, i, "action", op.getString("action")),
+                    unb64(op.getString("value"))));
+        }
+        String guardKey = o.getString("guard_key");
+        return guardKey == null ? Transaction.of(ops)
+                : Transaction.guarded(guardKey, unb64(o.getString("guard_expected")), ops);
+    }
+
+    private static <E extends Enum<E>> E enumOf(Class<E> type, int index, String field, String name) {
+        if (name == null) return null;
+        try {
+            return Enum.valueOf(type, name.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new MetaException.InvalidArgument("operation " + index + ": unknown " + field + " '" + name + "'");
+        }
+    }
+
+    public static JsonObject outcome(TransactionOutcome outcome) {
+        return new JsonObject().put("applied", outcome.applied())
+                .put("failed", new JsonArray(new ArrayList<Object>(outcome.failed())))
+                .put("guard_failed", outcome.guardFailed());
+    }
+
+    public static TransactionOutcome outcome(JsonObject o) {
+        if (o.getBoolean("applied")) return TransactionOutcome.APPLIED;
+        JsonArray array = o.getJsonArray("failed");
+        List<Integer> failed = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) failed.add(array.getInteger(i));
+        return TransactionOutcome.notApplied(failed, o.getBoolean("guard_failed"));
     }
 
     public static JsonObject page(ScanPage page) {

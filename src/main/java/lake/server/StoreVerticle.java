@@ -10,15 +10,19 @@ import io.vertx.core.json.JsonObject;
 import lake.meta.GuardedMutation;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
+
+import java.util.List;
 
 import java.util.function.Function;
 
 /**
  * Owns the {@link MetaStore}; reached only by event-bus messages on its address.
  *
- * <p>Every message carries {@link Bus#EPOCH_HEADER}. A guarded mutation whose epoch is below the
- * highest epoch any guarded mutation has carried here is answered {@code applied: false} at once,
- * without touching the store: its guard cannot hold, since a lease of a higher epoch has been
+ * <p>Every message carries {@link Bus#EPOCH_HEADER}. A guarded mutation or guarded transaction
+ * whose epoch is below the highest epoch any guarded one has carried here is answered
+ * {@code applied: false} (a transaction: {@code guard_failed: true}) at once, without touching the store: its guard cannot hold, since a lease of a higher epoch has been
  * installed since. This is a cheap fast path for stale leaders, not the authority: a mutation that
  * passes it is still applied only if its guard holds, atomically, in the store.
  * Runs on an event loop for both backends: neither store blocks its caller.
@@ -30,7 +34,7 @@ public final class StoreVerticle extends VerticleBase {
     private final boolean local;
     private MetaStore store;
     private MessageConsumer<Object> consumer;
-    /** Highest epoch seen on a guarded mutation, unsigned. Confined to this verticle's context. */
+    /** Highest epoch seen on a guarded mutation or transaction, unsigned. Confined to this verticle's context. */
     private long highestEpoch;
 
     /**
@@ -110,6 +114,10 @@ public final class StoreVerticle extends VerticleBase {
             if (!op.equals(StoreProtocol.GUARDED)) throw new MetaException.InvalidArgument("a mutation object needs op " + StoreProtocol.GUARDED);
             return guarded(epoch, m);
         }
+        if (msg.body() instanceof Transaction t) {
+            if (!op.equals(StoreProtocol.TXN)) throw new MetaException.InvalidArgument("a transaction object needs op " + StoreProtocol.TXN);
+            return transact(epoch, t);
+        }
         JsonObject b = (JsonObject) msg.body();
         return switch (op) {
             case StoreProtocol.GET -> store.get(b.getString("key"))
@@ -121,16 +129,30 @@ public final class StoreVerticle extends VerticleBase {
             case StoreProtocol.DELETE -> store.delete(b.getString("key"), StoreProtocol.unb64(b.getString("expected")))
                     .map(StoreVerticle::applied);
             case StoreProtocol.GUARDED -> guarded(epoch, StoreProtocol.guarded(b));
+            case StoreProtocol.TXN -> transact(epoch, StoreProtocol.transaction(b));
             default -> throw new MetaException.InvalidArgument("unknown store operation '" + op + "'");
         };
     }
 
     private Future<JsonObject> guarded(long epoch, GuardedMutation mutation) {
-        if (Long.compareUnsigned(epoch, highestEpoch) < 0) {
-            return Future.succeededFuture(applied(false).put("stale_epoch", true));
-        }
-        highestEpoch = epoch;
+        if (isStale(epoch)) return Future.succeededFuture(applied(false).put("stale_epoch", true));
         return store.guardedMutate(mutation).map(StoreVerticle::applied);
+    }
+
+    /** Only a guarded transaction takes the stale-epoch fast path; an unguarded one has no lease to be stale. */
+    private Future<JsonObject> transact(long epoch, Transaction transaction) {
+        if (transaction.guardKey().isPresent() && isStale(epoch)) {
+            return Future.succeededFuture(StoreProtocol.outcome(TransactionOutcome.notApplied(List.of(), true))
+                    .put("stale_epoch", true));
+        }
+        return store.transact(transaction).map(StoreProtocol::outcome);
+    }
+
+    /** True when {@code epoch} is below the highest seen; otherwise it becomes the highest. */
+    private boolean isStale(long epoch) {
+        if (Long.compareUnsigned(epoch, highestEpoch) < 0) return true;
+        highestEpoch = epoch;
+        return false;
     }
 
     private static JsonObject applied(boolean applied) {

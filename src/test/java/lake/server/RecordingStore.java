@@ -4,32 +4,40 @@ import io.vertx.core.Future;
 import lake.meta.GuardedMutation;
 import lake.meta.MetaStore;
 import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
 
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** Test decorator: passes every call to a real store and records the guarded mutations it saw. */
-final class RecordingStore implements MetaStore {
+/**
+ * Test decorator: passes every call to a real store, counts them all ({@link #calls()}) and records
+ * the guarded mutations and transactions it saw.
+ */
+public final class RecordingStore implements MetaStore {
     private final MetaStore real;
+    private final AtomicInteger calls = new AtomicInteger();
     final List<GuardedMutation> guarded = new CopyOnWriteArrayList<>();
+    final List<Transaction> transactions = new CopyOnWriteArrayList<>();
     /** Guarded mutations the store answered {@code false}. */
-    final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    final AtomicInteger refused = new AtomicInteger();
 
-    RecordingStore(MetaStore real) {
+    public RecordingStore(MetaStore real) {
         this.real = real;
     }
 
-    private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-
-    /** Every call of any kind that reached the real store so far. */
-    int calls() { return calls.get(); }
+    /** Every call of any kind (close included) that reached the real store. */
+    public int calls() {
+        return calls.get();
+    }
 
     @Override public Future<Optional<byte[]>> get(String key) { calls.incrementAndGet(); return real.get(key); }
     @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { calls.incrementAndGet(); return real.cas(key, expected, value); }
     @Override public Future<Boolean> delete(String key, byte[] expected) { calls.incrementAndGet(); return real.delete(key, expected); }
     @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { calls.incrementAndGet(); return real.scanPrefix(prefix, c, limit); }
-    @Override public Future<Void> close() { return real.close(); }
+    @Override public Future<Void> close() { calls.incrementAndGet(); return real.close(); }
 
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation mutation) {
@@ -38,5 +46,12 @@ final class RecordingStore implements MetaStore {
         return real.guardedMutate(mutation).onSuccess(applied -> {
             if (!applied) refused.incrementAndGet();
         });
+    }
+
+    @Override
+    public Future<TransactionOutcome> transact(Transaction transaction) {
+        calls.incrementAndGet();
+        if (transaction != null) transactions.add(transaction);
+        return real.transact(transaction);
     }
 }

@@ -2,6 +2,7 @@ package lake.meta.dynamo;
 
 import io.vertx.core.Future;
 import lake.meta.MetaException;
+import lake.meta.TransactionOutcome;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
@@ -19,6 +20,7 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionConflictExcepti
 import software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
@@ -48,13 +50,44 @@ public final class DynamoErrors {
      */
     public static Future<Boolean> conditionalOutcome(String what, Throwable failure) {
         if (isConditionNotMet(failure)) return Future.succeededFuture(false);
+        return Future.failedFuture(writeFault(what, failure));
+    }
+
+    /**
+     * The result of a failed TransactWriteItems built by {@link DynamoTransactions}: "not applied"
+     * when it was cancelled only by conditions (reasons {@code None}/{@code ConditionalCheckFailed}),
+     * naming each item whose reason is {@code ConditionalCheckFailed} — item 0 is the guard when
+     * {@code guarded}, the others are operations in order. Anything else is the same typed fault as
+     * for {@link #conditionalOutcome}.
+     */
+    public static Future<TransactionOutcome> transactionOutcome(String what, Throwable failure, boolean guarded) {
+        if (unwrap(failure) instanceof TransactionCanceledException tce && isConditionNotMet(tce)) {
+            return Future.succeededFuture(notApplied(tce, guarded));
+        }
+        return Future.failedFuture(writeFault(what, failure));
+    }
+
+    static TransactionOutcome notApplied(TransactionCanceledException cancelled, boolean guarded) {
+        List<String> codes = codes(cancelled);
+        boolean guardFailed = false;
+        List<Integer> failed = new ArrayList<>();
+        for (int item = 0; item < codes.size(); item++) {
+            if (!codes.get(item).equals("ConditionalCheckFailed")) continue;
+            if (guarded && item == 0) guardFailed = true;
+            else failed.add(guarded ? item - 1 : item);
+        }
+        return TransactionOutcome.notApplied(failed, guardFailed);
+    }
+
+    /** A conditional write's fault: unknown outcome unless the write was certainly refused. */
+    private static MetaException writeFault(String what, Throwable failure) {
         MetaException fault = classify(what, failure);
         if (fault instanceof MetaException.RetryableBackend && !(fault instanceof MetaException.OutcomeUnknown)
                 && !certainlyRefused(unwrap(failure))) {
-            return Future.failedFuture(new MetaException.OutcomeUnknown(fault.getMessage()
-                    + " (the write may have applied: read before retrying)", fault.getCause()));
+            return new MetaException.OutcomeUnknown(fault.getMessage()
+                    + " (the write may have applied: read before retrying)", fault.getCause());
         }
-        return Future.failedFuture(fault);
+        return fault;
     }
 
     /** A rejection DynamoDB answered on the only attempt, so nothing was written. */

@@ -8,17 +8,21 @@ import lake.meta.Keys;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
 import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import static lake.meta.dynamo.DynamoLayout.NAMES;
@@ -125,9 +129,9 @@ public final class DynamoMetaStore implements MetaStore {
     }
 
     /**
-     * A single-item TransactWriteItems with a ClientRequestToken: DynamoDB answers a retry of an
-     * applied transaction with the same token as a success without applying it again, so a lost
-     * reply cannot turn an applied delete into {@code false}.
+     * A one-operation transaction (a Delete conditioned on the exact value) for its
+     * ClientRequestToken: DynamoDB answers a retry of an applied transaction with the same token as
+     * a success without applying it again, so a lost reply cannot turn an applied delete into {@code false}.
      */
     @Override
     public Future<Boolean> delete(String key, byte[] expected) {
@@ -136,17 +140,29 @@ public final class DynamoMetaStore implements MetaStore {
             Keys.validateValue("expected value", expected);
         });
         if (invalid != null) return invalid;
-        return call(() -> client.transactWriteItems(transactions.delete(key, expected)).thenApply(r -> true),
-                "delete '" + key + "'", true);
+        return transact(Transaction.of(List.of(Transaction.Op.delete(key, expected))), "delete '" + key + "'").map(TransactionOutcome::applied);
     }
 
-    /** Exactly one TransactWriteItems: a ConditionCheck on the guard plus the conditional target write. */
+    /** The mutation's one-operation guarded transaction: one path with {@link #transact}. */
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation mutation) {
-        String what = mutation == null ? "guarded mutation" : "guarded " + mutation.kind() + " of '"
-                + mutation.targetKey() + "' under '" + mutation.guardKey() + "'";
         if (mutation == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
-        return call(() -> client.transactWriteItems(transactions.guarded(mutation)).thenApply(r -> true), what, true);
+        String what = "guarded " + mutation.kind() + " of '" + mutation.targetKey() + "' under '" + mutation.guardKey() + "'";
+        return transact(mutation.asTransaction(), what).map(TransactionOutcome::applied);
+    }
+
+    /** Exactly one TransactWriteItems (see {@link DynamoTransactions#of}). */
+    @Override
+    public Future<TransactionOutcome> transact(Transaction transaction) {
+        if (transaction == null) return Future.failedFuture(new MetaException.InvalidArgument("transaction must not be null"));
+        return transact(transaction, "transaction of " + transaction.ops().size() + " operations (first '"
+                + transaction.ops().get(0).key() + "')" + transaction.guardKey().map(g -> " under '" + g + "'").orElse(""));
+    }
+
+    private Future<TransactionOutcome> transact(Transaction t, String what) {
+        boolean guarded = t.guardKey().isPresent();
+        return call(() -> client.transactWriteItems(transactions.of(t)).thenApply(r -> TransactionOutcome.APPLIED),
+                what, failure -> DynamoErrors.transactionOutcome(what, failure, guarded));
     }
 
     @Override
@@ -185,8 +201,16 @@ public final class DynamoMetaStore implements MetaStore {
      * close, turns a failure to build the request into a failed future, and completes on the caller's Vert.x context. For
      * conditional writes a refused condition becomes {@code false}; every other failure is typed.
      */
-    @SuppressWarnings("unchecked")
     private <T> Future<T> call(Supplier<CompletableFuture<T>> operation, String what, boolean conditional) {
+        @SuppressWarnings("unchecked")
+        Function<Throwable, Future<T>> recovery = conditional
+                ? t -> (Future<T>) DynamoErrors.conditionalOutcome(what, t)
+                : t -> Future.failedFuture(DynamoErrors.classify(what, t));
+        return call(operation, what, recovery);
+    }
+
+    /** {@link #call(Supplier, String, boolean)} with its own reading of a failure. */
+    private <T> Future<T> call(Supplier<CompletableFuture<T>> operation, String what, Function<Throwable, Future<T>> recovery) {
         if (closed.get()) return Future.failedFuture(new MetaException.StoreClosed());
         Context context = vertx.getOrCreateContext();
         CompletableFuture<T> pending;
@@ -195,11 +219,7 @@ public final class DynamoMetaStore implements MetaStore {
         } catch (MetaException e) {
             return Future.failedFuture(e);
         }
-        Future<T> result = Future.fromCompletionStage(pending, context);
-        if (conditional) {
-            return result.recover(t -> (Future<T>) DynamoErrors.conditionalOutcome(what, t));
-        }
-        return result.recover(t -> Future.failedFuture(DynamoErrors.classify(what, t)));
+        return Future.fromCompletionStage(pending, context).recover(recovery::apply);
     }
 
     private static byte[] valueOf(String key, Map<String, AttributeValue> item) {

@@ -3,57 +3,82 @@ package lake.meta.rocks;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import lake.meta.Transaction.Action;
+import lake.meta.Transaction.Condition;
+import lake.meta.TransactionOutcome;
+import org.rocksdb.RocksDBException;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * One validated mutation waiting for the writer: an optional guard check, a target check and a
- * target write. CAS, delete and the three guarded transitions are all this shape, so the writer
- * has one code path for every mutation.
+ * One validated unit of work for the writer: an optional guard check plus one or more operations
+ * (a condition on a key, then put, delete or nothing). CAS, delete, guarded mutations and
+ * transactions are all this shape, so the writer has one code path for every mutation.
  *
- * <p>Invariants: keys have passed {@link lake.meta.Keys}; every array is a private copy;
- * {@code targetExpected == null} means "the target must be absent"; {@code value == null} means
- * "delete the target"; {@code guardKey == null} means "no guard".
+ * <p>Invariants: keys have passed {@link lake.meta.Keys}, are distinct, and differ from the guard
+ * key (so checking every condition before any write equals checking each just before its own);
+ * every array is a private copy; {@code guardKey == null} means "no guard".
  */
 final class ConditionalWrite {
-    final String guardKey;
-    final byte[] guardKeyBytes;
-    final byte[] guardExpected;
-    final String targetKey;
-    final byte[] targetKeyBytes;
-    final byte[] targetExpected;
-    final byte[] value;
+    /** One operation of the unit. */
+    record Step(String key, byte[] keyBytes, Condition condition, byte[] expected, Action action, byte[] value) {
+        boolean holdsIn(GroupState state) throws RocksDBException {
+            if (condition == Condition.NONE) return true;
+            byte[] current = state.read(key, keyBytes);
+            return switch (condition) {
+                case ABSENT -> current == null;
+                case EXISTS -> current != null;
+                case VALUE -> Arrays.equals(current, expected);
+                case NONE -> true;
+            };
+        }
 
+        void applyTo(GroupState state) throws RocksDBException {
+            switch (action) {
+                case PUT -> state.put(key, keyBytes, value);
+                case DELETE -> state.delete(key, keyBytes);
+                case CHECK -> { }
+            }
+        }
+    }
+
+    private final String guardKey;
+    private final byte[] guardKeyBytes;
+    private final byte[] guardExpected;
+    private final Step[] steps;
     private final Context context;
-    private final Promise<Boolean> promise = Promise.promise();
+    private final Promise<TransactionOutcome> promise = Promise.promise();
 
-    ConditionalWrite(String guardKey, byte[] guardKeyBytes, byte[] guardExpected,
-                     String targetKey, byte[] targetKeyBytes, byte[] targetExpected, byte[] value,
-                     Context context) {
+    ConditionalWrite(String guardKey, byte[] guardKeyBytes, byte[] guardExpected, Step[] steps, Context context) {
         this.guardKey = guardKey;
         this.guardKeyBytes = guardKeyBytes;
         this.guardExpected = guardExpected;
-        this.targetKey = targetKey;
-        this.targetKeyBytes = targetKeyBytes;
-        this.targetExpected = targetExpected;
-        this.value = value;
+        this.steps = steps;
         this.context = context;
     }
 
-    /** True when the guard (if any) and the target hold exactly their expected bytes in {@code state}. */
-    boolean holdsIn(GroupState state) throws org.rocksdb.RocksDBException {
-        if (guardKey != null && !Arrays.equals(state.read(guardKey, guardKeyBytes), guardExpected)) return false;
-        byte[] current = state.read(targetKey, targetKeyBytes);
-        return targetExpected == null ? current == null : Arrays.equals(current, targetExpected);
-    }
-
-    /** Records this mutation's write in the group's overlay and WriteBatch. */
-    void applyTo(GroupState state) throws org.rocksdb.RocksDBException {
-        if (value == null) state.delete(targetKey, targetKeyBytes);
-        else state.put(targetKey, targetKeyBytes, value);
+    /**
+     * Checks the guard and every operation against {@code state} (none short-circuits, so every
+     * failure is named) and, only when all hold, records every write in the group's overlay and
+     * WriteBatch. Allocates nothing when all hold.
+     */
+    TransactionOutcome applyIfHolds(GroupState state) throws RocksDBException {
+        boolean guardFailed = guardKey != null && !Arrays.equals(state.read(guardKey, guardKeyBytes), guardExpected);
+        List<Integer> failed = null;
+        for (int i = 0; i < steps.length; i++) {
+            if (!steps[i].holdsIn(state)) {
+                if (failed == null) failed = new ArrayList<>(4);
+                failed.add(i);
+            }
+        }
+        if (guardFailed || failed != null) return TransactionOutcome.notApplied(failed == null ? List.of() : failed, guardFailed);
+        for (Step step : steps) step.applyTo(state);
+        return TransactionOutcome.APPLIED;
     }
 
     Context context() { return context; }
-    Promise<Boolean> promise() { return promise; }
-    Future<Boolean> future() { return promise.future(); }
+    Promise<TransactionOutcome> promise() { return promise; }
+    Future<TransactionOutcome> future() { return promise.future(); }
 }

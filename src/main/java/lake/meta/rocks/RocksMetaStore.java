@@ -10,6 +10,11 @@ import lake.meta.Keys;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
 import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.Transaction.Action;
+import lake.meta.Transaction.Condition;
+import lake.meta.TransactionOutcome;
+import lake.meta.rocks.ConditionalWrite.Step;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -205,7 +210,10 @@ public final class RocksMetaStore implements MetaStore {
         } catch (MetaException e) {
             return Future.failedFuture(e);
         }
-        return mutate(null, null, null, key, k, expected == null ? null : expected.clone(), value.clone());
+        Step step = expected == null
+                ? new Step(key, k, Condition.ABSENT, null, Action.PUT, value.clone())
+                : new Step(key, k, Condition.VALUE, expected.clone(), Action.PUT, value.clone());
+        return submit(null, null, null, new Step[] {step}).map(TransactionOutcome::applied);
     }
 
     @Override
@@ -217,29 +225,37 @@ public final class RocksMetaStore implements MetaStore {
         } catch (MetaException e) {
             return Future.failedFuture(e);
         }
-        return mutate(null, null, null, key, k, expected.clone(), null);
+        Step step = new Step(key, k, Condition.VALUE, expected.clone(), Action.DELETE, null);
+        return submit(null, null, null, new Step[] {step}).map(TransactionOutcome::applied);
     }
 
+    /** The mutation's one-operation guarded transaction: one path with {@link #transact}. */
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation m) {
-        byte[] guardKey;
-        byte[] targetKey;
-        try {
-            if (m == null) throw new MetaException.InvalidArgument("mutation must not be null");
-            guardKey = Keys.validateKey(m.guardKey());
-            targetKey = Keys.validateKey(m.targetKey());
-        } catch (MetaException e) {
-            return Future.failedFuture(e);
-        }
-        // The accessors return copies, so the queued mutation owns its arrays.
-        return mutate(m.guardKey(), guardKey, m.guardExpected(), m.targetKey(), targetKey, m.targetExpected(), m.value());
+        if (m == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
+        return transact(m.asTransaction()).map(TransactionOutcome::applied);
     }
 
-    private Future<Boolean> mutate(String guardKey, byte[] guardKeyBytes, byte[] guardExpected,
-                                   String targetKey, byte[] targetKeyBytes, byte[] targetExpected, byte[] value) {
+    /** One writer unit: the guard and every operation are checked in one step of the single writer. */
+    @Override
+    public Future<TransactionOutcome> transact(Transaction t) {
+        if (t == null) return Future.failedFuture(new MetaException.InvalidArgument("transaction must not be null"));
+        // Transaction validated every key; its accessors hand out copies the unit then owns.
+        List<Transaction.Op> ops = t.ops();
+        Step[] steps = new Step[ops.size()];
+        for (int i = 0; i < steps.length; i++) {
+            Transaction.Op op = ops.get(i);
+            steps[i] = new Step(op.key(), op.key().getBytes(StandardCharsets.UTF_8), op.condition(), op.expected(),
+                    op.action(), op.value());
+        }
+        byte[] guardExpected = t.guardExpected();
+        String guardKey = guardExpected == null ? null : t.guardKey().orElseThrow();
+        return submit(guardKey, guardKey == null ? null : guardKey.getBytes(StandardCharsets.UTF_8), guardExpected, steps);
+    }
+
+    private Future<TransactionOutcome> submit(String guardKey, byte[] guardKeyBytes, byte[] guardExpected, Step[] steps) {
         if (!accepting) return Future.failedFuture(new MetaException.StoreClosed());
-        ConditionalWrite w = new ConditionalWrite(guardKey, guardKeyBytes, guardExpected,
-                targetKey, targetKeyBytes, targetExpected, value, Vertx.currentContext());
+        ConditionalWrite w = new ConditionalWrite(guardKey, guardKeyBytes, guardExpected, steps, Vertx.currentContext());
         writer.submit(w);
         return w.future();
     }

@@ -2,6 +2,7 @@ package lake.meta.rocks;
 
 import io.vertx.core.Context;
 import lake.meta.MetaException;
+import lake.meta.TransactionOutcome;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
@@ -22,7 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Invariants:
  * <ul>
- *   <li>Only this thread checks conditions or writes, so check-then-write is atomic per mutation.</li>
+ *   <li>Only this thread checks conditions or writes, so check-then-write is atomic per mutation.
+ *       A mutation (a CAS, a delete, a guarded mutation or a whole transaction) is one
+ *       {@link ConditionalWrite}: all of its checks hold and all of its writes join the batch, or
+ *       none do.</li>
  *   <li>Each mutation's result equals what it would be had the mutations run one by one in
  *       arrival order (the overlay makes earlier writes of the group visible).</li>
  *   <li>No future completes before the fsync covering its group returned; if the write fails,
@@ -32,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class RocksWriter implements Runnable {
     /** Queued by {@link #requestStop}; the writer finishes everything queued before it, then stops. */
-    private static final ConditionalWrite STOP = new ConditionalWrite(null, null, null, null, null, null, null, null);
+    private static final ConditionalWrite STOP = new ConditionalWrite(null, null, null, new ConditionalWrite.Step[0], null);
     /**
      * Bounds on how long the writer waits for a group to refill: half the recent fsync time, so
      * waiting never costs more than a fraction of the fsync it saves, clamped to these limits.
@@ -141,16 +145,11 @@ final class RocksWriter implements Runnable {
 
     private void commit(List<ConditionalWrite> group, GroupState state) {
         EventLoops.requireOffEventLoop("the RocksDB writer");
-        boolean[] applied = new boolean[group.size()];
+        TransactionOutcome[] outcomes = new TransactionOutcome[group.size()];
         state.reset();
         try {
-            for (int i = 0; i < group.size(); i++) {
-                ConditionalWrite w = group.get(i);
-                if (w.holdsIn(state)) {
-                    w.applyTo(state);
-                    applied[i] = true;
-                }
-            }
+            // All-or-nothing per unit: a unit writes into the overlay only if all its checks held.
+            for (int i = 0; i < group.size(); i++) outcomes[i] = group.get(i).applyIfHolds(state);
             if (state.hasWrites()) {
                 long started = System.nanoTime();
                 db.write(syncWrites, state.batch());
@@ -170,18 +169,18 @@ final class RocksWriter implements Runnable {
             mutations += group.size();
             state.reset();
         }
-        completeAll(group, applied);
+        completeAll(group, outcomes);
     }
 
     /**
      * Completes a group's futures, hopping once per distinct caller context rather than once per
      * mutation: the 64 callers of one verticle cost one task on its event loop, not 64.
      */
-    private static void completeAll(List<ConditionalWrite> group, boolean[] applied) {
+    private static void completeAll(List<ConditionalWrite> group, TransactionOutcome[] outcomes) {
         Map<Context, List<Runnable>> byContext = null;
         for (int i = 0; i < group.size(); i++) {
             ConditionalWrite w = group.get(i);
-            Boolean result = applied[i];
+            TransactionOutcome result = outcomes[i];
             if (w.context() == null) {
                 CallerContext.contained(() -> w.promise().tryComplete(result));
                 continue;

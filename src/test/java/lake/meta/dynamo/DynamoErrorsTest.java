@@ -1,6 +1,7 @@
 package lake.meta.dynamo;
 
 import lake.meta.MetaException;
+import lake.meta.TransactionOutcome;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -18,6 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionConflictExcepti
 import java.io.IOException;
 import java.net.ConnectException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,6 +60,45 @@ class DynamoErrorsTest {
         assertThat(DynamoErrors.isConditionNotMet(cancelled("None", "None"))).isFalse();
         assertThat(DynamoErrors.isConditionNotMet(cancelled())).isFalse();
         assertThat(DynamoErrors.conditionalOutcome("x", cancelled("ConditionalCheckFailed", "None")).result()).isFalse();
+    }
+
+    @Test
+    void cancellationReasonsNameTheFailedOperations() {
+        // Guarded: item 0 is the guard, item i + 1 is operation i.
+        assertThat(DynamoErrors.transactionOutcome("txn", cancelled("None", "ConditionalCheckFailed", "None",
+                "ConditionalCheckFailed"), true).result())
+                .isEqualTo(TransactionOutcome.notApplied(List.of(0, 2), false));
+        assertThat(DynamoErrors.transactionOutcome("txn", new CompletionException(cancelled("ConditionalCheckFailed",
+                "None", "ConditionalCheckFailed")), true).result())
+                .isEqualTo(TransactionOutcome.notApplied(List.of(1), true));
+        assertThat(DynamoErrors.transactionOutcome("txn", cancelled("ConditionalCheckFailed", "None"), true).result())
+                .isEqualTo(TransactionOutcome.notApplied(List.of(), true));
+        // Unguarded: item i is operation i.
+        assertThat(DynamoErrors.transactionOutcome("txn", cancelled("ConditionalCheckFailed", "None",
+                "ConditionalCheckFailed"), false).result())
+                .isEqualTo(TransactionOutcome.notApplied(List.of(0, 2), false));
+    }
+
+    @Test
+    void transactionFaultsStayTypedNeverNotApplied() {
+        Throwable conflict = DynamoErrors.transactionOutcome("txn", cancelled("ConditionalCheckFailed", "TransactionConflict"), true).cause();
+        assertThat(conflict).isInstanceOf(MetaException.RetryableBackend.class)
+                .isNotInstanceOf(MetaException.OutcomeUnknown.class).hasMessageContaining("TransactionConflict");
+        assertThat(DynamoErrors.transactionOutcome("txn", cancelled("None", "ThrottlingError"), false).cause())
+                .isInstanceOf(MetaException.RetryableBackend.class);
+        assertThat(DynamoErrors.transactionOutcome("txn", cancelled("ValidationError", "ConditionalCheckFailed"), true).cause())
+                .isInstanceOf(MetaException.PermanentBackend.class).hasMessageContaining("ValidationError");
+        assertThat(DynamoErrors.transactionOutcome("txn", cancelled("None", "None"), true).cause())
+                .isInstanceOf(MetaException.PermanentBackend.class);
+        assertThat(DynamoErrors.transactionOutcome("txn", ApiCallTimeoutException.create(10_000), true).cause())
+                .isInstanceOf(MetaException.OutcomeUnknown.class);
+        // A cancellation after a retried attempt may hide an applied first attempt: unknown, not refused.
+        TransactionCanceledException retried = (TransactionCanceledException) cancelled("None", "TransactionConflict")
+                .toBuilder().numAttempts(3).build();
+        assertThat(DynamoErrors.transactionOutcome("txn", retried, true).cause()).isInstanceOf(MetaException.OutcomeUnknown.class);
+        // TransactWriteItems never answers a plain ConditionalCheckFailedException; if it did, it names no item.
+        assertThat(DynamoErrors.transactionOutcome("txn", ConditionalCheckFailedException.builder().message("no").build(), true)
+                .failed()).isTrue();
     }
 
     @Test

@@ -3,6 +3,8 @@ package lake.meta.rocks;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import lake.meta.GuardedMutation;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,6 +86,43 @@ class RocksGroupCommitTest {
         assertThat(await(store.get("k"))).hasValueSatisfying(v -> assertThat(v).containsExactly(b("r0")));
         assertThat(await(store.get("t/after-r0"))).isPresent();
         assertThat(await(store.get("t/stale"))).isEmpty();
+    }
+
+    @Test
+    void transactionInAGroupSeesEarlierWritesAndLaterMembersSeeItsWrites() throws Exception {
+        store = RocksMetaStore.open(RocksConfig.defaults(dir));
+        assertThat(await(store.cas(GUARD, null, LEASE))).isTrue();
+        RocksStats before = store.stats();
+        // Submitted without waiting, so they share groups; each result must equal one-by-one execution.
+        int rounds = 100;
+        List<Future<Boolean>> singles = new ArrayList<>();
+        List<Future<TransactionOutcome>> transactions = new ArrayList<>();
+        for (int i = 0; i < rounds; i++) {
+            String a = "a/" + i;
+            String b = "b/" + i;
+            singles.add(store.cas(a, null, b("a1")));
+            transactions.add(store.transact(Transaction.guarded(GUARD, LEASE, List.of(
+                    Transaction.Op.update(a, b("a1"), b("a2")),   // needs the cas just before it
+                    Transaction.Op.create(b, b("b1")),
+                    Transaction.Op.checkAbsent("never/" + i)))));
+            transactions.add(store.transact(Transaction.of(List.of(
+                    Transaction.Op.update(a, b("a1"), b("lost")),  // the transaction before already moved it
+                    Transaction.Op.create(b, b("lost"))))));
+            singles.add(store.delete(b, b("b1")));                // needs the transaction's write
+            singles.add(store.guardedMutate(GuardedMutation.update(GUARD, LEASE, a, b("a2"), b("a3"))));
+        }
+        for (Future<Boolean> f : singles) assertThat(await(f)).isTrue();
+        for (int i = 0; i < transactions.size(); i += 2) {
+            assertThat(await(transactions.get(i))).isEqualTo(TransactionOutcome.APPLIED);
+            assertThat(await(transactions.get(i + 1))).isEqualTo(TransactionOutcome.notApplied(List.of(0, 1), false));
+        }
+        for (int i = 0; i < rounds; i++) {
+            assertThat(await(store.get("a/" + i))).hasValueSatisfying(v -> assertThat(v).containsExactly(b("a3")));
+            assertThat(await(store.get("b/" + i))).isEmpty();
+        }
+        RocksStats after = store.stats();
+        assertThat(after.mutations() - before.mutations()).isEqualTo(5L * rounds);
+        assertThat(after.groups() - before.groups()).as("transactions shared groups").isLessThan(5L * rounds);
     }
 
     @Test
