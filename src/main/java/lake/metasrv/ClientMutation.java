@@ -1,14 +1,18 @@
 package lake.metasrv;
 
+import io.vertx.core.Future;
 import lake.meta.GuardedMutation;
 import lake.meta.Keys;
 import lake.meta.MetaException;
+import lake.meta.MetaStore;
+
+import java.util.List;
 
 /**
  * A client's unguarded intent: a CAS (create when {@code expected} is null) or an exact-value
  * delete, optionally naming the epoch the client expects to be written under.
  */
-public record ClientMutation(Op op, String key, byte[] expected, byte[] value, Long epoch) {
+public record ClientMutation(Op op, String key, byte[] expected, byte[] value, Long epoch) implements ClientWrite {
     public enum Op { CAS, DELETE }
 
     public ClientMutation {
@@ -28,6 +32,19 @@ public record ClientMutation(Op op, String key, byte[] expected, byte[] value, L
 
     public static ClientMutation delete(String key, byte[] expected, Long epoch) {
         return new ClientMutation(Op.DELETE, key, expected, null, epoch);
+    }
+
+    @Override
+    public void refuseLeaseKey(String leaseKey) {
+        if (key.equals(leaseKey)) {
+            throw new MetaException.InvalidArgument("key '" + leaseKey + "' is the lease record; clients cannot write it");
+        }
+    }
+
+    /** One guarded mutation; its {@code false} does not say whether the guard held. */
+    @Override
+    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease) {
+        return store.guardedMutate(guardedBy(leaseKey, lease)).map(applied -> new Verdict(applied, List.of(), false));
     }
 
     /** The guarded form of this mutation under the exact lease bytes {@code lease} at {@code leaseKey}. */

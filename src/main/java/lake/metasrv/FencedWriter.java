@@ -7,17 +7,21 @@ import lake.meta.MetaException;
 import lake.meta.MetaStore;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The leader's only write path. Every client mutation becomes one guarded mutation whose guard is
- * the exact lease record this node installed; the store checks it in the same atomic step as the
- * target's own condition. Fails closed: no live local authority, nothing is sent.
+ * The leader's only write path. Every client write (a mutation or a transaction) becomes one
+ * atomic store call whose guard is the exact lease record this node installed; the store checks
+ * it in the same atomic step as the write's own conditions. Fails closed: no live local
+ * authority, nothing is sent.
  *
- * <p>A guarded mutation that comes back {@code false} is told apart by reading the lease:
+ * <p>A transaction that comes back not applied with its guard held is answered as it is. Any
+ * other refusal (a guarded mutation's {@code false} does not say which check failed; a
+ * transaction whose guard failed) is told apart by reading the lease:
  * <ul>
  *   <li>the lease still holds the exact guard bytes → the target's condition failed:
  *       {@code applied: false} (lease bytes never repeat, so the guard held at write time too);</li>
@@ -30,8 +34,15 @@ import java.util.function.Supplier;
  */
 public final class FencedWriter {
 
-    /** The outcome of an admitted mutation, with the epoch it was decided under. */
-    public record Outcome(boolean applied, long epoch) {}
+    /**
+     * The outcome of an admitted write, with the epoch it was decided under; {@code failed} holds
+     * the indexes of a transaction's operations whose conditions did not hold (empty otherwise).
+     */
+    public record Outcome(boolean applied, List<Integer> failed, long epoch) {
+        public Outcome {
+            failed = List.copyOf(failed);
+        }
+    }
 
     private static final int MAX_RENEWAL_RETRIES = 3;
 
@@ -61,15 +72,16 @@ public final class FencedWriter {
         this.monoNanos = monoNanos;
     }
 
-    public Future<Outcome> apply(ClientMutation mutation) {
-        if (mutation.key().equals(leaseKey)) {
-            return Future.failedFuture(new MetaException.InvalidArgument(
-                    "key '" + leaseKey + "' is the lease record; clients cannot write it"));
+    public Future<Outcome> apply(ClientWrite write) {
+        try {
+            write.refuseLeaseKey(leaseKey);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
         }
-        return attempt(mutation, 0);
+        return attempt(write, 0);
     }
 
-    private Future<Outcome> attempt(ClientMutation mutation, int renewalRetries) {
+    private Future<Outcome> attempt(ClientWrite mutation, int renewalRetries) {
         Leadership l = current.get();
         if (!l.isLeader()) {
             return Future.failedFuture(new MetasrvException.NotLeader(
@@ -87,17 +99,20 @@ public final class FencedWriter {
         }
         byte[] lease = guard.leaseBytes();
         MetaStore store = storeAtEpoch.apply(guard.epoch());
-        return store.guardedMutate(mutation.guardedBy(leaseKey, lease))
-                .compose(applied -> applied
-                        ? Future.succeededFuture(new Outcome(true, guard.epoch()))
-                        : explainRefusal(mutation, guard, store, renewalRetries));
+        return mutation.sendGuarded(store, leaseKey, lease).compose(v -> {
+            if (v.applied()) return Future.succeededFuture(new Outcome(true, List.of(), guard.epoch()));
+            // The store proved the guard held: the write's own conditions failed; no read needed.
+            if (v.guardHeld()) return Future.succeededFuture(new Outcome(false, v.failed(), guard.epoch()));
+            return explainRefusal(mutation, v, guard, store, renewalRetries);
+        });
     }
 
-    private Future<Outcome> explainRefusal(ClientMutation mutation, LeaseGuard used, MetaStore store, int retries) {
+    private Future<Outcome> explainRefusal(ClientWrite mutation, ClientWrite.Verdict verdict, LeaseGuard used,
+                                           MetaStore store, int retries) {
         return store.get(leaseKey).compose(now -> {
             byte[] lease = now.orElse(null);
             if (lease != null && Arrays.equals(lease, used.leaseBytes())) {
-                return Future.succeededFuture(new Outcome(false, used.epoch()));
+                return Future.succeededFuture(new Outcome(false, verdict.failed(), used.epoch()));
             }
             if (lease != null && retries < MAX_RENEWAL_RETRIES && isOwnRenewal(lease, used)) {
                 Leadership l = current.get();

@@ -4,9 +4,13 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.json.JsonObject;
 import lake.meta.Keys;
 import lake.meta.MetaException;
+import lake.meta.Transaction;
 import lake.metasrv.ClientMutation;
+import lake.metasrv.ClientTransaction;
+import io.vertx.core.json.JsonArray;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Set;
@@ -43,6 +47,78 @@ public final class ApiRequests {
             throw ApiError.invalid("field 'expected' is null; a delete needs the key's exact current value (base64)");
         }
         return ClientMutation.delete(key, bytes(body, "expected"), epoch(body, headers));
+    }
+
+    private static final Set<String> TXN_OP_FIELDS = Set.of("key", "expected", "exists", "value", "delete");
+
+    /**
+     * {@code {"ops":[...], "epoch"?}}: per operation a key; a condition ({@code expected}: base64
+     * for the exact value or {@code null} for absent; or {@code exists: true}; or none); an action
+     * ({@code value}: put; {@code delete: true}; or none, a check, which needs a condition).
+     * Errors name the operation as {@code ops[i]}.
+     */
+    public static ClientTransaction txn(JsonObject body, MultiMap headers) {
+        allowOnly(body, Set.of("ops", "epoch"));
+        if (!body.containsKey("ops")) throw ApiError.invalid("missing field 'ops' (1 to " + Transaction.MAX_OPERATIONS + " operations)");
+        if (!(body.getValue("ops") instanceof JsonArray ops)) {
+            throw ApiError.invalid("field 'ops' must be an array, got " + typeOf(body.getValue("ops")));
+        }
+        if (ops.isEmpty() || ops.size() > Transaction.MAX_OPERATIONS) {
+            throw ApiError.invalid("field 'ops' has " + ops.size() + " operations; a transaction has 1 to "
+                    + Transaction.MAX_OPERATIONS);
+        }
+        List<Transaction.Op> decoded = new ArrayList<>(ops.size());
+        for (int i = 0; i < ops.size(); i++) {
+            try {
+                decoded.add(txnOp(ops.getValue(i)));
+            } catch (ApiError e) {
+                throw new ApiError(e.status(), e.code(), "ops[" + i + "]: " + e.getMessage(), null);
+            } catch (MetaException.InvalidArgument | MetaException.InvalidMutation e) {
+                throw ApiError.invalid("ops[" + i + "]: " + e.getMessage());
+            }
+        }
+        Long epoch = epoch(body, headers);
+        // Distinct keys and the 4 MiB total are the value type's own rules; its messages name the operations.
+        return new ClientTransaction(Transaction.of(decoded), epoch);
+    }
+
+    private static Transaction.Op txnOp(Object raw) {
+        if (!(raw instanceof JsonObject op)) throw ApiError.invalid("an operation must be an object, got " + typeOf(raw));
+        allowOnly(op, TXN_OP_FIELDS);
+        String key = key(op, "key");
+        if (op.containsKey("expected") && op.containsKey("exists")) {
+            throw ApiError.invalid("both 'expected' and 'exists'; give one condition");
+        }
+        if (op.containsKey("value") && op.containsKey("delete")) {
+            throw ApiError.invalid("both 'value' and 'delete'; give one action");
+        }
+        Transaction.Condition condition = Transaction.Condition.NONE;
+        byte[] expected = null;
+        if (op.containsKey("expected")) {
+            expected = expectedOrAbsent(op, "expected");
+            condition = expected == null ? Transaction.Condition.ABSENT : Transaction.Condition.VALUE;
+        } else if (op.containsKey("exists")) {
+            if (!Boolean.TRUE.equals(op.getValue("exists"))) {
+                throw ApiError.invalid("field 'exists' must be true, got " + typeOf(op.getValue("exists"))
+                        + (Boolean.FALSE.equals(op.getValue("exists")) ? " (\"expected\": null means absent)" : ""));
+            }
+            condition = Transaction.Condition.EXISTS;
+        }
+        Transaction.Action action = Transaction.Action.CHECK;
+        byte[] value = null;
+        if (op.containsKey("value")) {
+            value = bytes(op, "value");
+            action = Transaction.Action.PUT;
+        } else if (op.containsKey("delete")) {
+            if (!Boolean.TRUE.equals(op.getValue("delete"))) {
+                throw ApiError.invalid("field 'delete' must be true, got " + typeOf(op.getValue("delete")));
+            }
+            action = Transaction.Action.DELETE;
+        }
+        if (action == Transaction.Action.CHECK && condition == Transaction.Condition.NONE) {
+            throw ApiError.invalid("a check (no 'value', no 'delete') needs a condition: 'expected' or 'exists'");
+        }
+        return Transaction.Op.of(key, condition, expected, action, value);
     }
 
     /** A read's body: exactly {@code {"key": K}}. */

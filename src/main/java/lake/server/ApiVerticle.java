@@ -26,6 +26,8 @@ import java.util.function.IntSupplier;
 public final class ApiVerticle extends VerticleBase {
     private static final Logger log = LoggerFactory.getLogger(ApiVerticle.class);
 
+    private static final java.util.Set<String> WRITES = java.util.Set.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.RESIGN);
+
     private final NodeApi.Config config;
     private final boolean publicApi;
     private final IntSupplier httpPort;
@@ -69,6 +71,7 @@ public final class ApiVerticle extends VerticleBase {
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_SCAN, m -> servePublic(NodeApi.SCAN, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_CAS, m -> servePublic(NodeApi.CAS, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_DELETE, m -> servePublic(NodeApi.DELETE, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_TXN, m -> servePublic(NodeApi.TXN, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(NodeApi.LEADER, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(NodeApi.RESIGN, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(NodeApi.CLUSTER, m)));
@@ -110,7 +113,7 @@ public final class ApiVerticle extends VerticleBase {
     }
 
     private void servePublic(String op, Message<Object> msg) {
-        if (access.bus(msg, op.equals(NodeApi.CAS) || op.equals(NodeApi.DELETE) || op.equals(NodeApi.RESIGN))) serve(op, msg);
+        if (access.bus(msg, WRITES.contains(op))) serve(op, msg);
     }
 
     private void serve(String op, Message<Object> msg) {

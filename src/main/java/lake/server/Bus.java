@@ -33,6 +33,7 @@ public final class Bus {
     public static final String KV_SCAN = "lake.v1.kv.scan";
     public static final String KV_CAS = "lake.v1.kv.cas";
     public static final String KV_DELETE = "lake.v1.kv.delete";
+    public static final String KV_TXN = "lake.v1.kv.txn";
     public static final String LEADER = "lake.v1.leader";
     public static final String LEADER_RESIGN = "lake.v1.leader.resign";
 

@@ -12,7 +12,7 @@ import io.vertx.core.json.JsonObject;
 import lake.cluster.Forwarder;
 import lake.cluster.Membership;
 import lake.election.LeaseRecord;
-import lake.metasrv.ClientMutation;
+import lake.metasrv.ClientWrite;
 import lake.metasrv.FencedWriter;
 import lake.metasrv.Leadership;
 import lake.metasrv.MetasrvException;
@@ -42,6 +42,7 @@ public final class NodeApi {
     public static final String SCAN = "scan";
     public static final String CAS = "cas";
     public static final String DELETE = "delete";
+    public static final String TXN = "txn";
     public static final String LEADER = "leader";
     public static final String RESIGN = "resign";
     public static final String READY = "ready";
@@ -193,6 +194,7 @@ public final class NodeApi {
             }
             case CAS -> write(CAS, body, headers, ApiRequests.cas(body, headers));
             case DELETE -> write(DELETE, body, headers, ApiRequests.delete(body, headers));
+            case TXN -> write(TXN, body, headers, ApiRequests.txn(body, headers));
             case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case LEADER -> leader();
             case RESIGN -> vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
@@ -204,7 +206,7 @@ public final class NodeApi {
         };
     }
 
-    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, ClientMutation m) {
+    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, ClientWrite m) {
         boolean forwarded = Forwarder.isForwarded(headers);
         if (forwarded) {
             // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
@@ -225,7 +227,7 @@ public final class NodeApi {
      * publish its leadership) goes back to the local writer once that publication arrives,
      * within the same window, rather than waiting the window out.
      */
-    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, ClientMutation m, long giveUpAt) {
+    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, ClientWrite m, long giveUpAt) {
         return writer.apply(m).map(NodeApi::outcome).recover(t -> {
             if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
             return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), giveUpAt)
@@ -241,8 +243,11 @@ public final class NodeApi {
         });
     }
 
+    /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */
     private static JsonObject outcome(FencedWriter.Outcome o) {
-        return new JsonObject().put("applied", o.applied()).put("epoch", ApiRequests.u64(o.epoch()));
+        JsonObject out = new JsonObject().put("applied", o.applied());
+        if (!o.applied() && !o.failed().isEmpty()) out.put("failed", new io.vertx.core.json.JsonArray(o.failed()));
+        return out.put("epoch", ApiRequests.u64(o.epoch()));
     }
 
     private Future<JsonObject> leader() {

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import lake.meta.GuardedMutation;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
 import lake.meta.ScanPage;
@@ -38,7 +40,7 @@ public final class NodeMetrics {
             .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
 
     private static final java.util.Set<String> KNOWN_OPS = java.util.Set.of(NodeApi.GET, NodeApi.SCAN,
-            NodeApi.CAS, NodeApi.DELETE, NodeApi.LEADER, NodeApi.RESIGN, NodeApi.READY);
+            NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.LEADER, NodeApi.RESIGN, NodeApi.READY);
 
     private final MeterRegistry registry;
     private final String node;
@@ -69,7 +71,7 @@ public final class NodeMetrics {
         storeError(MetaException.StoreLocked.class);
         storeError(MetaException.StoreClosed.class);
         for (String op : List.of(NodeApi.GET, NodeApi.SCAN)) timer(op, OK);
-        for (String op : List.of(NodeApi.CAS, NodeApi.DELETE)) {
+        for (String op : List.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN)) {
             timer(op, APPLIED);
             timer(op, NOT_APPLIED);
         }
@@ -148,6 +150,7 @@ public final class NodeMetrics {
             @Override public Future<Boolean> cas(String k, byte[] e, byte[] v) { return counted(store.cas(k, e, v)); }
             @Override public Future<Boolean> delete(String k, byte[] e) { return counted(store.delete(k, e)); }
             @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return counted(store.guardedMutate(m)); }
+            @Override public Future<TransactionOutcome> transact(Transaction t) { return counted(store.transact(t)); }
             @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return counted(store.scanPrefix(p, c, l)); }
             @Override public Future<Void> close() { return store.close(); }
         };

@@ -152,6 +152,38 @@ abstract class ClusterFailoverContract {
         assertThat(MetasrvProcess.get(follower.httpPort(), "/v1/cluster").body()).contains("\"role\":\"leader\"");
     }
 
+    /** Transactions sent to followers are forwarded and applied once, all or nothing, on the leader. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void followersForwardTransactionsToTheLeader() throws Exception {
+        Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+        long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
+        String base = "txn/forwarded-" + System.nanoTime();
+        for (Node follower : cluster.others(leader)) {
+            String a = base + "/" + follower.id() + "/a";
+            String b = base + "/" + follower.id() + "/b";
+            String index = base + "/" + follower.id() + "/index";
+            String applied = "{\"ops\":[{\"key\":\"" + a + "\",\"expected\":null,\"value\":\"YQ==\"},"
+                    + "{\"key\":\"" + b + "\",\"expected\":null,\"value\":\"Yg==\"},"
+                    + "{\"key\":\"" + index + "\",\"value\":\"aQ==\"}],\"epoch\":" + epoch + "}";
+            HttpResponse<String> r = MetasrvProcess.post(follower.httpPort(), "/v1/txn", applied);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(new JsonObject(r.body())).isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch));
+            // The same creates again: both conditions fail, nothing is written, both are reported.
+            String again = applied.replace("\"aQ==\"}]", "\"aTI=\"}]");
+            HttpResponse<String> refused = MetasrvProcess.post(follower.httpPort(), "/v1/txn", again);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(200);
+            JsonObject outcome = new JsonObject(refused.body());
+            assertThat(outcome.getBoolean("applied")).isFalse();
+            assertThat(outcome.getJsonArray("failed").getList()).isNotEmpty().isSubsetOf(0, 1);
+            for (Node n : cluster.nodes) {
+                assertThat(ClusterHarness.value(n, a)).as(n.id()).contains("YQ==");
+                assertThat(ClusterHarness.value(n, b)).as(n.id()).contains("Yg==");
+                assertThat(ClusterHarness.value(n, index)).as("the index kept its first value on " + n.id()).contains("aQ==");
+            }
+        }
+    }
+
     @Test
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void killedLeaderIsReplacedWithinLeaseBound() throws Exception {

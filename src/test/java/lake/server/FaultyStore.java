@@ -5,6 +5,8 @@ import lake.meta.GuardedMutation;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
 import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
 
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -36,6 +38,11 @@ final class FaultyStore implements MetaStore {
     public Future<Boolean> guardedMutate(GuardedMutation m) {
         if (answerNothing.get()) return real.guardedMutate(m).compose(applied -> io.vertx.core.Promise.<Boolean>promise().future());
         return or(() -> real.guardedMutate(m));
+    }
+    @Override
+    public Future<TransactionOutcome> transact(Transaction t) {
+        if (answerNothing.get()) return real.transact(t).compose(o -> io.vertx.core.Promise.<TransactionOutcome>promise().future());
+        return or(() -> real.transact(t));
     }
     @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return or(() -> real.scanPrefix(p, c, l)); }
     @Override public Future<Void> close() { return real.close(); }

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import lake.election.LeaseGuard;
@@ -107,6 +108,41 @@ abstract class FencingContract {
                 .isEqualTo(new JsonObject().put("applied", true).put("epoch", 2));
         assertThat(h.post(b, "/v1/kv/cas", cas("tbl/y", null, "b2")).bodyAsJsonObject().getBoolean("applied")).isTrue();
         assertThat(value(a, "tbl/x")).isEqualTo(b64("b1"));
+    }
+
+    /** A paused leader's transaction after a takeover reaches the store, is fenced, and changes none of its keys. */
+    @Test
+    void staleGuardTransactionWritesNothing() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        ManualClock clockB = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clockA);
+        MetasrvNode b = sharingNode("b", clockB);
+        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "a1")).bodyAsJsonObject().getBoolean("applied")).isTrue();
+
+        clockB.setWall(T0 + TTL);
+        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        assertThat(h.status(a).isLeader()).as("a still believes it leads").isTrue();
+
+        int before = recording.transactions.size();
+        JsonObject txn = new JsonObject().put("ops", new JsonArray()
+                .add(new JsonObject().put("key", "tbl/x").put("expected", b64("a1")).put("value", b64("stale")))
+                .add(new JsonObject().put("key", "tbl/y").putNull("expected").put("value", b64("stale")))
+                .add(new JsonObject().put("key", "tbl/z").put("value", b64("stale"))));
+        HttpResponse<Buffer> stale = h.post(a, "/v1/txn", txn);
+        expectError(stale, 409, "fenced", "epoch 1");
+        assertThat(recording.transactions).as("the stale transaction reached the store").hasSize(before + 1);
+        assertThat(recording.transactions.get(before).guardKey()).contains("election/leader");
+        assertThat(value(b, "tbl/x")).as("unchanged byte for byte").isEqualTo(b64("a1"));
+        assertThat(value(b, "tbl/y")).isNull();
+        assertThat(value(b, "tbl/z")).isNull();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+
+        HttpResponse<Buffer> fresh = h.post(b, "/v1/txn", txn.put("ops", new JsonArray()
+                .add(new JsonObject().put("key", "tbl/x").put("expected", b64("a1")).put("value", b64("b1")))
+                .add(new JsonObject().put("key", "tbl/y").putNull("expected").put("value", b64("b1")))));
+        assertThat(fresh.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 2));
+        assertThat(value(a, "tbl/y")).isEqualTo(b64("b1"));
     }
 
     @Test
