@@ -112,6 +112,18 @@ class TwoNodeClusterTest {
         assertThat(forwarded.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch));
         assertThat(get(a, "/v1/kv/tbl/f").getString("value")).isEqualTo(value);
         assertThat(get(b, "/v1/kv/tbl/f").getString("value")).isEqualTo(value);
+        // A transaction through the follower: forwarded, one atomic step on the leader (whose store
+        // may be the other node's, reached as JSON over the clustered bus), all or nothing.
+        io.vertx.core.json.JsonArray ops = new io.vertx.core.json.JsonArray()
+                .add(new JsonObject().put("key", "tbl/f").put("expected", value).put("delete", true))
+                .add(new JsonObject().put("key", "tbl/f2").putNull("expected").put("value", value));
+        assertThat(post(follower, "/v1/txn", new JsonObject().put("ops", ops)).bodyAsJsonObject())
+                .isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch));
+        assertThat(post(follower, "/v1/txn", new JsonObject().put("ops", ops)).bodyAsJsonObject()).isEqualTo(new JsonObject()
+                .put("applied", false).put("failed", new io.vertx.core.json.JsonArray().add(0).add(1)).put("epoch", epoch));
+        assertThat(get(b, "/v1/kv/tbl/f2").getString("value")).isEqualTo(value);
+        assertThat(post(a, "/v1/kv/cas", new JsonObject().put("key", "tbl/f").putNull("expected").put("value", value))
+                .bodyAsJsonObject().getBoolean("applied")).isTrue();
         // A stale expected epoch is refused by the leader, even when forwarded.
         HttpResponse<Buffer> stale = post(follower, "/v1/kv/cas",
                 new JsonObject().put("key", "tbl/g").putNull("expected").put("value", value).put("epoch", epoch + 5));

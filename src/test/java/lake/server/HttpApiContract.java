@@ -182,6 +182,47 @@ abstract class HttpApiContract {
         assertThat(faulty).isNotNull();
     }
 
+    /** The issue's own example: conditions of every kind, writes of every kind, one atomic step. */
+    @Test
+    void transactionsAnswerAsDocumented() throws Exception {
+        assertThat(json(h.post(node, "/v1/kv/cas", cas("tables/b", null, "v1"))).getBoolean("applied")).isTrue();
+        assertThat(json(h.post(node, "/v1/kv/cas", cas("gen", null, "g1"))).getBoolean("applied")).isTrue();
+        String example = "{\"ops\": [\n"
+                + "   {\"key\": \"tables/a\", \"expected\": null, \"value\": \"djE=\"},\n"
+                + "   {\"key\": \"tables/b\", \"expected\": \"djE=\", \"delete\": true},\n"
+                + "   {\"key\": \"gen\", \"exists\": true},\n"
+                + "   {\"key\": \"idx/a\", \"value\": \"eA==\"}\n"
+                + " ],\n \"epoch\": 1}";
+        HttpResponse<Buffer> applied = h.send(node, HttpMethod.POST, "/v1/txn", example);
+        assertThat(applied.statusCode()).as(applied.bodyAsString()).isEqualTo(200);
+        assertThat(json(applied)).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(json(h.get(node, "/v1/kv/tables/a")).getString("value")).isEqualTo("djE=");
+        assertThat(h.get(node, "/v1/kv/tables/b").statusCode()).isEqualTo(404);
+        assertThat(json(h.get(node, "/v1/kv/gen")).getString("value")).isEqualTo(b64("g1"));
+        assertThat(json(h.get(node, "/v1/kv/idx/a")).getString("value")).isEqualTo("eA==");
+        JsonObject before = json(h.get(node, "/v1/kv?limit=1000"));
+
+        // Operations 1 and 2 fail (tables/a exists now, gen holds g1): nothing is written, both are named.
+        JsonObject failing = new JsonObject().put("ops", new JsonArray()
+                .add(new JsonObject().put("key", "tables/c").putNull("expected").put("value", b64("c")))
+                .add(new JsonObject().put("key", "tables/a").putNull("expected").put("value", b64("again")))
+                .add(new JsonObject().put("key", "gen").put("expected", b64("g0")).put("value", b64("g2")))
+                .add(new JsonObject().put("key", "idx/a").put("exists", true).put("delete", true)));
+        assertThat(json(h.post(node, "/v1/txn", failing))).isEqualTo(new JsonObject().put("applied", false)
+                .put("failed", new JsonArray().add(1).add(2)).put("epoch", 1));
+        assertThat(json(h.get(node, "/v1/kv?limit=1000"))).as("nothing of it was written").isEqualTo(before);
+
+        expectError(h.post(node, "/v1/txn", failing.copy().put("epoch", 2)), 409, "epoch_mismatch", "epoch 2");
+        faulty.fault.set(new MetaException.RetryableBackend("throttled by test", null));
+        expectError(h.post(node, "/v1/txn", failing), 503, "backend_unavailable", "throttled by test");
+        faulty.fault.set(null);
+        faulty.answerNothing.set(true);
+        JsonObject lost = new JsonObject().put("ops", new JsonArray().add(new JsonObject().put("key", "tables/lost").put("value", b64("l"))));
+        expectError(h.post(node, "/v1/txn", lost), 504, "outcome_unknown", "read");
+        faulty.answerNothing.set(false);
+        assertThat(json(h.get(node, "/v1/kv/tables/lost")).getString("value")).as("the unanswered transaction applied").isEqualTo(b64("l"));
+    }
+
     @Test
     void writeWithoutAnAnswerIsOutcomeUnknown() throws Exception {
         faulty.answerNothing.set(true);
