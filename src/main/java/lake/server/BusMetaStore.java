@@ -42,8 +42,9 @@ public final class BusMetaStore implements MetaStore {
     /**
      * @param secret the cluster secret presented on every request ({@link Bus#SECRET_HEADER}), or null
      * @param local  the store verticle is registered in this process only: guarded mutations and
-     *               transactions (the hot path) travel by reference instead of as base64 JSON. Immutable values, so
-     *               sharing them is safe; a store reachable over the cluster must get JSON.
+     *               transactions (the hot path) travel by reference instead of as base64 JSON.
+     *               Immutable values, so sharing them is safe; a store reachable over the cluster
+     *               must get JSON.
      */
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, boolean local) {
         this(vertx, address, epoch, timeoutMs, secret, local ? LocalCodec.register(vertx, GuardedMutation.class) : null,

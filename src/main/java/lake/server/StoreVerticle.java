@@ -14,7 +14,6 @@ import lake.meta.Transaction;
 import lake.meta.TransactionOutcome;
 
 import java.util.List;
-
 import java.util.function.Function;
 
 /**
@@ -22,8 +21,8 @@ import java.util.function.Function;
  *
  * <p>Every message carries {@link Bus#EPOCH_HEADER}. A guarded mutation or guarded transaction
  * whose epoch is below the highest epoch any guarded one has carried here is answered
- * {@code applied: false} (a transaction: {@code guard_failed: true}) at once, without touching the store: its guard cannot hold, since a lease of a higher epoch has been
- * installed since. This is a cheap fast path for stale leaders, not the authority: a mutation that
+ * {@code applied: false} (a transaction: {@code guard_failed: true}) at once, without touching
+ * the store: its guard cannot hold, since a lease of a higher epoch has been installed since. This is a cheap fast path for stale leaders, not the authority: a mutation that
  * passes it is still applied only if its guard holds, atomically, in the store.
  * Runs on an event loop for both backends: neither store blocks its caller.
  */

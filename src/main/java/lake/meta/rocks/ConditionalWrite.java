@@ -11,6 +11,7 @@ import org.rocksdb.RocksDBException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * One validated unit of work for the writer: an optional guard check plus one or more operations
@@ -21,7 +22,7 @@ import java.util.List;
  * key (so checking every condition before any write equals checking each just before its own);
  * every array is a private copy; {@code guardKey == null} means "no guard".
  */
-final class ConditionalWrite {
+final class ConditionalWrite<T> {
     /** One operation of the unit. */
     record Step(String key, byte[] keyBytes, Condition condition, byte[] expected, Action action, byte[] value) {
         boolean holdsIn(GroupState state) throws RocksDBException {
@@ -49,14 +50,18 @@ final class ConditionalWrite {
     private final byte[] guardExpected;
     private final Step[] steps;
     private final Context context;
-    private final Promise<TransactionOutcome> promise = Promise.promise();
+    /** What the caller's future answers: the outcome itself, or its {@code applied} flag. */
+    private final Function<TransactionOutcome, T> result;
+    private final Promise<T> promise = Promise.promise();
 
-    ConditionalWrite(String guardKey, byte[] guardKeyBytes, byte[] guardExpected, Step[] steps, Context context) {
+    ConditionalWrite(String guardKey, byte[] guardKeyBytes, byte[] guardExpected, Step[] steps, Context context,
+                     Function<TransactionOutcome, T> result) {
         this.guardKey = guardKey;
         this.guardKeyBytes = guardKeyBytes;
         this.guardExpected = guardExpected;
         this.steps = steps;
         this.context = context;
+        this.result = result;
     }
 
     /**
@@ -78,7 +83,10 @@ final class ConditionalWrite {
         return TransactionOutcome.APPLIED;
     }
 
+    /** Completes the caller's future with {@code outcome}; call on the caller's context. */
+    void complete(TransactionOutcome outcome) { promise.tryComplete(result.apply(outcome)); }
+
     Context context() { return context; }
-    Promise<TransactionOutcome> promise() { return promise; }
-    Future<TransactionOutcome> future() { return promise.future(); }
+    Promise<T> promise() { return promise; }
+    Future<T> future() { return promise.future(); }
 }

@@ -35,6 +35,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * The embedded RocksDB {@link MetaStore}.
@@ -213,7 +214,7 @@ public final class RocksMetaStore implements MetaStore {
         Step step = expected == null
                 ? new Step(key, k, Condition.ABSENT, null, Action.PUT, value.clone())
                 : new Step(key, k, Condition.VALUE, expected.clone(), Action.PUT, value.clone());
-        return submit(null, null, null, new Step[] {step}).map(TransactionOutcome::applied);
+        return submit(null, null, null, new Step[] {step}, TransactionOutcome::applied);
     }
 
     @Override
@@ -226,20 +227,24 @@ public final class RocksMetaStore implements MetaStore {
             return Future.failedFuture(e);
         }
         Step step = new Step(key, k, Condition.VALUE, expected.clone(), Action.DELETE, null);
-        return submit(null, null, null, new Step[] {step}).map(TransactionOutcome::applied);
+        return submit(null, null, null, new Step[] {step}, TransactionOutcome::applied);
     }
 
-    /** The mutation's one-operation guarded transaction: one path with {@link #transact}. */
+    /** The mutation's one-operation guarded transaction, through the same unit as {@link #transact}. */
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation m) {
         if (m == null) return Future.failedFuture(new MetaException.InvalidArgument("mutation must not be null"));
-        return transact(m.asTransaction()).map(TransactionOutcome::applied);
+        return submit(m.asTransaction(), TransactionOutcome::applied);
     }
 
     /** One writer unit: the guard and every operation are checked in one step of the single writer. */
     @Override
     public Future<TransactionOutcome> transact(Transaction t) {
         if (t == null) return Future.failedFuture(new MetaException.InvalidArgument("transaction must not be null"));
+        return submit(t, outcome -> outcome);
+    }
+
+    private <T> Future<T> submit(Transaction t, Function<TransactionOutcome, T> result) {
         // Transaction validated every key; its accessors hand out copies the unit then owns.
         List<Transaction.Op> ops = t.ops();
         Step[] steps = new Step[ops.size()];
@@ -250,12 +255,13 @@ public final class RocksMetaStore implements MetaStore {
         }
         byte[] guardExpected = t.guardExpected();
         String guardKey = guardExpected == null ? null : t.guardKey().orElseThrow();
-        return submit(guardKey, guardKey == null ? null : guardKey.getBytes(StandardCharsets.UTF_8), guardExpected, steps);
+        return submit(guardKey, guardKey == null ? null : guardKey.getBytes(StandardCharsets.UTF_8), guardExpected, steps, result);
     }
 
-    private Future<TransactionOutcome> submit(String guardKey, byte[] guardKeyBytes, byte[] guardExpected, Step[] steps) {
+    private <T> Future<T> submit(String guardKey, byte[] guardKeyBytes, byte[] guardExpected, Step[] steps,
+                                 Function<TransactionOutcome, T> result) {
         if (!accepting) return Future.failedFuture(new MetaException.StoreClosed());
-        ConditionalWrite w = new ConditionalWrite(guardKey, guardKeyBytes, guardExpected, steps, Vertx.currentContext());
+        ConditionalWrite<T> w = new ConditionalWrite<>(guardKey, guardKeyBytes, guardExpected, steps, Vertx.currentContext(), result);
         writer.submit(w);
         return w.future();
     }

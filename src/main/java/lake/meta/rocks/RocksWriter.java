@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class RocksWriter implements Runnable {
     /** Queued by {@link #requestStop}; the writer finishes everything queued before it, then stops. */
-    private static final ConditionalWrite STOP = new ConditionalWrite(null, null, null, new ConditionalWrite.Step[0], null);
+    private static final ConditionalWrite<?> STOP = new ConditionalWrite<>(null, null, null, new ConditionalWrite.Step[0], null, o -> o);
     /**
      * Bounds on how long the writer waits for a group to refill: half the recent fsync time, so
      * waiting never costs more than a fraction of the fsync it saves, clamped to these limits.
@@ -51,7 +51,7 @@ final class RocksWriter implements Runnable {
     private final boolean groupCommit;
     private final int maxBatchSize;
     private final Runnable onStopped;
-    private final LinkedBlockingQueue<ConditionalWrite> queue = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<ConditionalWrite<?>> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
     /** Set once the writer takes nothing more from the queue; later submitters fail their own writes. */
     private volatile boolean stopped;
@@ -79,7 +79,7 @@ final class RocksWriter implements Runnable {
         thread.start();
     }
 
-    void submit(ConditionalWrite write) {
+    void submit(ConditionalWrite<?> write) {
         queue.add(write);
         // The writer's last drain happens after it sets `stopped`; a write it could have missed
         // is therefore seen here and failed instead of waiting forever.
@@ -96,7 +96,7 @@ final class RocksWriter implements Runnable {
 
     @Override
     public void run() {
-        List<ConditionalWrite> group = new ArrayList<>(maxBatchSize);
+        List<ConditionalWrite<?>> group = new ArrayList<>(maxBatchSize);
         try (GroupState state = new GroupState(db)) {
             boolean stopping = false;
             while (!stopping) {
@@ -111,7 +111,7 @@ final class RocksWriter implements Runnable {
                 if (stop >= 0) {
                     stopping = true;
                     // Writes queued behind STOP raced with close(); they are refused, not applied.
-                    for (ConditionalWrite late : group.subList(stop + 1, group.size())) fail(late, new MetaException.StoreClosed());
+                    for (ConditionalWrite<?> late : group.subList(stop + 1, group.size())) fail(late, new MetaException.StoreClosed());
                     group.subList(stop, group.size()).clear();
                 }
                 if (!group.isEmpty()) commit(group, state);
@@ -130,7 +130,7 @@ final class RocksWriter implements Runnable {
      * writer waits for the others to join this group, for at most half the recent fsync time
      * (clamped to {@link #MIN_GATHER_NANOS}..{@link #MAX_GATHER_NANOS}).
      */
-    private void gatherStragglers(List<ConditionalWrite> group) {
+    private void gatherStragglers(List<ConditionalWrite<?>> group) {
         int target = Math.min(previousGroupSize, maxBatchSize);
         if (group.size() >= target) return;
         long start = System.nanoTime();
@@ -143,7 +143,7 @@ final class RocksWriter implements Runnable {
         }
     }
 
-    private void commit(List<ConditionalWrite> group, GroupState state) {
+    private void commit(List<ConditionalWrite<?>> group, GroupState state) {
         EventLoops.requireOffEventLoop("the RocksDB writer");
         TransactionOutcome[] outcomes = new TransactionOutcome[group.size()];
         state.reset();
@@ -158,11 +158,11 @@ final class RocksWriter implements Runnable {
             }
         } catch (RocksDBException e) {
             MetaException error = RocksErrors.map("write", e);
-            for (ConditionalWrite w : group) fail(w, error);
+            for (ConditionalWrite<?> w : group) fail(w, error);
             return;
         } catch (RuntimeException e) {
             MetaException error = new MetaException.PermanentBackend("RocksDB writer failed: " + e, e);
-            for (ConditionalWrite w : group) fail(w, error);
+            for (ConditionalWrite<?> w : group) fail(w, error);
             return;
         } finally {
             groups++;
@@ -176,17 +176,17 @@ final class RocksWriter implements Runnable {
      * Completes a group's futures, hopping once per distinct caller context rather than once per
      * mutation: the 64 callers of one verticle cost one task on its event loop, not 64.
      */
-    private static void completeAll(List<ConditionalWrite> group, TransactionOutcome[] outcomes) {
+    private static void completeAll(List<ConditionalWrite<?>> group, TransactionOutcome[] outcomes) {
         Map<Context, List<Runnable>> byContext = null;
         for (int i = 0; i < group.size(); i++) {
-            ConditionalWrite w = group.get(i);
+            ConditionalWrite<?> w = group.get(i);
             TransactionOutcome result = outcomes[i];
             if (w.context() == null) {
-                CallerContext.contained(() -> w.promise().tryComplete(result));
+                CallerContext.contained(() -> w.complete(result));
                 continue;
             }
             if (byContext == null) byContext = new IdentityHashMap<>();
-            byContext.computeIfAbsent(w.context(), c -> new ArrayList<>()).add(() -> w.promise().tryComplete(result));
+            byContext.computeIfAbsent(w.context(), c -> new ArrayList<>()).add(() -> w.complete(result));
         }
         if (byContext == null) return;
         for (Map.Entry<Context, List<Runnable>> e : byContext.entrySet()) {
@@ -195,19 +195,19 @@ final class RocksWriter implements Runnable {
         }
     }
 
-    private static void fail(ConditionalWrite w, Throwable error) {
+    private static void fail(ConditionalWrite<?> w, Throwable error) {
         CallerContext.fail(w.context(), w.promise(), error);
     }
 
     private void failQueued() {
-        ConditionalWrite w;
+        ConditionalWrite<?> w;
         while ((w = queue.poll()) != null) {
             if (w != STOP) fail(w, new MetaException.StoreClosed());
         }
     }
 
     /** Nobody interrupts the writer; should it happen anyway, the writer keeps serving its queue. */
-    private ConditionalWrite takeUninterruptibly() {
+    private ConditionalWrite<?> takeUninterruptibly() {
         while (true) {
             try {
                 return queue.take();
