@@ -30,7 +30,8 @@ public record Settings(
         long storeTimeoutMs,
         List<AuthToken> authTokens,
         long shutdownTimeoutMs,
-        ClusterSettings cluster) {
+        ClusterSettings cluster,
+        String catalogRoot) {
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
     public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
@@ -39,12 +40,28 @@ public record Settings(
                     long requestTimeoutMs, long storeTimeoutMs) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single());
+                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null);
+    }
+
+    /** All settings but the catalog root, which then defaults to {@code file://<data_dir>/tables}. */
+    public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
+                    String dynamoEndpoint, String dynamoRegion, String dynamoTable, boolean dynamoCreateTable,
+                    String leaseKey, long leaseTtlMs, long leaseRenewMs, long leaseSafetyMarginMs,
+                    long requestTimeoutMs, long storeTimeoutMs, List<AuthToken> authTokens, long shutdownTimeoutMs,
+                    ClusterSettings cluster) {
+        this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
+                dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null);
     }
 
     public Settings {
         authTokens = authTokens == null ? List.of() : List.copyOf(authTokens);
         cluster = cluster == null ? ClusterSettings.single() : cluster;
+        // Where new tables' data lives: <catalog_root>/<ns>/<name>/<incarnation>; no trailing slash.
+        if (catalogRoot == null || catalogRoot.isBlank()) {
+            catalogRoot = dataDir.toAbsolutePath().normalize().resolve("tables").toUri().toString();
+        }
+        while (catalogRoot.endsWith("/")) catalogRoot = catalogRoot.substring(0, catalogRoot.length() - 1);
     }
 
     public enum StoreType { ROCKS, DYNAMO }
@@ -66,7 +83,8 @@ public record Settings(
                 .put("cluster", cluster.enabled()).put("cluster_name", cluster.name())
                 .put("cluster_host", cluster.host()).put("cluster_port", cluster.port())
                 .put("cluster_members", String.join(",", cluster.members()))
-                .put("store_role", cluster.storeRole().name().toLowerCase());
+                .put("store_role", cluster.storeRole().name().toLowerCase())
+                .put("catalog_root", catalogRoot);
     }
 
     /** These settings with {@code change} applied to a copy of their fields (one place lists them all). */
@@ -105,6 +123,7 @@ public record Settings(
         public List<AuthToken> authTokens;
         public long shutdownTimeoutMs;
         public ClusterSettings cluster;
+        public String catalogRoot;
 
         private Fields(Settings s) {
             nodeId = s.nodeId;
@@ -126,10 +145,11 @@ public record Settings(
             authTokens = s.authTokens;
             shutdownTimeoutMs = s.shutdownTimeoutMs;
             cluster = s.cluster;
+            catalogRoot = s.catalogRoot;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot);
         }
     }
 }

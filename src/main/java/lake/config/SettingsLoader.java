@@ -49,7 +49,8 @@ public final class SettingsLoader {
             new Option("cluster-secret-file", Option.Type.PATH, "file holding the secret every node of the cluster presents to a RocksDB store host (not readable by other users)"),
             new Option("auth-tokens", Option.Type.TOKENS, "API tokens (JSON array; on the command line only token_sha256 entries); empty: no access control"),
             new Option("auth-tokens-file", Option.Type.PATH, "file with more API tokens (JSON array), not readable by other users"),
-            new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"));
+            new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"),
+            new Option("catalog-root", Option.Type.STRING, "URI under which new tables' data lives (<root>/<ns>/<name>/<incarnation>); default: file://<data-dir>/tables"));
 
     private SettingsLoader() {}
 
@@ -243,12 +244,22 @@ public final class SettingsLoader {
             throw new ConfigException("cluster-secret-file: required with --cluster, --store rocks and auth tokens:"
                     + " the store host serves its store to the cluster only to nodes that present it");
         }
+        String catalogRoot = c.getString("catalog_root");
+        if (!blank(catalogRoot)) {
+            try {
+                java.net.URI uri = new java.net.URI(catalogRoot);
+                if (uri.getScheme() == null || uri.isOpaque()) throw new java.net.URISyntaxException(catalogRoot, "needs a scheme and a path");
+            } catch (java.net.URISyntaxException e) {
+                throw new ConfigException("catalog-root: '" + catalogRoot + "' is not an absolute URI such as s3://bucket/prefix or file:///srv/lake");
+            }
+        }
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
                 c.getBoolean("rocks_group_commit", true),
                 blank(c.getString("dynamo_endpoint")) ? null : c.getString("dynamo_endpoint"),
                 c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
-                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster);
+                leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster,
+                blank(catalogRoot) ? null : catalogRoot);
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {

@@ -76,6 +76,13 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void catalogRootDefaultsUnderTheDataDirectoryAndLosesItsTrailingSlash() {
+        Settings defaults = load(Map.of(), "--data-dir", dir.resolve("d").toString());
+        assertThat(defaults.catalogRoot()).isEqualTo(dir.resolve("d").resolve("tables").toAbsolutePath().toUri().toString());
+        assertThat(load(Map.of("LAKE_CATALOG_ROOT", "s3://lake-data/robots/")).catalogRoot()).isEqualTo("s3://lake-data/robots");
+    }
+
+    @Test
     void tokensComeFromFileEnvironmentOrTokensFileAndKeepOnlyDigests() throws Exception {
         String secret = "s3cret-token-0123456789";
         String digest = HexFormat.of().formatHex(AuthTokens.sha256(secret));
@@ -137,6 +144,8 @@ class SettingsLoaderTest {
                 new Case(Map.of(), List.of("--config", file("{\"shutdown_timeout_ms\": null}").toString()), "shutdown-timeout-ms: must be set"),
                 new Case(Map.of(), List.of("--config", file("{\"http_host\": null}").toString()), "http-host: must be set"),
                 new Case(Map.of(), List.of("--http-host", ""), "http-host: '' is not a host name"),
+                new Case(Map.of(), List.of("--catalog-root", "bucket/prefix"), "catalog-root: 'bucket/prefix' is not an absolute URI"),
+                new Case(Map.of(), List.of("--catalog-root", "s3:bucket"), "catalog-root: 's3:bucket' is not an absolute URI"),
                 new Case(Map.of(), List.of("--http-host", "local host"), "http-host: 'local host' is not a host name"),
                 new Case(Map.of(), List.of("--store", "dynamo", "--dynamo-endpoint", "localhost:4566"), "dynamo-endpoint: 'localhost:4566' is not an http(s) URL"),
                 new Case(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"read\",\"token_sha256\":\"" + digest + "\"}]"),
