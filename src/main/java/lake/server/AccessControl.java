@@ -64,14 +64,16 @@ public final class AccessControl {
     }
 
     /**
-     * HTTP ingress: {@code Authorization: Bearer <token>}. Every {@code POST} under {@code /v1} is
-     * a write (CAS, delete, resign). Ends the response on refusal, else passes the request on.
+     * HTTP ingress: {@code Authorization: Bearer <token>}. Every method under {@code /v1} but
+     * {@code GET} and {@code HEAD} is a write (CAS, delete, transactions, resign, catalog changes).
+     * Ends the response on refusal, else passes the request on.
      */
     void http(RoutingContext ctx) {
         String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
         String token = header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())
                 ? header.substring(BEARER.length()).trim() : null;
-        ApiError refused = check(token, ctx.request().method() == HttpMethod.POST);
+        HttpMethod method = ctx.request().method();
+        ApiError refused = check(token, method != HttpMethod.GET && method != HttpMethod.HEAD);
         if (refused == null) {
             // Kept for the request's event-bus hop: a follower forwarding the write presents it to the leader.
             if (token != null) ctx.put(TOKEN_HEADER, token);

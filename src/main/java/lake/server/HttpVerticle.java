@@ -36,6 +36,8 @@ public final class HttpVerticle extends VerticleBase {
     public static final int CAS_BODY_BYTES = 768 * 1024;
     public static final int DELETE_BODY_BYTES = 384 * 1024;
     public static final int RESIGN_BODY_BYTES = 1024;
+    /** Catalog writes: a table's columns and a namespace's properties, with room to spare. */
+    public static final int CATALOG_BODY_BYTES = 256 * 1024;
     /**
      * A transaction of 4 MiB of keys and values is 5.6 MB in base64; 99 keys escaped 6-to-1 add
      * 0.6 MB, and each operation's JSON about 60 bytes.
@@ -91,6 +93,7 @@ public final class HttpVerticle extends VerticleBase {
             else ctx.next();
         });
         router.route().handler(this::keyRead);
+        router.route().handler(this::catalog);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         router.get("/health").handler(ctx -> withoutQueryOrBody(ctx, "GET /health", () -> ctx.response()
@@ -233,6 +236,38 @@ public final class HttpVerticle extends VerticleBase {
         call(ctx, NodeApi.GET, new JsonObject().put("key", key));
     }
 
+    /** The catalog's routes ({@link CatalogRoutes}), decided on the raw path like key reads. */
+    private void catalog(RoutingContext ctx) {
+        String path = ctx.request().path();
+        if (!CatalogRoutes.handles(path)) {
+            ctx.next();
+            return;
+        }
+        CatalogRoutes.Route route;
+        try {
+            route = CatalogRoutes.resolve(ctx.request().method(), path, ctx.request().uri(), ctx.request().query());
+            if (!route.readsBody()) noBody(ctx, ctx.request().method() + " " + path);
+        } catch (ApiError e) {
+            fail(ctx, e);
+            return;
+        }
+        long waitMs = route.fromPath().getLong("wait_ms", 0L);
+        if (!route.readsBody()) {
+            call(ctx, route.op(), route.fromPath(), waitMs);
+            return;
+        }
+        readBody(ctx, CATALOG_BODY_BYTES, body -> {
+            JsonObject merged;
+            try {
+                merged = CatalogRoutes.merge(route, StrictJson.object(body));
+            } catch (ApiError e) {
+                fail(ctx, e);
+                return;
+            }
+            call(ctx, route.op(), merged, 0);
+        });
+    }
+
     /** {@code GET /v1/kv?prefix=P&limit=N&continuation=C} (and {@code GET /v1/kv/?...}). */
     private void scan(RoutingContext ctx) {
         JsonObject body = new JsonObject();
@@ -256,10 +291,15 @@ public final class HttpVerticle extends VerticleBase {
      * not decided within the request timeout (a write may still apply after that).
      */
     private void call(RoutingContext ctx, String op, Object body) {
+        call(ctx, op, body, 0);
+    }
+
+    /** As {@link #call(RoutingContext, String, Object)}, for a long poll that may wait {@code waitMs} before answering. */
+    private void call(RoutingContext ctx, String op, Object body, long waitMs) {
         MultiMap headers = HttpHeaders.headers();
         String token = ctx.get(AccessControl.TOKEN_HEADER);
         if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
-        long timer = vertx.setTimer(requestTimeoutMs, id -> fail(ctx, new ApiError(504, "outcome_unknown",
+        long timer = vertx.setTimer(requestTimeoutMs + waitMs, id -> fail(ctx, new ApiError(504, "outcome_unknown",
                 "no answer within the request timeout; a write may or may not have applied", null)));
         api.serve(op, body, headers).onComplete(ar -> {
             vertx.cancelTimer(timer);
