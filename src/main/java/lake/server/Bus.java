@@ -21,6 +21,9 @@ public final class Bus {
     /** On store requests in a cluster with a secret: proves the sender is one of the cluster's nodes. */
     public static final String SECRET_HEADER = "lake-cluster-secret";
 
+    /** Published cluster-wide by the leader after every acknowledged catalog write: long polls look again. */
+    public static final String CATALOG_CHANGED = "lake.cluster.catalog-changed";
+
     /** Published cluster-wide when a leader resigns, so standbys campaign at once. */
     public static final String LEASE_RELEASED = "lake.cluster.lease-released";
     public static final String CLUSTER = "lake.v1.cluster";
