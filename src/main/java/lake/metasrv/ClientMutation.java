@@ -44,7 +44,7 @@ public record ClientMutation(Op op, String key, byte[] expected, byte[] value, L
     /** One guarded mutation; its {@code false} does not say whether the guard held. */
     @Override
     public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease) {
-        return store.guardedMutate(guardedBy(leaseKey, lease)).map(applied -> new Verdict(applied, List.of(), false));
+        return store.guardedMutate(guardedBy(leaseKey, lease)).map(applied -> new Verdict(applied, List.of()));
     }
 
     /** The guarded form of this mutation under the exact lease bytes {@code lease} at {@code leaseKey}. */

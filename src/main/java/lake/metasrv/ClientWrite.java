@@ -21,12 +21,8 @@ public sealed interface ClientWrite permits ClientMutation, ClientTransaction {
     /** Sends this write guarded by the exact lease bytes {@code lease} at {@code leaseKey}, as one atomic store call. */
     Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease);
 
-    /**
-     * What the store decided. {@code guardHeld} is true only when the store proved the guard
-     * held (a transaction reports its guard apart from its operations); otherwise a refusal
-     * must be explained by reading the lease.
-     */
-    record Verdict(boolean applied, List<Integer> failed, boolean guardHeld) {
+    /** What the store decided; {@code failed} names a transaction's failed operations (empty otherwise). */
+    record Verdict(boolean applied, List<Integer> failed) {
         public Verdict {
             failed = List.copyOf(failed);
         }

@@ -19,9 +19,9 @@ import java.util.function.Supplier;
  * it in the same atomic step as the write's own conditions. Fails closed: no live local
  * authority, nothing is sent.
  *
- * <p>A transaction that comes back not applied with its guard held is answered as it is. Any
- * other refusal (a guarded mutation's {@code false} does not say which check failed; a
- * transaction whose guard failed) is told apart by reading the lease:
+ * <p>A write that comes back not applied is told apart by reading the lease (a guarded
+ * mutation's {@code false} does not say which check failed, and a transaction's list of failed
+ * operations need not name a failed guard on every backend):
  * <ul>
  *   <li>the lease still holds the exact guard bytes → the target's condition failed:
  *       {@code applied: false} (lease bytes never repeat, so the guard held at write time too);</li>
@@ -99,12 +99,18 @@ public final class FencedWriter {
         }
         byte[] lease = guard.leaseBytes();
         MetaStore store = storeAtEpoch.apply(guard.epoch());
-        return mutation.sendGuarded(store, leaseKey, lease).compose(v -> {
-            if (v.applied()) return Future.succeededFuture(new Outcome(true, List.of(), guard.epoch()));
-            // The store proved the guard held: the write's own conditions failed; no read needed.
-            if (v.guardHeld()) return Future.succeededFuture(new Outcome(false, v.failed(), guard.epoch()));
-            return explainRefusal(mutation, v, guard, store, renewalRetries);
-        });
+        Future<ClientWrite.Verdict> sent;
+        try {
+            sent = mutation.sendGuarded(store, leaseKey, lease);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return sent.compose(v -> v.applied()
+                ? Future.succeededFuture(new Outcome(true, List.of(), guard.epoch()))
+                // Even a transaction whose store names only operations is explained by the lease:
+                // a backend need not report every failed condition (DynamoDB documents no such
+                // promise), so "the guard was not named" does not prove the guard held.
+                : explainRefusal(mutation, v, guard, store, renewalRetries));
     }
 
     private Future<Outcome> explainRefusal(ClientWrite mutation, ClientWrite.Verdict verdict, LeaseGuard used,

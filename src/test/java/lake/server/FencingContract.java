@@ -212,7 +212,8 @@ abstract class FencingContract {
         int writers = 6;
         int maxWritesEach = 4_000;
         List<Future<Integer>> loops = new ArrayList<>();
-        for (int w = 0; w < writers; w++) loops.add(writeLoop(a, "w" + w, 0, maxWritesEach, renewals));
+        // Half the writers send CAS creates, half transactions of two creates: both paths meet renewals.
+        for (int w = 0; w < writers; w++) loops.add(writeLoop(a, "w" + w, w % 2 == 1, 0, maxWritesEach, renewals));
         int total = 0;
         for (Future<Integer> loop : loops) total += NodeHarness.await(loop);
         watcher.unregister();
@@ -221,7 +222,8 @@ abstract class FencingContract {
         // Every write is a create of a fresh key, so a refusal can only be a guard that a renewal
         // replaced while the write was in flight: the race this test is about happened, and the
         // writer retried it with the fresh guard (no client saw a failure).
-        assertThat(recording.refused.get()).as("writes that met a renewal in flight").isPositive();
+        assertThat(recording.refused.get()).as("CAS writes that met a renewal in flight").isPositive();
+        assertThat(recording.refusedTransactions.get()).as("transactions that met a renewal in flight").isPositive();
         assertThat(total).as("writes acknowledged").isGreaterThanOrEqualTo(writers * 25);
         assertThat(h.status(a).epoch()).isEqualTo(1L);
     }
@@ -265,17 +267,21 @@ abstract class FencingContract {
      * (or the bound); fails on the first error. Keyed to renewals, not to time, so a slow store only
      * makes it take longer.
      */
-    private Future<Integer> writeLoop(MetasrvNode node, String writer, int i, int max, AtomicInteger renewals) {
-        boolean raced = recording.refused.get() > 0;
+    private Future<Integer> writeLoop(MetasrvNode node, String writer, boolean txn, int i, int max, AtomicInteger renewals) {
+        boolean raced = recording.refused.get() > 0 && recording.refusedTransactions.get() > 0;
         if (i >= max || (renewals.get() >= 12 && i >= 25 && raced)) return Future.succeededFuture(i);
-        return h.http.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas")
-                .sendJsonObject(cas("load/" + writer + "/" + i, null, "v" + i))
+        String key = "load/" + writer + "/" + i;
+        JsonObject body = txn
+                ? new JsonObject().put("ops", new JsonArray().add(cas(key, null, "v" + i)).add(cas(key + "/index", null, "i" + i)))
+                : cas(key, null, "v" + i);
+        return h.http.post(node.httpPort(), "127.0.0.1", txn ? "/v1/txn" : "/v1/kv/cas")
+                .sendJsonObject(body)
                 .compose(r -> {
                     if (r.statusCode() != 200 || !r.bodyAsJsonObject().getBoolean("applied")) {
                         return Future.failedFuture(new AssertionError("write " + writer + "/" + i + " failed: "
                                 + r.statusCode() + " " + r.bodyAsString()));
                     }
-                    return writeLoop(node, writer, i + 1, max, renewals);
+                    return writeLoop(node, writer, txn, i + 1, max, renewals);
                 });
     }
 }

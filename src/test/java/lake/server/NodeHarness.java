@@ -48,8 +48,14 @@ final class NodeHarness implements AutoCloseable {
      * {@code recorder} once open), serving the public bus API too; returns once it leads.
      */
     MetasrvNode recordedLeader(Path dir, NodeClock clock, java.util.function.Consumer<RecordingStore> recorder) throws Exception {
+        return recordedLeader(dir, clock, v -> lake.meta.rocks.RocksMetaStore.open(v, lake.meta.rocks.RocksConfig.defaults(dir.resolve("rocks"))), recorder);
+    }
+
+    /** As {@link #recordedLeader(Path, NodeClock, java.util.function.Consumer)}, over {@code backend}. */
+    MetasrvNode recordedLeader(Path dir, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> backend,
+                               java.util.function.Consumer<RecordingStore> recorder) throws Exception {
         MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings("a", dir, 10_000, 0, 1_000), clock,
-                v -> lake.meta.rocks.RocksMetaStore.open(v, lake.meta.rocks.RocksConfig.defaults(dir.resolve("rocks"))).map(s -> {
+                v -> backend.apply(v).map(s -> {
                     RecordingStore r = new RecordingStore(s);
                     recorder.accept(r);
                     return r;

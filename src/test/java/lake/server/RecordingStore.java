@@ -23,6 +23,8 @@ public final class RecordingStore implements MetaStore {
     final List<Transaction> transactions = new CopyOnWriteArrayList<>();
     /** Guarded mutations the store answered {@code false}. */
     final AtomicInteger refused = new AtomicInteger();
+    /** Transactions the store answered with their guard failed. */
+    final AtomicInteger refusedTransactions = new AtomicInteger();
 
     public RecordingStore(MetaStore real) {
         this.real = real;
@@ -52,6 +54,8 @@ public final class RecordingStore implements MetaStore {
     public Future<TransactionOutcome> transact(Transaction transaction) {
         calls.incrementAndGet();
         if (transaction != null) transactions.add(transaction);
-        return real.transact(transaction);
+        return real.transact(transaction).onSuccess(o -> {
+            if (o.guardFailed()) refusedTransactions.incrementAndGet();
+        });
     }
 }

@@ -17,6 +17,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.Function;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import lake.meta.MetaStore;
 
 import static lake.server.HttpApiContract.b64;
 import static lake.server.HttpApiContract.expectError;
@@ -28,7 +32,10 @@ import static org.assertj.core.api.Assertions.fail;
  * refused naming the operation and what is wrong, before any store call; the bus address and the
  * metrics serve transactions like every other write.
  */
-class TransactionApiTest {
+abstract class TransactionApiTest {
+    /** Opens a fresh, empty store of the backend under test. */
+    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
+
     @TempDir Path dir;
     NodeHarness h;
     MetasrvNode node;
@@ -37,7 +44,7 @@ class TransactionApiTest {
     @BeforeEach
     void leader() throws Exception {
         h = new NodeHarness();
-        node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), r -> store = r);
+        node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), backend(dir), r -> store = r);
     }
 
     @AfterEach
@@ -62,6 +69,9 @@ class TransactionApiTest {
         JsonObject create = op("tbl/a").putNull("expected").put("value", b64("v"));
         List<JsonObject> tooMany = new ArrayList<>();
         for (int i = 0; i < 100; i++) tooMany.add(op("tbl/many/" + i).put("value", b64("v")));
+        List<JsonObject> justOver = new ArrayList<>();
+        for (int i = 0; i < 15; i++) justOver.add(op("tbl/near/" + i).put("value", Base64.getEncoder().encodeToString(new byte[256 * 1024])));
+        justOver.add(op("tbl/near/last").put("value", Base64.getEncoder().encodeToString(new byte[250_000])));
         List<JsonObject> oversized = new ArrayList<>();
         String big = Base64.getEncoder().encodeToString(new byte[256 * 1024]);
         for (int i = 0; i < 17; i++) oversized.add(op("tbl/big/" + i).put("value", big));
@@ -80,7 +90,7 @@ class TransactionApiTest {
                         "ops[0]: field 'expected' is not padded base64"),
                 new Refusal("no operations", txn(), 400, "has 0 operations; a transaction has 1 to 99"),
                 new Refusal("100 operations", txn(tooMany.toArray(JsonObject[]::new)), 400, "has 100 operations"),
-                new Refusal("the lease key", txn(create, op("election/leader").put("exists", true)), 400, "operation 1: key 'election/leader' is the lease record"),
+                new Refusal("the lease key", txn(create, op("election/leader").put("exists", true)), 400, "ops[1]: key 'election/leader' is the lease record"),
                 new Refusal("exists false", txn(op("tbl/a").put("exists", false).put("value", b64("v"))), 400,
                         "ops[0]: field 'exists' must be true"),
                 new Refusal("delete false", txn(op("tbl/a").put("exists", true).put("delete", false)), 400, "ops[0]: field 'delete' must be true"),
@@ -91,6 +101,7 @@ class TransactionApiTest {
                 new Refusal("an empty key", txn(op("").put("value", b64("v"))), 400, "ops[0]: field 'key'"),
                 new Refusal("epoch null", txn(create).putNull("epoch"), 400, "field 'epoch' must be an unsigned integer"),
                 new Refusal("more than 4 MiB of keys and values", txn(oversized.toArray(JsonObject[]::new)), 400, "4194304"),
+                new Refusal("under 4 MiB, over the client's share", txn(justOver.toArray(JsonObject[]::new)), 400, "at most 4177920"),
                 new Refusal("a value over 256 KiB", txn(op("tbl/a").put("value",
                         Base64.getEncoder().encodeToString(new byte[256 * 1024 + 1]))), 413, "ops[0]: field 'value'"));
         for (Refusal r : refusals) {
