@@ -269,7 +269,8 @@ public final class ApiRequests {
         if (v == null) return "null";
         if (v instanceof String) return "a string";
         if (v instanceof Boolean) return "a boolean";
-        if (v instanceof java.math.BigDecimal || v instanceof Double || v instanceof Float) return "a non-integer number " + v;
+        if (v instanceof java.math.BigDecimal d) return "a number with a fraction or an exponent (" + d + ")";
+        if (v instanceof Double || v instanceof Float) return "a non-integer number " + v;
         if (v instanceof Number) return "a number";
         if (v instanceof JsonObject) return "an object";
         if (v instanceof io.vertx.core.json.JsonArray) return "an array";

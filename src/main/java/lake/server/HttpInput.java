@@ -41,7 +41,10 @@ public final class HttpInput {
         for (String part : rawQuery.split("&", -1)) {
             if (part.isEmpty()) throw ApiError.invalid("query string has an empty parameter (a stray '&')");
             int eq = part.indexOf('=');
-            String name = decode(eq < 0 ? part : part.substring(0, eq), true, "query parameter name");
+            String name = eq < 0 ? part : part.substring(0, eq);
+            if (name.indexOf('%') >= 0 || name.indexOf('+') >= 0) {
+                throw ApiError.invalid("query parameter name '" + name + "' is escaped; names are written literally");
+            }
             if (!allowed.contains(name)) {
                 String hint = allowed.stream().filter(a -> a.equalsIgnoreCase(name)).findFirst()
                         .map(a -> " (names are case-sensitive: did you mean '" + a + "'?)").orElse("");
@@ -57,7 +60,7 @@ public final class HttpInput {
     /** Refuses any query string, even a bare {@code ?}: on these routes it is a key's unencoded '?'. */
     public static void noQuery(String uri, String route) {
         if (uri.indexOf('?') >= 0) {
-            throw ApiError.invalid(route + " takes no query string; a '?' in a key must be sent as %3F");
+            throw ApiError.invalid(route + " takes no query string" + (route.contains("{") ? "; a '?' in a name must be sent as %3F" : ""));
         }
     }
 
@@ -75,6 +78,9 @@ public final class HttpInput {
                 throw ApiError.invalid(what + " must be ASCII digits only (an integer from " + min + " to " + max
                         + "), got '" + text + "'");
             }
+        }
+        if (text.length() > 1 && text.charAt(0) == '0') {
+            throw ApiError.invalid(what + " must be written without leading zeros, got '" + text + "'");
         }
         int v = Integer.parseInt(text);
         if (v < min || v > max) throw ApiError.invalid(what + " must be between " + min + " and " + max + ", got " + v);

@@ -47,6 +47,9 @@ public final class HttpVerticle extends VerticleBase {
     public static final int MAX_REQUEST_LINE = 16 * 1024;
     public static final int MAX_HEADER_BYTES = 16 * 1024;
     private static final String KV_PATH = "/v1/kv/";
+    /** The raw paths of the routes the router serves (key reads and the catalog are matched before it). */
+    private static final Set<String> EXACT_ROUTES = Set.of("/metrics", "/health", "/ready", "/v1/leader", "/v1/cluster",
+            "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH);
     private static final Set<String> SCAN_PARAMETERS = Set.of("prefix", "limit", "continuation");
     private static final String JSON = "application/json";
 
@@ -94,8 +97,16 @@ public final class HttpVerticle extends VerticleBase {
         });
         router.route().handler(this::keyRead);
         router.route().handler(this::catalog);
-        router.get("/metrics").handler(ctx -> ctx.response()
-                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
+        // Every other route is matched on its exact raw path: "//v1/kv/cas", "/v1/kv/%63as",
+        // "/v1/kv/./cas" or "/v1/txn/" name no route, though the router would normalise them to one.
+        router.route().handler(ctx -> {
+            String raw = ctx.request().path();
+            if (EXACT_ROUTES.contains(raw)) ctx.next();
+            else if (raw.startsWith(KV_PATH)) ctx.fail(405);
+            else ctx.fail(404);
+        });
+        router.get("/metrics").handler(ctx -> withoutQueryOrBody(ctx, "GET /metrics", () -> ctx.response()
+                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape())));
         router.get("/health").handler(ctx -> withoutQueryOrBody(ctx, "GET /health", () -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, JSON)
                 .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode())));
@@ -229,6 +240,11 @@ public final class HttpVerticle extends VerticleBase {
             HttpInput.noQuery(ctx.request().uri(), "GET /v1/kv/{key}");
             noBody(ctx, "GET /v1/kv/{key}");
             key = HttpInput.pathSegment(path.substring(KV_PATH.length()), "key in the path");
+            try {
+                lake.meta.Keys.validateKey(key);
+            } catch (lake.meta.MetaException.InvalidArgument e) {
+                throw ApiError.invalid("key in the path: " + e.getMessage());
+            }
         } catch (ApiError e) {
             fail(ctx, e);
             return;

@@ -98,7 +98,7 @@ class StrictInputTest {
                 http("block comment", HttpMethod.POST, "/v1/kv/cas", "{/* c */\"key\":\"k\",\"expected\":null,\"value\":\"eA==\"}", "not valid JSON"),
                 http("line comment", HttpMethod.POST, "/v1/kv/cas", "{\"key\":\"k\",//c\n\"expected\":null,\"value\":\"eA==\"}", "not valid JSON"),
                 http("epoch null", HttpMethod.POST, "/v1/kv/cas", cas.replace("}", ",\"epoch\":null}"), "field 'epoch' must be an unsigned integer"),
-                http("epoch with a fraction", HttpMethod.POST, "/v1/kv/cas", cas.replace("}", ",\"epoch\":1.0}"), "non-integer"),
+                http("epoch with a fraction", HttpMethod.POST, "/v1/kv/cas", cas.replace("}", ",\"epoch\":1.0}"), "a number with a fraction or an exponent (1.0)"),
                 http("limit in Arabic-Indic digits", HttpMethod.GET, "/v1/kv?limit=%D9%A5", null, "ASCII digits"),
                 http("limit in full-width digits", HttpMethod.GET, "/v1/kv?limit=%EF%BC%95", null, "ASCII digits"),
                 http("limit with a sign", HttpMethod.GET, "/v1/kv?limit=%2B5", null, "ASCII digits"),
@@ -115,7 +115,19 @@ class StrictInputTest {
                 http("unknown field", HttpMethod.POST, "/v1/kv/cas", cas.replace("}", ",\"ttl\":5}"), "unknown field 'ttl'"),
                 http("single-quoted JSON", HttpMethod.POST, "/v1/kv/cas", "{'key':'k','expected':null,'value':'eA=='}", "not valid JSON"),
                 http("a body on a read", HttpMethod.GET, "/v1/kv/tbl/ab1", "{}", "takes no request body"),
-                http("fields on resign", HttpMethod.POST, "/v1/leader/resign", "{\"force\":true}", "takes no fields"));
+                http("fields on resign", HttpMethod.POST, "/v1/leader/resign", "{\"force\":true}", "takes no fields"),
+                http("limit with a leading zero", HttpMethod.GET, "/v1/kv?limit=05", null, "without leading zeros"),
+                http("an escaped parameter name", HttpMethod.GET, "/v1/kv?li%6Dit=5", null, "names are written literally"),
+                http("a query on the metrics route", HttpMethod.GET, "/metrics?name=x", null, "GET /metrics takes no query string"),
+                http("a key in the path that breaks the key rules", HttpMethod.GET, "/v1/kv/a%00b", null, "key in the path: key must not contain NUL"));
+        // Route names are matched exactly: no spelling the router would normalise names a route.
+        for (String[] c : new String[][]{{"POST", "//v1/kv/cas", "404"}, {"POST", "/v1/kv/%63as", "405"}, {"POST", "/v1/kv/./cas", "405"},
+                {"POST", "/v1/txn/", "404"}, {"GET", "/v1/leader/", "404"}, {"GET", "//v1/kv/tbl/ab1", "404"}}) {
+            int before = store.calls();
+            HttpResponse<Buffer> r = h.send(node, HttpMethod.valueOf(c[0]), c[1], c[0].equals("POST") ? cas : null);
+            assertThat(r.statusCode()).as("%s %s: %s", c[0], c[1], r.bodyAsString()).isEqualTo(Integer.parseInt(c[2]));
+            assertThat(store.calls()).as("%s %s reached the store", c[0], c[1]).isEqualTo(before);
+        }
         for (HttpCase c : httpCases) {
             int before = store.calls();
             HttpResponse<Buffer> r = h.send(node, c.method(), c.uri(), c.body());
@@ -235,6 +247,29 @@ class StrictInputTest {
         expectError(longLine, 414, "uri_too_long", "request line");
         HttpResponse<Buffer> bigBody = h.send(node, HttpMethod.POST, "/v1/kv/delete", "{\"key\":\"" + "k".repeat(HttpVerticle.DELETE_BODY_BYTES) + "\"}");
         expectError(bigBody, 413, "payload_too_large", "exceeds");
+        HttpResponse<Buffer> bigHeaders = NodeHarness.await(h.http.get(node.httpPort(), "127.0.0.1", "/health")
+                .putHeader("X-Big", "h".repeat(HttpVerticle.MAX_HEADER_BYTES)).send());
+        expectError(bigHeaders, 431, "headers_too_large", "request headers");
+        expectError(rawRequest("GET /v1/kv/a HTTP/1.1\r\nHost x\r\n\r\n"), 400, "invalid_argument", "malformed HTTP request");
+    }
+
+    /** Sends bytes the HTTP client would never produce and parses the one response that comes back. */
+    private HttpResponse<Buffer> rawRequest(String request) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", node.httpPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            int status = Integer.parseInt(response.substring(9, 12));
+            int bodyAt = response.indexOf("\r\n\r\n") + 4;
+            io.vertx.core.MultiMap headers = io.vertx.core.MultiMap.caseInsensitiveMultiMap();
+            for (String line : response.substring(0, bodyAt).split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0) headers.add(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+            }
+            return new io.vertx.ext.web.client.impl.HttpResponseImpl<>(io.vertx.core.http.HttpVersion.HTTP_1_1, status, "",
+                    headers, io.vertx.core.MultiMap.caseInsensitiveMultiMap(), java.util.List.of(),
+                    Buffer.buffer(response.substring(bodyAt)), java.util.List.of());
+        }
     }
 
     static String percentEncodeAll(String s) {
