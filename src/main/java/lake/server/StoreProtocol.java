@@ -48,8 +48,14 @@ public final class StoreProtocol {
         return bytes == null ? null : B64.encodeToString(bytes);
     }
 
+    /** Canonical padded base64 only, like the public API: a store message has one spelling too. */
     public static byte[] unb64(String s) {
-        return s == null ? null : B64D.decode(s);
+        if (s == null) return null;
+        byte[] out = B64D.decode(s);
+        if (s.length() % 4 != 0 || !B64.encodeToString(out).equals(s)) {
+            throw new MetaException.InvalidArgument("store message holds base64 that is not canonical and padded");
+        }
+        return out;
     }
 
     public static JsonObject guarded(GuardedMutation m) {
@@ -117,6 +123,8 @@ public final class StoreProtocol {
     private static <E extends Enum<E>> E enumOf(Class<E> type, int index, String field, String name) {
         if (name == null) return null;
         try {
+            // The wire form is the lower-case name exactly; any other spelling is refused.
+            if (!name.equals(name.toLowerCase(Locale.ROOT))) throw new IllegalArgumentException(name);
             return Enum.valueOf(type, name.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new MetaException.InvalidArgument("operation " + index + ": unknown " + field + " '" + name + "'");
