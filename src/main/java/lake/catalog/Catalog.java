@@ -31,6 +31,10 @@ import static lake.catalog.CatalogNames.invalid;
  * a fresh UUIDv7 at the directory generation in the same transaction; a version commit never does.
  * Input is checked before the store is touched ({@link CatalogException.InvalidArgument}); faults
  * of the port (not leader, fenced, backend) pass through unchanged.
+ *
+ * <p>Stateless apart from its collaborators: one instance serves concurrent callers as long as
+ * {@code random} may be called from several threads (e.g. {@link java.security.SecureRandom} or
+ * {@link java.util.Random}). Futures complete wherever the port completes them.
  */
 public final class Catalog {
     /** Attempts of one operation before it gives up with {@link CatalogException.Contended}. */
