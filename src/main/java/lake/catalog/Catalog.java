@@ -1,0 +1,385 @@
+package lake.catalog;
+
+import io.vertx.core.Future;
+import lake.meta.KeyValue;
+import lake.meta.MetaException;
+import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.Transaction.Op;
+import lake.meta.TransactionOutcome;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+import static lake.catalog.CatalogNames.checkName;
+import static lake.catalog.CatalogNames.invalid;
+
+/**
+ * The table catalog: namespaces, tables, version commits, drops with durable tombstones and
+ * consistent snapshots, as pure logic over a {@link CatalogPort}. Key layout: {@link CatalogKeys}.
+ *
+ * <p>Every mutation is one transaction through the port, conditioned on the exact bytes it read;
+ * there is no read-then-write without them. When a condition fails because something changed in
+ * between, the operation re-reads and decides again, at most {@value #MAX_ATTEMPTS} times, then
+ * fails with {@link CatalogException.Contended}. Every table and namespace create and drop writes
+ * a fresh UUIDv7 at the directory generation in the same transaction; a version commit never does.
+ * Input is checked before the store is touched ({@link CatalogException.InvalidArgument}); faults
+ * of the port (not leader, fenced, backend) pass through unchanged.
+ *
+ * <p>Stateless apart from its collaborators: one instance serves concurrent callers as long as
+ * {@code random} may be called from several threads (e.g. {@link java.security.SecureRandom} or
+ * {@link java.util.Random}). Futures complete wherever the port completes them.
+ */
+public final class Catalog {
+    /** Attempts of one operation before it gives up with {@link CatalogException.Contended}. */
+    public static final int MAX_ATTEMPTS = 8;
+    public static final int MAX_NAMESPACE_PAGE = 1000;
+    public static final int MAX_TABLE_PAGE = 256;
+    public static final int MAX_TOMBSTONE_PAGE = 1000;
+    static final int SNAPSHOT_PAGE = 1000;
+
+    private final CatalogPort port;
+    private final String catalogRoot;
+    private final LongSupplier wallMillis;
+    private final RandomGenerator random;
+
+    /** {@code catalogRoot} is where table data lives ({@code s3://bucket/prefix}); a trailing slash is dropped. */
+    public Catalog(CatalogPort port, String catalogRoot, LongSupplier wallMillis, RandomGenerator random) {
+        if (port == null || wallMillis == null || random == null) throw new IllegalArgumentException("port, clock and random are required");
+        if (catalogRoot == null || catalogRoot.isBlank()) throw new IllegalArgumentException("catalogRoot must not be empty");
+        String root = catalogRoot;
+        while (root.endsWith("/") && root.length() > 1) root = root.substring(0, root.length() - 1);
+        this.port = port;
+        this.catalogRoot = root;
+        this.wallMillis = wallMillis;
+        this.random = random;
+    }
+
+    /** Whether {@code key} belongs to the catalog ({@code tbl/}, {@code drop/}, {@code __lake_internal/}); only the catalog writes those. */
+    public static boolean isCatalogKey(String key) {
+        return CatalogKeys.isCatalogKey(key);
+    }
+
+    // ---- namespaces ------------------------------------------------------------------------------
+
+    /** Creates an empty namespace; {@link CatalogException.AlreadyExists} if it exists. */
+    public Future<Namespace> createNamespace(String ns, Map<String, String> properties) {
+        return start(() -> {
+            checkName("namespace", ns);
+            Namespace created = new Namespace(ns, CatalogNames.checkProperties(ns, properties), 0);
+            byte[] record = checkedSize("namespace '" + ns + "' record", created.toBytes());
+            Transaction tx = Transaction.of(List.of(Op.create(CatalogKeys.namespace(ns), record), bumpGeneration()));
+            return apply(tx).compose(outcome -> outcome.applied() ? Future.succeededFuture(created)
+                    : Future.failedFuture(new CatalogException.AlreadyExists("namespace '" + ns + "' already exists")));
+        });
+    }
+
+    public Future<Namespace> getNamespace(String ns) {
+        return start(() -> readNamespace(checkName("namespace", ns)).map(Stored::value));
+    }
+
+    /** One page of namespace names in UTF-8 order; {@code limit} 1 to {@value #MAX_NAMESPACE_PAGE}. */
+    public Future<NamePage> listNamespaces(String continuation, int limit) {
+        return start(() -> scanNames(CatalogKeys.NAMESPACES, continuation,
+                CatalogNames.checkLimit(limit, MAX_NAMESPACE_PAGE)));
+    }
+
+    /** Drops an empty namespace; {@link CatalogException.NamespaceNotEmpty} while it holds tables. */
+    public Future<Namespace> dropNamespace(String ns) {
+        return start(() -> {
+            checkName("namespace", ns);
+            return retrying("drop namespace '" + ns + "'", () -> readNamespace(ns).compose(current -> {
+                if (current.value().tables() > 0) {
+                    return Future.failedFuture(notEmpty(ns, current.value().tables() + " table(s)"));
+                }
+                // Registrations written into the namespace outside the catalog (by lake) are not counted.
+                return port.scan(CatalogKeys.tablesOf(ns), null, 1).compose(page -> {
+                    if (!page.entries().isEmpty()) return Future.failedFuture(notEmpty(ns, "a table registered outside the catalog"));
+                    Transaction tx = Transaction.of(List.of(
+                            Op.delete(CatalogKeys.namespace(ns), current.bytes()), bumpGeneration()));
+                    return apply(tx).map(o -> o.applied() ? Optional.of(current.value()) : Optional.empty());
+                });
+            }));
+        });
+    }
+
+    // ---- tables ----------------------------------------------------------------------------------
+
+    /**
+     * Registers a new table at version 0 with a fresh incarnation and the location
+     * {@code <catalogRoot>/<ns>/<name>/<incarnation_id>}. The namespace must exist: its record is a
+     * condition of the same transaction, which also raises its table count and the generation.
+     */
+    public Future<Table> createTable(String ns, String name, List<String> columns, String engine) {
+        return start(() -> {
+            checkName("namespace", ns);
+            checkName("table name", name);
+            List<Column> cols = CatalogNames.checkColumns(columns);
+            String eng = CatalogNames.checkEngine(engine);
+            String what = "table '" + ns + "." + name + "'";
+            return retrying("create " + what, () -> readNamespace(ns).compose(namespace -> {
+                String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
+                Registration reg = Registration.create(
+                        catalogRoot + "/" + ns + "/" + name + "/" + incarnation, eng, incarnation, cols);
+                Namespace counted = namespace.value().withTables(namespace.value().tables() + 1);
+                Transaction tx = Transaction.of(List.of(
+                        Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
+                        Op.update(CatalogKeys.namespace(ns), namespace.bytes(), counted.toBytes()),
+                        bumpGeneration()));
+                return apply(tx).compose(o -> {
+                    if (o.applied()) return Future.succeededFuture(Optional.of(new Table(ns, name, reg)));
+                    if (o.failed().contains(0)) return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
+                    return Future.succeededFuture(Optional.empty());
+                });
+            }));
+        });
+    }
+
+    /** One page of a namespace's table names; {@code limit} 1 to {@value #MAX_TABLE_PAGE}; {@link CatalogException.NotFound} without the namespace. */
+    public Future<NamePage> listTables(String ns, String continuation, int limit) {
+        return start(() -> {
+            checkName("namespace", ns);
+            CatalogNames.checkLimit(limit, MAX_TABLE_PAGE);
+            String prefix = CatalogKeys.tablesOf(ns);
+            checkContinuation(prefix, continuation);
+            return readNamespace(ns).compose(present -> scanNames(prefix, continuation, limit));
+        });
+    }
+
+    /** The table's registration as stored (its exact bytes in {@link Registration#bytes()}). */
+    public Future<Table> resolve(String ns, String name) {
+        return start(() -> readTable(checkName("namespace", ns), checkName("table name", name))
+                .map(t -> new Table(ns, name, t.value())));
+    }
+
+    /** The table's version and incarnation, for a long poll to compare. */
+    public Future<TableVersion> tableVersion(String ns, String name) {
+        return resolve(ns, name).map(t -> new TableVersion(
+                t.registration().currentVersion(), t.registration().incarnationId().orElse(null)));
+    }
+
+    /**
+     * Moves the table from {@code expectedVersion} to {@code version} (unsigned, {@code version >
+     * expectedVersion}), changing only {@code current_version} and conditioned on the exact
+     * registration read. {@code incarnationId}, when given, must be the table's
+     * ({@link CatalogException.IncarnationMismatch} otherwise); {@link CatalogException.VersionConflict}
+     * names the current version. The generation is untouched.
+     */
+    public Future<Table> commitVersion(String ns, String name, long expectedVersion, long version, String incarnationId) {
+        return start(() -> {
+            checkName("namespace", ns);
+            checkName("table name", name);
+            if (Long.compareUnsigned(version, expectedVersion) <= 0) {
+                throw invalid("version " + Long.toUnsignedString(version) + " must be greater than expected_version "
+                        + Long.toUnsignedString(expectedVersion));
+            }
+            if (incarnationId != null && incarnationId.isEmpty()) throw invalid("incarnation_id must not be empty when given");
+            String what = "'" + ns + "." + name + "'";
+            return retrying("commit version of table " + what, () -> readTable(ns, name).compose(current -> {
+                Registration reg = current.value();
+                String actual = reg.incarnationId().orElse(null);
+                if (incarnationId != null && !incarnationId.equals(actual)) {
+                    return Future.failedFuture(new CatalogException.IncarnationMismatch("table " + what + " has incarnation "
+                            + (actual == null ? "none (legacy)" : actual) + ", not " + incarnationId + "; it was dropped and re-created"));
+                }
+                if (reg.currentVersion() != expectedVersion) {
+                    return Future.failedFuture(new CatalogException.VersionConflict(what, expectedVersion, reg.currentVersion()));
+                }
+                Registration next = reg.withCurrentVersion(version);
+                Transaction tx = Transaction.of(List.of(
+                        Op.update(CatalogKeys.table(ns, name), current.bytes(), next.storedBytes())));
+                return apply(tx).map(o -> o.applied() ? Optional.of(new Table(ns, name, next)) : Optional.empty());
+            }));
+        });
+    }
+
+    /**
+     * Drops the table in one transaction: its tombstone created, the exact registration deleted,
+     * the namespace count lowered, the generation rewritten.
+     */
+    public Future<Tombstone> dropTable(String ns, String name) {
+        return start(() -> {
+            checkName("namespace", ns);
+            checkName("table name", name);
+            String what = "table '" + ns + "." + name + "'";
+            return retrying("drop " + what, () -> readTable(ns, name).compose(table ->
+                    port.get(CatalogKeys.namespace(ns)).compose(nsBytes -> {
+                        Registration reg = table.value();
+                        String incarnation = reg.incarnationId().orElse(null);
+                        String tombKey = CatalogKeys.tombstone(ns, name, incarnation);
+                        List<Op> ops = new ArrayList<>(4);
+                        ops.add(Op.create(tombKey, checkedSize(what + " tombstone", Tombstone.encode(ns, name, reg))));
+                        ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
+                        ops.add(namespaceAfterDrop(ns, nsBytes));
+                        ops.add(bumpGeneration());
+                        return apply(Transaction.of(ops)).compose(o -> {
+                            Tombstone tomb = new Tombstone(ns, name, incarnation == null ? CatalogKeys.LEGACY : incarnation, reg);
+                            if (o.applied()) return Future.succeededFuture(Optional.of(tomb));
+                            if (o.failed().contains(0) && !o.failed().contains(1)) {
+                                return Future.failedFuture(new CatalogException.AlreadyExists(
+                                        "a tombstone " + tombKey + " already exists for " + what + "; purge it first"));
+                            }
+                            return Future.succeededFuture(Optional.<Tombstone>empty());
+                        });
+                    })));
+        });
+    }
+
+    /** Lowers the namespace's count on its exact bytes; a table outside any namespace record checks the record stays absent. */
+    private static Op namespaceAfterDrop(String ns, Optional<byte[]> nsBytes) {
+        String key = CatalogKeys.namespace(ns);
+        if (nsBytes.isEmpty()) return Op.checkAbsent(key);
+        Namespace namespace = Namespace.parse(ns, nsBytes.get());
+        // A count of 0 means the table was registered outside the catalog (by lake): it was never counted.
+        return Op.update(key, nsBytes.get(), namespace.withTables(Math.max(0, namespace.tables() - 1)).toBytes());
+    }
+
+    // ---- directory -------------------------------------------------------------------------------
+
+    /** The directory generation; empty while the catalog has never seen a create or drop. */
+    public Future<Optional<String>> currentGeneration() {
+        return start(() -> port.get(CatalogKeys.GENERATION).map(v -> v.map(b -> new String(b, StandardCharsets.UTF_8))));
+    }
+
+    /**
+     * {@link CatalogSnapshot.NotModified} when the generation equals {@code knownGeneration}
+     * (never for {@code null}); otherwise every table as one consistent cut: the generation is read,
+     * every {@code tbl/} page scanned and the generation read again; any change means a DDL
+     * happened in between and the cut is retaken ({@value #MAX_ATTEMPTS} times at most).
+     */
+    public Future<CatalogSnapshot> snapshot(String knownGeneration) {
+        return start(() -> retrying("catalog snapshot", () -> currentGeneration().compose(before -> {
+            String generation = before.orElse(null);
+            if (generation != null && generation.equals(knownGeneration)) {
+                return Future.succeededFuture(Optional.of((CatalogSnapshot) new CatalogSnapshot.NotModified(generation)));
+            }
+            return scanAllTables(null, new ArrayList<>()).compose(tables -> currentGeneration().map(after ->
+                    after.equals(before) ? Optional.of((CatalogSnapshot) new CatalogSnapshot.Snapshot(generation, tables))
+                            : Optional.<CatalogSnapshot>empty()));
+        })));
+    }
+
+    private Future<List<Table>> scanAllTables(String continuation, List<Table> into) {
+        return port.scan(CatalogKeys.TABLES, continuation, SNAPSHOT_PAGE).compose(page -> {
+            for (KeyValue kv : page.entries()) {
+                String[] seg = CatalogKeys.segments(CatalogKeys.TABLES, kv.key());
+                if (seg.length != 2) throw CatalogJson.corrupt("registration key " + kv.key(), "is not tbl/<ns>/<name>");
+                into.add(new Table(seg[0], seg[1], Registration.parse("registration " + kv.key(), kv.value())));
+            }
+            return page.continuation() == null ? Future.succeededFuture(into) : scanAllTables(page.continuation(), into);
+        });
+    }
+
+    // ---- tombstones ------------------------------------------------------------------------------
+
+    /** One page of drop tombstones in key order; {@code limit} 1 to {@value #MAX_TOMBSTONE_PAGE}. */
+    public Future<TombstonePage> listTombstones(String continuation, int limit) {
+        return start(() -> {
+            CatalogNames.checkLimit(limit, MAX_TOMBSTONE_PAGE);
+            checkContinuation(CatalogKeys.TOMBSTONES, continuation);
+            return port.scan(CatalogKeys.TOMBSTONES, continuation, limit).map(page -> new TombstonePage(
+                    page.entries().stream().map(kv -> Tombstone.parse(kv.key(), kv.value())).toList(), page.continuation()));
+        });
+    }
+
+    /** Deletes exactly the tombstone of that incarnation ({@code "legacy"} for a legacy table), on its exact bytes. */
+    public Future<Tombstone> purgeTombstone(String ns, String name, String incarnationId) {
+        return start(() -> {
+            checkName("namespace", ns);
+            checkName("table name", name);
+            checkName("incarnation_id", incarnationId);
+            String key = CatalogKeys.tombstone(ns, name, incarnationId);
+            return retrying("purge tombstone " + key, () -> port.get(key).compose(stored -> {
+                if (stored.isEmpty()) return Future.failedFuture(new CatalogException.NotFound("no tombstone for table '"
+                        + ns + "." + name + "' incarnation " + incarnationId));
+                Tombstone tomb = Tombstone.parse(key, stored.get());
+                return apply(Transaction.of(List.of(Op.delete(key, stored.get()))))
+                        .map(o -> o.applied() ? Optional.of(tomb) : Optional.empty());
+            }));
+        });
+    }
+
+    // ---- plumbing --------------------------------------------------------------------------------
+
+    /** A value and the exact bytes it was read from. */
+    private record Stored<T>(T value, byte[] bytes) {}
+
+    private Future<Stored<Namespace>> readNamespace(String ns) {
+        return port.get(CatalogKeys.namespace(ns)).map(v -> new Stored<>(Namespace.parse(ns,
+                v.orElseThrow(() -> new CatalogException.NotFound("namespace '" + ns + "' does not exist"))), v.get()));
+    }
+
+    private Future<Stored<Registration>> readTable(String ns, String name) {
+        String key = CatalogKeys.table(ns, name);
+        return port.get(key).map(v -> new Stored<>(Registration.parse("registration " + key,
+                v.orElseThrow(() -> new CatalogException.NotFound("table '" + ns + "." + name + "' does not exist"))), v.get()));
+    }
+
+    private Future<NamePage> scanNames(String prefix, String continuation, int limit) {
+        checkContinuation(prefix, continuation);
+        return port.scan(prefix, continuation, limit).map(page -> new NamePage(
+                page.entries().stream().map(kv -> kv.key().substring(prefix.length())).toList(), page.continuation()));
+    }
+
+    private static void checkContinuation(String prefix, String continuation) {
+        try {
+            ScanPage.resumeAfter(prefix, continuation);
+        } catch (MetaException.InvalidArgument e) {
+            throw invalid(e.getMessage());
+        }
+    }
+
+    private Op bumpGeneration() {
+        return Op.put(CatalogKeys.GENERATION,
+                UuidV7.next(wallMillis.getAsLong(), random).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] checkedSize(String what, byte[] value) {
+        if (value.length > lake.meta.Keys.MAX_VALUE_BYTES) {
+            throw invalid(what + " would be " + value.length + " bytes; the maximum is " + lake.meta.Keys.MAX_VALUE_BYTES);
+        }
+        return value;
+    }
+
+    private static CatalogException.NamespaceNotEmpty notEmpty(String ns, String holding) {
+        return new CatalogException.NamespaceNotEmpty("namespace '" + ns + "' still holds " + holding + "; drop them first");
+    }
+
+    /** One transaction through the port. A failed guard means this node can no longer write: a retryable refusal. */
+    private Future<TransactionOutcome> apply(Transaction tx) {
+        return port.transact(tx).compose(o -> o.guardFailed()
+                ? Future.failedFuture(new CatalogException.Contended("the write path's guard did not hold; leadership may have moved"))
+                : Future.succeededFuture(o));
+    }
+
+    /** Runs {@code attempt} until it yields a value, at most {@value #MAX_ATTEMPTS} times; empty means "re-read and decide again". */
+    private <T> Future<T> retrying(String what, Supplier<Future<Optional<T>>> attempt) {
+        return retrying(what, attempt, 1);
+    }
+
+    private <T> Future<T> retrying(String what, Supplier<Future<Optional<T>>> attempt, int n) {
+        return start(attempt).compose(result -> {
+            if (result.isPresent()) return Future.succeededFuture(result.get());
+            if (n >= MAX_ATTEMPTS) {
+                return Future.failedFuture(new CatalogException.Contended(what + " lost to concurrent changes "
+                        + MAX_ATTEMPTS + " times; retry later"));
+            }
+            return retrying(what, attempt, n + 1);
+        });
+    }
+
+    /** {@code body}'s future, or a failed one for anything it throws (validation runs on the calling thread). */
+    private static <T> Future<T> start(Supplier<Future<T>> body) {
+        try {
+            return body.get();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package lake.catalog;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The catalog's input rules, checked before anything reaches the store. Every refusal names its field. */
+final class CatalogNames {
+    static final int MAX_NAME_BYTES = 255;
+
+    private CatalogNames() {}
+
+    /**
+     * Lake's rule for namespace and table names (and other key segments): one path segment of 1 to
+     * 255 UTF-8 bytes, not {@code .} or {@code ..}, none of {@code / \ ? # %}, no control characters.
+     */
+    static String checkName(String field, String name) {
+        if (name == null) throw invalid(field + " must be given");
+        if (name.isEmpty()) throw invalid(field + " must not be empty");
+        if (name.equals(".") || name.equals("..")) throw invalid(field + " must not be '" + name + "'");
+        for (char c : new char[] {'/', '\\', '?', '#', '%'}) {
+            if (name.indexOf(c) >= 0) throw invalid(field + " '" + name + "' must not contain '" + c + "'");
+        }
+        if (name.codePoints().anyMatch(CatalogNames::isControlOrSurrogate)) {
+            throw invalid(field + " must not contain control characters or unpaired surrogates");
+        }
+        int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_NAME_BYTES) {
+            throw invalid(field + " is " + bytes + " UTF-8 bytes; the maximum is " + MAX_NAME_BYTES);
+        }
+        return name;
+    }
+
+    static boolean isControlOrSurrogate(int codePoint) {
+        return Character.isISOControl(codePoint) || (codePoint >= 0xD800 && codePoint <= 0xDFFF);
+    }
+
+    /** Parses every {@code "name:type"}, refusing a missing list and duplicate names. */
+    static List<Column> checkColumns(List<String> specs) {
+        if (specs == null) throw invalid("columns must be given (a list of \"name:type\")");
+        List<Column> columns = new ArrayList<>(specs.size());
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < specs.size(); i++) {
+            Column c = Column.parse(i, specs.get(i));
+            Integer earlier = seen.putIfAbsent(c.name(), i);
+            if (earlier != null) {
+                throw invalid("columns " + earlier + " and " + i + " are both named '" + c.name() + "'; column names must be unique");
+            }
+            columns.add(c);
+        }
+        return List.copyOf(columns);
+    }
+
+    /** The engine, {@code "lance"} when not given; otherwise a name by {@link #checkName}. */
+    static String checkEngine(String engine) {
+        return engine == null ? Registration.DEFAULT_ENGINE : checkName("engine", engine);
+    }
+
+    static Map<String, String> checkProperties(String ns, Map<String, String> properties) {
+        Map<String, String> copy = new LinkedHashMap<>();
+        if (properties == null) return copy;
+        for (Map.Entry<String, String> e : properties.entrySet()) {
+            if (e.getKey() == null || e.getKey().isEmpty()) throw invalid("namespace '" + ns + "': a property name must not be empty");
+            if (e.getValue() == null) throw invalid("namespace '" + ns + "': property '" + e.getKey() + "' has no value");
+            copy.put(e.getKey(), e.getValue());
+        }
+        return copy;
+    }
+
+    static int checkLimit(int limit, int max) {
+        if (limit < 1 || limit > max) throw invalid("limit must be 1 to " + max + ", got " + limit);
+        return limit;
+    }
+
+    static CatalogException.InvalidArgument invalid(String message) {
+        return new CatalogException.InvalidArgument(message);
+    }
+}

@@ -1,0 +1,4 @@
+package lake.catalog;
+
+/** A table: its namespace, its name and its registration. */
+public record Table(String namespace, String name, Registration registration) {}

@@ -1,0 +1,39 @@
+package lake.catalog;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A drop tombstone at {@code drop/<ns>/<name>/<incarnation>}:
+ * {@code {"table":{"namespace","name"},"registration":{…}}}, the registration embedded verbatim
+ * (its exact stored bytes). {@code incarnation} is the key segment: the dropped registration's
+ * incarnation id, or {@code "legacy"} when it had none. It stays until purged, so a data garbage
+ * collector can find what to delete. A tombstone lake itself wrote at {@code drop/<ns>/<name>}
+ * (an interrupted lake drop) is listed with {@code incarnation == null}.
+ */
+public record Tombstone(String namespace, String name, String incarnation, Registration registration) {
+
+    /** The tombstone of {@code registration}, with the registration's exact bytes embedded as they are. */
+    static byte[] encode(String ns, String name, Registration registration) {
+        ObjectNode table = CatalogJson.JSON.createObjectNode().put("namespace", ns).put("name", name);
+        byte[] head = ("{\"table\":" + new String(CatalogJson.write(table), StandardCharsets.UTF_8) + ",\"registration\":")
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] reg = registration.storedBytes();
+        byte[] out = new byte[head.length + reg.length + 1];
+        System.arraycopy(head, 0, out, 0, head.length);
+        System.arraycopy(reg, 0, out, head.length, reg.length);
+        out[out.length - 1] = '}';
+        return out;
+    }
+
+    static Tombstone parse(String key, byte[] stored) {
+        String what = "tombstone " + key;
+        String[] seg = CatalogKeys.segments(CatalogKeys.TOMBSTONES, key);
+        if (seg.length != 2 && seg.length != 3) {
+            throw CatalogJson.corrupt(what, "is not keyed drop/<ns>/<name>/<incarnation>");
+        }
+        ObjectNode json = CatalogJson.parseObject(what, stored);
+        return new Tombstone(seg[0], seg[1], seg.length == 3 ? seg[2] : null, Registration.fromTree(what, json.get("registration")));
+    }
+}

@@ -1,0 +1,307 @@
+package lake.catalog;
+
+import lake.meta.Transaction;
+import lake.meta.Transaction.Action;
+import lake.meta.Transaction.Condition;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The catalog's core behaviour, run unchanged against every backend (the concurrent scenarios are
+ * in {@link CatalogConcurrencyContract}). A backend test extends this class and opens a fresh
+ * store per test.
+ */
+abstract class CatalogContract extends CatalogConcurrencyContract {
+
+    static final String LAKE_REGISTRATION = "{\"location\":\"s3://lake-data/robots/episodes/0193a5c2-7d1e-7b3a-9c4f-2e8d5a6b7c8d.lance\","
+            + "\"engine\":\"lance\",\"current_version\":7,\"incarnation_id\":\"0193a5c2-7d1e-7b3a-9c4f-2e8d5a6b7c8d\","
+            + "\"schema_ipc\":[255,255,255,255,120,0,0,0]}";
+
+    @Test
+    void createTableBumpsGenerationAtomically() throws Exception {
+        newNamespace("robots");
+        String before = generation();
+        int sent = port.transactions().size();
+
+        Table t = newTable("robots", "episodes");
+
+        assertThat(port.transactions()).hasSize(sent + 1);
+        Transaction tx = port.lastTransaction();
+        assertThat(tx.guardKey()).contains(GUARD);
+        assertThat(tx.ops()).extracting(Transaction.Op::key).containsExactly(
+                "tbl/robots/episodes", "__lake_internal/namespaces/robots", CatalogKeys.GENERATION);
+        assertThat(tx.ops().get(0).condition()).isEqualTo(Condition.ABSENT);
+        assertThat(tx.ops().get(1).condition()).isEqualTo(Condition.VALUE);
+        String after = generation();
+        assertThat(after).isNotEqualTo(before).matches("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+        assertThat(s(tx.ops().get(2).value())).isEqualTo(after);
+
+        String inc = t.registration().incarnationId().orElseThrow();
+        assertThat(t.registration().location()).isEqualTo(ROOT + "/robots/episodes/" + inc);
+        assertThat(t.registration().engine()).isEqualTo("lance");
+        assertThat(t.registration().currentVersion()).isZero();
+        assertThat(s(raw("tbl/robots/episodes"))).isEqualTo("{\"location\":\"" + ROOT + "/robots/episodes/" + inc
+                + "\",\"engine\":\"lance\",\"current_version\":0,\"incarnation_id\":\"" + inc + "\",\"columns\":["
+                + "{\"name\":\"id\",\"type\":\"i64\"},{\"name\":\"score\",\"type\":\"f64\"},{\"name\":\"label\",\"type\":\"utf8\"},"
+                + "{\"name\":\"ok\",\"type\":\"bool\"},{\"name\":\"blob\",\"type\":\"file\"}]}");
+        assertThat(await(catalog.getNamespace("robots")).tables()).isEqualTo(1);
+
+        refused(catalog.createTable("robots", "episodes", COLUMNS, "lance"), CatalogException.AlreadyExists.class, "robots.episodes");
+        assertThat(generation()).as("a create that did not apply changes nothing").isEqualTo(after);
+        assertThat(await(catalog.getNamespace("robots")).tables()).isEqualTo(1);
+    }
+
+    @Test
+    void versionCommitLeavesGenerationAlone() throws Exception {
+        newNamespace("robots");
+        String inc = newTable("robots", "episodes").registration().incarnationId().orElseThrow();
+        String generation = generation();
+
+        Table one = await(catalog.commitVersion("robots", "episodes", 0, 1, inc));
+        Table five = await(catalog.commitVersion("robots", "episodes", 1, 5, null));
+
+        assertThat(one.registration().currentVersion()).isEqualTo(1);
+        assertThat(five.registration().currentVersion()).isEqualTo(5);
+        assertThat(port.lastTransaction().ops()).singleElement().satisfies(op -> {
+            assertThat(op.key()).isEqualTo("tbl/robots/episodes");
+            assertThat(op.condition()).isEqualTo(Condition.VALUE);
+        });
+        assertThat(generation()).isEqualTo(generation);
+        assertThat(await(catalog.tableVersion("robots", "episodes"))).isEqualTo(new TableVersion(5, inc));
+        assertThat(await(catalog.snapshot(generation))).isInstanceOf(CatalogSnapshot.NotModified.class);
+    }
+
+    @Test
+    void createTableRequiresExistingNamespace() throws Exception {
+        refused(catalog.createTable("nowhere", "t", COLUMNS, null), CatalogException.NotFound.class, "namespace 'nowhere'");
+        refused(catalog.listTables("nowhere", null, 10), CatalogException.NotFound.class, "namespace 'nowhere'");
+        newNamespace("ns");
+        await(catalog.dropNamespace("ns"));
+        refused(catalog.createTable("ns", "t", COLUMNS, null), CatalogException.NotFound.class, "namespace 'ns'");
+        assertThat(await(store.scanPrefix("tbl/", null, 10)).entries()).isEmpty();
+        assertThat(port.transactions()).as("only the namespace create and drop were sent").hasSize(2);
+    }
+
+    @Test
+    void dropNamespaceRefusesWhileTablesExist() throws Exception {
+        newNamespace("ns");
+        newTable("ns", "a");
+        newTable("ns", "b");
+        refused(catalog.dropNamespace("ns"), CatalogException.NamespaceNotEmpty.class, "namespace 'ns'", "2 table(s)");
+        await(catalog.dropTable("ns", "a"));
+        refused(catalog.dropNamespace("ns"), CatalogException.NamespaceNotEmpty.class, "1 table(s)");
+        assertThat(await(catalog.listTables("ns", null, 10)).names()).containsExactly("b");
+        await(catalog.dropTable("ns", "b"));
+
+        String before = generation();
+        assertThat(await(catalog.dropNamespace("ns")).tables()).isZero();
+        assertThat(generation()).isNotEqualTo(before);
+        refused(catalog.getNamespace("ns"), CatalogException.NotFound.class, "namespace 'ns'");
+        refused(catalog.dropNamespace("ns"), CatalogException.NotFound.class, "namespace 'ns'");
+
+        newNamespace("legacy");
+        assertThat(await(store.cas("tbl/legacy/old", null, b(LAKE_REGISTRATION)))).isTrue();
+        refused(catalog.dropNamespace("legacy"), CatalogException.NamespaceNotEmpty.class, "outside the catalog");
+    }
+
+    @Test
+    void dropLeavesDurableTombstone() throws Exception {
+        newNamespace("ns");
+        String inc = newTable("ns", "t").registration().incarnationId().orElseThrow();
+        await(catalog.commitVersion("ns", "t", 0, 3, inc));
+        byte[] lastRegistration = raw("tbl/ns/t");
+        String before = generation();
+
+        Tombstone tomb = await(catalog.dropTable("ns", "t"));
+
+        assertThat(port.lastTransaction().ops()).extracting(Transaction.Op::key, Transaction.Op::action).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("drop/ns/t/" + inc, Action.PUT),
+                org.assertj.core.groups.Tuple.tuple("tbl/ns/t", Action.DELETE),
+                org.assertj.core.groups.Tuple.tuple("__lake_internal/namespaces/ns", Action.PUT),
+                org.assertj.core.groups.Tuple.tuple(CatalogKeys.GENERATION, Action.PUT));
+        assertThat(tomb.incarnation()).isEqualTo(inc);
+        assertThat(tomb.registration().currentVersion()).isEqualTo(3);
+        assertThat(s(raw("drop/ns/t/" + inc))).isEqualTo("{\"table\":{\"namespace\":\"ns\",\"name\":\"t\"},\"registration\":"
+                + s(lastRegistration) + "}");
+        assertThat(raw("tbl/ns/t")).isNull();
+        assertThat(generation()).isNotEqualTo(before);
+        assertThat(await(catalog.getNamespace("ns")).tables()).isZero();
+        refused(catalog.resolve("ns", "t"), CatalogException.NotFound.class, "'ns.t'");
+        refused(catalog.dropTable("ns", "t"), CatalogException.NotFound.class, "'ns.t'");
+
+        newTable("ns", "other");
+        await(catalog.dropTable("ns", "other"));
+        assertThat(await(catalog.listTombstones(null, 10)).tombstones())
+                .extracting(Tombstone::name).containsExactlyInAnyOrder("t", "other");
+        assertThat(raw("drop/ns/t/" + inc)).as("a tombstone stays until purged").isNotNull();
+    }
+
+    @Test
+    void recreatedTableGetsNewIncarnation() throws Exception {
+        newNamespace("ns");
+        Table first = newTable("ns", "t");
+        await(catalog.dropTable("ns", "t"));
+        Table second = newTable("ns", "t");
+
+        String old = first.registration().incarnationId().orElseThrow();
+        String now = second.registration().incarnationId().orElseThrow();
+        assertThat(now).isNotEqualTo(old);
+        assertThat(second.registration().location()).isEqualTo(ROOT + "/ns/t/" + now).isNotEqualTo(first.registration().location());
+        assertThat(raw("drop/ns/t/" + old)).as("the old incarnation's tombstone remains").isNotNull();
+        refused(catalog.commitVersion("ns", "t", 0, 1, old), CatalogException.IncarnationMismatch.class, "'ns.t'", now, old);
+
+        await(catalog.dropTable("ns", "t"));
+        assertThat(await(catalog.listTombstones(null, 10)).tombstones())
+                .extracting(Tombstone::incarnation).containsExactlyInAnyOrder(old, now);
+    }
+
+    @Test
+    void purgeRemovesOnlyThatIncarnation() throws Exception {
+        newNamespace("ns");
+        String first = newTable("ns", "t").registration().incarnationId().orElseThrow();
+        await(catalog.dropTable("ns", "t"));
+        String second = newTable("ns", "t").registration().incarnationId().orElseThrow();
+        await(catalog.dropTable("ns", "t"));
+        String neighbour = newTable("ns", "u").registration().incarnationId().orElseThrow();
+        await(catalog.dropTable("ns", "u"));
+        byte[] purged = raw("drop/ns/t/" + first);
+
+        Tombstone gone = await(catalog.purgeTombstone("ns", "t", first));
+
+        assertThat(gone.incarnation()).isEqualTo(first);
+        assertThat(port.lastTransaction().ops()).singleElement().satisfies(op -> {
+            assertThat(op.action()).isEqualTo(Action.DELETE);
+            assertThat(op.expected()).isEqualTo(purged);
+        });
+        assertThat(raw("drop/ns/t/" + first)).isNull();
+        assertThat(await(catalog.listTombstones(null, 10)).tombstones())
+                .extracting(Tombstone::incarnation).containsExactlyInAnyOrder(second, neighbour);
+        refused(catalog.purgeTombstone("ns", "t", first), CatalogException.NotFound.class, "'ns.t'", first);
+    }
+
+    @Test
+    void commitVersionRejectsStaleExpectedVersion() throws Exception {
+        newNamespace("ns");
+        newTable("ns", "t");
+        await(catalog.commitVersion("ns", "t", 0, 1, null));
+        byte[] before = raw("tbl/ns/t");
+        int sent = port.transactions().size();
+
+        CatalogException.VersionConflict conflict = refused(catalog.commitVersion("ns", "t", 0, 2, null),
+                CatalogException.VersionConflict.class, "'ns.t'", "version 1", "expected version 0");
+
+        assertThat(conflict.currentVersion()).isEqualTo(1);
+        assertThat(conflict.code()).isEqualTo("version_conflict");
+        assertThat(conflict.httpStatus()).isEqualTo(409);
+        assertThat(raw("tbl/ns/t")).isEqualTo(before);
+        assertThat(port.transactions()).as("a stale commit sends nothing").hasSize(sent);
+        refused(catalog.commitVersion("ns", "missing", 0, 1, null), CatalogException.NotFound.class, "'ns.missing'");
+    }
+
+    @Test
+    void notModifiedWhenGenerationUnchanged() throws Exception {
+        CatalogSnapshot empty = await(catalog.snapshot(null));
+        assertThat(empty).isEqualTo(new CatalogSnapshot.Snapshot(null, List.of()));
+        assertThat(await(catalog.currentGeneration())).isEmpty();
+
+        newNamespace("ns");
+        Table t = newTable("ns", "t");
+        CatalogSnapshot.Snapshot full = (CatalogSnapshot.Snapshot) await(catalog.snapshot(null));
+        assertThat(full.tables()).containsExactly(t);
+        assertThat(await(catalog.currentGeneration())).contains(full.generation());
+
+        assertThat(await(catalog.snapshot(full.generation()))).isEqualTo(new CatalogSnapshot.NotModified(full.generation()));
+        await(catalog.commitVersion("ns", "t", 0, 1, null));
+        assertThat(await(catalog.snapshot(full.generation()))).isInstanceOf(CatalogSnapshot.NotModified.class);
+        assertThat(await(catalog.snapshot("0193a5c2-7d1e-7b3a-9c4f-2e8d5a6b7c8d"))).isInstanceOf(CatalogSnapshot.Snapshot.class);
+
+        newTable("ns", "u");
+        CatalogSnapshot changed = await(catalog.snapshot(full.generation()));
+        assertThat(changed).isInstanceOf(CatalogSnapshot.Snapshot.class);
+        assertThat(changed.generation()).isNotEqualTo(full.generation());
+        assertThat(((CatalogSnapshot.Snapshot) changed).tables()).extracting(Table::name).containsExactly("t", "u");
+    }
+
+    @Test
+    void lakeWrittenRegistrationIsReadAndPreserved() throws Exception {
+        newNamespace("robots");
+        assertThat(await(store.cas("tbl/robots/episodes", null, b(LAKE_REGISTRATION)))).isTrue();
+        String inc = "0193a5c2-7d1e-7b3a-9c4f-2e8d5a6b7c8d";
+
+        Registration read = await(catalog.resolve("robots", "episodes")).registration();
+        assertThat(read.location()).isEqualTo("s3://lake-data/robots/episodes/" + inc + ".lance");
+        assertThat(read.currentVersion()).isEqualTo(7);
+        assertThat(read.incarnationId()).contains(inc);
+        assertThat(read.columns()).isEmpty();
+        assertThat(read.bytes()).isEqualTo(b(LAKE_REGISTRATION));
+
+        await(catalog.commitVersion("robots", "episodes", 7, 8, inc));
+        assertThat(s(raw("tbl/robots/episodes")))
+                .isEqualTo(LAKE_REGISTRATION.replace("\"current_version\":7", "\"current_version\":8"));
+
+        Tombstone tomb = await(catalog.dropTable("robots", "episodes"));
+        assertThat(s(raw("drop/robots/episodes/" + inc))).endsWith(",\"registration\":"
+                + LAKE_REGISTRATION.replace("\"current_version\":7", "\"current_version\":8") + "}");
+        assertThat(tomb.registration().toJson().get("schema_ipc").toString()).isEqualTo("[255,255,255,255,120,0,0,0]");
+
+        String legacy = "{\"location\":\"s3://old\",\"current_version\":18446744073709551615,\"x\":{\"y\":1.50}}";
+        assertThat(await(store.cas("tbl/robots/old", null, b(legacy)))).isTrue();
+        Registration old = await(catalog.resolve("robots", "old")).registration();
+        assertThat(old.incarnationId()).as("no incarnation_id: a legacy table").isEmpty();
+        assertThat(old.engine()).isEqualTo("lance");
+        assertThat(Long.toUnsignedString(old.currentVersion())).isEqualTo("18446744073709551615");
+        refused(catalog.commitVersion("robots", "old", -1L, 0, "x"), CatalogException.InvalidArgument.class, "greater than");
+        refused(catalog.commitVersion("robots", "old", 7, 8, inc), CatalogException.IncarnationMismatch.class, "legacy");
+        await(catalog.dropTable("robots", "old"));
+        assertThat(s(raw("drop/robots/old/legacy"))).endsWith(",\"registration\":" + legacy + "}");
+
+        assertThat(await(store.cas("tbl/robots/dup", null, b("{\"location\":\"a\",\"location\":\"b\",\"current_version\":1}")))).isTrue();
+        refused(catalog.resolve("robots", "dup"), CatalogException.CorruptRecord.class, "tbl/robots/dup");
+    }
+
+    @Test
+    void invalidNamesColumnsTypesAndVersionsAreRefusedBeforeTheStore() throws Exception {
+        int before = port.calls();
+        String tooLong = "é".repeat(128);
+        for (String bad : new String[] {"", ".", "..", "a/b", "a\\b", "a?b", "a#b", "a%b", "a\u0001b", "a\u007fb", "a\u0085b", "\ud800", tooLong}) {
+            refused(catalog.createNamespace(bad, Map.of()), CatalogException.InvalidArgument.class, "namespace");
+            refused(catalog.createTable("ns", bad, COLUMNS, null), CatalogException.InvalidArgument.class, "table name");
+            refused(catalog.createTable(bad, "t", COLUMNS, null), CatalogException.InvalidArgument.class, "namespace");
+            refused(catalog.resolve("ns", bad), CatalogException.InvalidArgument.class, "table name");
+            refused(catalog.dropTable(bad, "t"), CatalogException.InvalidArgument.class, "namespace");
+            refused(catalog.purgeTombstone("ns", "t", bad), CatalogException.InvalidArgument.class, "incarnation_id");
+            refused(catalog.createTable("ns", "t", COLUMNS, bad), CatalogException.InvalidArgument.class, "engine");
+        }
+        refused(catalog.createNamespace("x".repeat(256), Map.of()), CatalogException.InvalidArgument.class, "256 UTF-8 bytes", "255");
+        refused(catalog.createTable("ns", "a/b", COLUMNS, null), CatalogException.InvalidArgument.class, "'a/b'", "'/'");
+        refused(catalog.createTable("ns", "t", List.of("id"), null), CatalogException.InvalidArgument.class, "column 0", "name:type");
+        refused(catalog.createTable("ns", "t", List.of("id:i64", ":i64"), null), CatalogException.InvalidArgument.class, "column 1", "empty name");
+        refused(catalog.createTable("ns", "t", List.of("id:int"), null), CatalogException.InvalidArgument.class, "'id'", "unknown type 'int'");
+        refused(catalog.createTable("ns", "t", List.of("id:"), null), CatalogException.InvalidArgument.class, "unknown type ''");
+        refused(catalog.createTable("ns", "t", List.of("id:i64", "id:f64"), null), CatalogException.InvalidArgument.class, "columns 0 and 1", "'id'");
+        refused(catalog.createTable("ns", "t", null, null), CatalogException.InvalidArgument.class, "columns");
+        refused(catalog.commitVersion("ns", "t", 5, 5, null), CatalogException.InvalidArgument.class, "version 5", "expected_version 5");
+        refused(catalog.commitVersion("ns", "t", 5, 4, null), CatalogException.InvalidArgument.class, "version 4");
+        refused(catalog.commitVersion("ns", "t", 0, 1, ""), CatalogException.InvalidArgument.class, "incarnation_id");
+        refused(catalog.listTables("ns", null, 257), CatalogException.InvalidArgument.class, "limit", "256");
+        refused(catalog.listNamespaces(null, 0), CatalogException.InvalidArgument.class, "limit", "1000");
+        refused(catalog.listTombstones(null, 1001), CatalogException.InvalidArgument.class, "limit");
+        refused(catalog.listNamespaces("not-a-continuation", 10), CatalogException.InvalidArgument.class, "continuation");
+        refused(catalog.createNamespace("ns", Map.of("", "v")), CatalogException.InvalidArgument.class, "property name");
+        assertThat(port.calls()).as("nothing invalid reached the store, not even a read").isEqualTo(before);
+        assertThat(await(store.scanPrefix("", null, 10)).entries()).hasSize(1);
+    }
+
+    @Test
+    void catalogKeysAreRecognised() {
+        assertThat(Catalog.isCatalogKey("tbl/a/b")).isTrue();
+        assertThat(Catalog.isCatalogKey("drop/a/b/legacy")).isTrue();
+        assertThat(Catalog.isCatalogKey("__lake_internal/catalog-directory-generation")).isTrue();
+        assertThat(Catalog.isCatalogKey("tbl")).isFalse();
+        assertThat(Catalog.isCatalogKey("users/tbl/x")).isFalse();
+    }
+}
