@@ -59,7 +59,7 @@ sampled = 0
 bad = 0
 
 function init(args)
-  prefix = "tbl/" .. phase .. "/" .. tostring(tid) .. "/"
+  prefix = "bench/" .. phase .. "/" .. tostring(tid) .. "/"
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   if target == "etcd" then

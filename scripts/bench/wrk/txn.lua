@@ -14,7 +14,7 @@
 --   BENCH_LEASE_B64    etcd only: base64 of the lease value the txn compares against
 --
 -- Keys per request, T = wrk thread id, N = the thread's request counter:
---   tbl/<phase>/<T>/<N>        created: a new key per request
+--   bench/<phase>/<T>/<N>        created: a new key per request
 --   idx/<phase>/<T>/<N mod 2>  put: an index entry, rotating between two keys per thread
 --   gen/<phase>/<T>            put: the thread's generation key, overwritten every request
 --   <catalog key>              checked: exists
@@ -82,7 +82,7 @@ bad = 0
 
 function init(args)
   local t = tostring(tid)
-  prefix = "tbl/" .. phase .. "/" .. t .. "/"
+  prefix = "bench/" .. phase .. "/" .. t .. "/"
   local idx_keys = { "idx/" .. phase .. "/" .. t .. "/0", "idx/" .. phase .. "/" .. t .. "/1" }
   local gen = "gen/" .. phase .. "/" .. t
   wrk.method = "POST"

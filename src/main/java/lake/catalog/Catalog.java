@@ -62,6 +62,14 @@ public final class Catalog {
     }
 
     /** Whether {@code key} belongs to the catalog ({@code tbl/}, {@code drop/}, {@code __lake_internal/}); only the catalog writes those. */
+    /** The key of the catalog's directory generation, which every table and namespace create and drop rewrites. */
+    public static final String GENERATION_KEY = CatalogKeys.GENERATION;
+
+    /** The key holding table {@code name}'s registration in namespace {@code ns}; rewritten by each of its commits. */
+    public static String tableKey(String ns, String name) {
+        return CatalogKeys.table(ns, name);
+    }
+
     public static boolean isCatalogKey(String key) {
         return CatalogKeys.isCatalogKey(key);
     }

@@ -4,6 +4,7 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import lake.catalog.CatalogException;
 import lake.election.ElectionException;
 import lake.meta.MetaException;
 import lake.metasrv.MetasrvException;
@@ -45,6 +46,7 @@ public final class ApiError extends RuntimeException {
         }
         if (t instanceof MetasrvException.EpochMismatch e) return new ApiError(409, "epoch_mismatch", e.getMessage(), null);
         if (t instanceof MetasrvException.Fenced e) return new ApiError(409, "fenced", e.getMessage(), null);
+        if (t instanceof CatalogException e) return new ApiError(e.httpStatus(), e.code(), e.getMessage(), e.retryable() ? 1 : null);
         if (t instanceof MetaException.InvalidArgument || t instanceof MetaException.InvalidMutation) {
             return invalid(t.getMessage());
         }

@@ -34,7 +34,7 @@ public final class ApiRequests {
 
     public static ClientMutation cas(JsonObject body, MultiMap headers) {
         allowOnly(body, Set.of("key", "expected", "value", "epoch"));
-        String key = key(body, "key");
+        String key = writableKey(body, "key");
         byte[] expected = expectedOrAbsent(body, "expected");
         byte[] value = bytes(body, "value");
         return ClientMutation.cas(key, expected, value, epoch(body, headers));
@@ -42,7 +42,7 @@ public final class ApiRequests {
 
     public static ClientMutation delete(JsonObject body, MultiMap headers) {
         allowOnly(body, Set.of("key", "expected", "epoch"));
-        String key = key(body, "key");
+        String key = writableKey(body, "key");
         if (body.containsKey("expected") && body.getValue("expected") == null) {
             throw ApiError.invalid("field 'expected' is null; a delete needs the key's exact current value (base64)");
         }
@@ -85,7 +85,7 @@ public final class ApiRequests {
     private static Transaction.Op txnOp(Object raw) {
         if (!(raw instanceof JsonObject op)) throw ApiError.invalid("an operation must be an object, got " + typeOf(raw));
         allowOnly(op, TXN_OP_FIELDS);
-        String key = key(op, "key");
+        String key = writableKey(op, "key");
         if (op.containsKey("expected") && op.containsKey("exists")) {
             throw ApiError.invalid("both 'expected' and 'exists'; give one condition");
         }
@@ -207,6 +207,16 @@ public final class ApiRequests {
             Keys.validateKey(key);
         } catch (MetaException.InvalidArgument e) {
             throw ApiError.invalid("field '" + field + "': " + e.getMessage());
+        }
+        return key;
+    }
+
+    /** A key a KV write may name: not one of the catalog's, which only catalog operations write. */
+    static String writableKey(JsonObject body, String field) {
+        String key = key(body, field);
+        if (lake.catalog.Catalog.isCatalogKey(key)) {
+            throw ApiError.invalid("field '" + field + "': key '" + key + "' belongs to the catalog (tbl/, drop/, __lake_internal/);"
+                    + " it is read-only through the KV API: change it through the catalog operations");
         }
         return key;
     }

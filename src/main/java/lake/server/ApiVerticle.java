@@ -72,6 +72,9 @@ public final class ApiVerticle extends VerticleBase {
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_CAS, m -> servePublic(NodeApi.CAS, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_DELETE, m -> servePublic(NodeApi.DELETE, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_TXN, m -> servePublic(NodeApi.TXN, m)));
+            for (String op : CatalogOps.ALL) {
+                consumers.add(vertx.eventBus().<Object>consumer(CatalogOps.address(op), m -> servePublic(op, m)));
+            }
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(NodeApi.LEADER, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(NodeApi.RESIGN, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(NodeApi.CLUSTER, m)));
@@ -113,7 +116,7 @@ public final class ApiVerticle extends VerticleBase {
     }
 
     private void servePublic(String op, Message<Object> msg) {
-        if (access.bus(msg, WRITES.contains(op))) serve(op, msg);
+        if (access.bus(msg, WRITES.contains(op) || CatalogOps.WRITES.contains(op))) serve(op, msg);
     }
 
     private void serve(String op, Message<Object> msg) {

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The Metasrv API of one node, as one event-loop context serves it: every operation, with every
@@ -56,8 +58,15 @@ public final class NodeApi {
     private static final long SELF_LEADERSHIP_WAIT_MS = 100;
 
     /** What every instance of one node's API shares: settings, clock and meters. */
+    /**
+     * What every instance of one node's API shares: settings, clock and meters, where the catalog
+     * places tables, and the node's count of waiting long polls (bounded by {@link #MAX_WAITING}).
+     */
     public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
-                         long requestTimeoutMs, NodeMetrics metrics) {}
+                         long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting) {}
+
+    /** Long polls one node holds at once; more are refused with 503, never queued. */
+    public static final int MAX_WAITING = 4096;
 
     private final Vertx vertx;
     private final ElectionSettings settings;
@@ -68,6 +77,8 @@ public final class NodeApi {
     private final BusMetaStore reads;
     private final FencedWriter writer;
     private final Forwarder forwarder;
+    private final CatalogWatch watch;
+    private final CatalogApi catalog;
     private MessageConsumer<Leadership> feed;
     private Leadership leadership;
     private Runnable onRoleChange = () -> {};
@@ -86,19 +97,22 @@ public final class NodeApi {
         membership = new Membership(vertx);
         forwarder = config.clustered() ? new Forwarder(vertx, node, settings.leaseKey(), reads, clock,
                 config.requestTimeoutMs(), config.forwardWindowMs()) : null;
+        watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
+        catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
     }
 
     /** Subscribes to the node's leadership and learns the current one. */
     public Future<Void> start() {
         feed = vertx.eventBus().localConsumer(Bus.leadership(settings.nodeId()), m -> learn(m.body()));
-        return feed.completion().compose(v -> vertx.eventBus()
+        return feed.completion().compose(v -> watch.start()).compose(v -> vertx.eventBus()
                 .<Leadership>request(Bus.election(settings.nodeId()), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
                 .onSuccess(m -> learn(m.body()))).mapEmpty();
     }
 
     /** Stops learning leadership; call once no request is in flight. */
     public Future<Void> stop() {
-        return feed == null ? Future.succeededFuture() : feed.unregister();
+        Future<Void> watching = watch.stop();
+        return feed == null ? watching : Future.join(watching, feed.unregister()).mapEmpty();
     }
 
     public Leadership leadership() {
@@ -192,9 +206,9 @@ public final class NodeApi {
                 ApiRequests.Scan s = ApiRequests.scan(body);
                 yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
             }
-            case CAS -> write(CAS, body, headers, ApiRequests.cas(body, headers));
-            case DELETE -> write(DELETE, body, headers, ApiRequests.delete(body, headers));
-            case TXN -> write(TXN, body, headers, ApiRequests.txn(body, headers));
+            case CAS -> fenced(CAS, body, headers, ApiRequests.cas(body, headers));
+            case DELETE -> fenced(DELETE, body, headers, ApiRequests.delete(body, headers));
+            case TXN -> fenced(TXN, body, headers, ApiRequests.txn(body, headers));
             case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case LEADER -> leader();
             case RESIGN -> vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
@@ -202,11 +216,24 @@ public final class NodeApi {
             case READY -> leadership.hasAuthorityAt(clock.monoNanos())
                     ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
                     : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
-            default -> throw ApiError.invalid("unknown operation '" + op + "'");
+            default -> {
+                if (!CatalogOps.ALL.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
+                Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER));
+                if (!CatalogOps.WRITES.contains(op)) yield prepared.get();
+                // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
+                yield write(op, body, headers, () -> leadership.isLeader() ? prepared.get()
+                        : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
+                                leadership.leader().orElse(null))));
+            }
         };
     }
 
-    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, ClientWrite m) {
+    private Future<JsonObject> fenced(String op, JsonObject body, MultiMap headers, ClientWrite m) {
+        return write(op, body, headers, () -> writer.apply(m).map(NodeApi::outcome));
+    }
+
+    /** Runs {@code local} on the leader; a follower forwards the request (see {@link #writeOrForward}). */
+    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, Supplier<Future<JsonObject>> local) {
         boolean forwarded = Forwarder.isForwarded(headers);
         if (forwarded) {
             // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
@@ -217,8 +244,8 @@ public final class NodeApi {
                         + headers.get(Bus.FORWARDED_BY_HEADER) + ")", null));
             }
         }
-        if (forwarder == null || forwarded) return writer.apply(m).map(NodeApi::outcome);
-        return writeOrForward(op, body, headers, m, forwarder.deadline());
+        if (forwarder == null || forwarded) return local.get();
+        return writeOrForward(op, body, headers, local, forwarder.deadline());
     }
 
     /**
@@ -227,8 +254,9 @@ public final class NodeApi {
      * publish its leadership) goes back to the local writer once that publication arrives,
      * within the same window, rather than waiting the window out.
      */
-    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, ClientWrite m, long giveUpAt) {
-        return writer.apply(m).map(NodeApi::outcome).recover(t -> {
+    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, Supplier<Future<JsonObject>> local,
+                                              long giveUpAt) {
+        return local.get().recover(t -> {
             if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
             return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), giveUpAt)
                     .map(Message::body)
@@ -238,7 +266,7 @@ public final class NodeApi {
                         // Learned meanwhile (between the writer's refusal and the lease read): go now.
                         Future<Leadership> ready = leadership.isLeader() ? Future.succeededFuture(leadership)
                                 : nextLeadership(SELF_LEADERSHIP_WAIT_MS);
-                        return ready.compose(l -> writeOrForward(op, body, headers, m, giveUpAt));
+                        return ready.compose(l -> writeOrForward(op, body, headers, local, giveUpAt));
                     });
         });
     }

@@ -39,8 +39,10 @@ public final class NodeMetrics {
             1_000.0, 2_500.0, 5_000.0, 10_000.0).stream()
             .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
 
-    private static final java.util.Set<String> KNOWN_OPS = java.util.Set.of(NodeApi.GET, NodeApi.SCAN,
-            NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.LEADER, NodeApi.RESIGN, NodeApi.READY);
+    private static final java.util.Set<String> KNOWN_OPS = java.util.stream.Stream.concat(
+            java.util.stream.Stream.of(NodeApi.GET, NodeApi.SCAN, NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.LEADER,
+                    NodeApi.RESIGN, NodeApi.READY, NodeApi.CLUSTER),
+            CatalogOps.ALL.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final MeterRegistry registry;
     private final String node;

@@ -60,7 +60,7 @@ import java.util.stream.Stream;
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class EventBusPathBenchmark {
     static final String VALUE_B64 = Base64.getEncoder().encodeToString(
-            "{\"table\":\"robots\",\"schema\":7,\"location\":\"s3://lake/tbl/robots/v7\",\"owner\":\"bench\"}"
+            "{\"table\":\"robots\",\"schema\":7,\"location\":\"s3://lake/kv/robots/v7\",\"owner\":\"bench\"}"
                     .getBytes(StandardCharsets.UTF_8));
     static final byte[] VALUE = Base64.getDecoder().decode(VALUE_B64);
 
@@ -128,7 +128,7 @@ public class EventBusPathBenchmark {
 
     /** One write of a new key along {@link #path}; runs on {@link #client}. Completes with applied. */
     Future<Boolean> write() {
-        String key = "tbl/bench/" + (nextKey++);
+        String key = "kv/bench/" + (nextKey++);
         if (path.equals("store")) {
             return store.guardedMutate(GuardedMutation.create(leaseKey, lease, key, VALUE));
         }

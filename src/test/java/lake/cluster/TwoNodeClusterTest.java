@@ -108,25 +108,25 @@ class TwoNodeClusterTest {
 
         String value = Base64.getEncoder().encodeToString("via follower".getBytes());
         HttpResponse<Buffer> forwarded = post(follower, "/v1/kv/cas",
-                new JsonObject().put("key", "tbl/f").putNull("expected").put("value", value));
+                new JsonObject().put("key", "kv/f").putNull("expected").put("value", value));
         assertThat(forwarded.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch));
-        assertThat(get(a, "/v1/kv/tbl/f").getString("value")).isEqualTo(value);
-        assertThat(get(b, "/v1/kv/tbl/f").getString("value")).isEqualTo(value);
+        assertThat(get(a, "/v1/kv/kv/f").getString("value")).isEqualTo(value);
+        assertThat(get(b, "/v1/kv/kv/f").getString("value")).isEqualTo(value);
         // A transaction through the follower: forwarded, one atomic step on the leader (whose store
         // may be the other node's, reached as JSON over the clustered bus), all or nothing.
         io.vertx.core.json.JsonArray ops = new io.vertx.core.json.JsonArray()
-                .add(new JsonObject().put("key", "tbl/f").put("expected", value).put("delete", true))
-                .add(new JsonObject().put("key", "tbl/f2").putNull("expected").put("value", value));
+                .add(new JsonObject().put("key", "kv/f").put("expected", value).put("delete", true))
+                .add(new JsonObject().put("key", "kv/f2").putNull("expected").put("value", value));
         assertThat(post(follower, "/v1/txn", new JsonObject().put("ops", ops)).bodyAsJsonObject())
                 .isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch));
         assertThat(post(follower, "/v1/txn", new JsonObject().put("ops", ops)).bodyAsJsonObject()).isEqualTo(new JsonObject()
                 .put("applied", false).put("failed", new io.vertx.core.json.JsonArray().add(0).add(1)).put("epoch", epoch));
-        assertThat(get(b, "/v1/kv/tbl/f2").getString("value")).isEqualTo(value);
-        assertThat(post(a, "/v1/kv/cas", new JsonObject().put("key", "tbl/f").putNull("expected").put("value", value))
+        assertThat(get(b, "/v1/kv/kv/f2").getString("value")).isEqualTo(value);
+        assertThat(post(a, "/v1/kv/cas", new JsonObject().put("key", "kv/f").putNull("expected").put("value", value))
                 .bodyAsJsonObject().getBoolean("applied")).isTrue();
         // A stale expected epoch is refused by the leader, even when forwarded.
         HttpResponse<Buffer> stale = post(follower, "/v1/kv/cas",
-                new JsonObject().put("key", "tbl/g").putNull("expected").put("value", value).put("epoch", epoch + 5));
+                new JsonObject().put("key", "kv/g").putNull("expected").put("value", value).put("epoch", epoch + 5));
         assertThat(stale.statusCode()).isEqualTo(409);
         assertThat(stale.bodyAsJsonObject().getJsonObject("error").getString("code")).isEqualTo("epoch_mismatch");
 
@@ -140,7 +140,7 @@ class TwoNodeClusterTest {
         assertThat(handoverMs).as("handover after resignation").isLessThan(1_000);
         assertThat(get(leader, "/v1/leader").getLong("epoch")).isEqualTo(epoch + 1);
         HttpResponse<Buffer> viaOldLeader = post(leader, "/v1/kv/cas",
-                new JsonObject().put("key", "tbl/h").putNull("expected").put("value", value));
+                new JsonObject().put("key", "kv/h").putNull("expected").put("value", value));
         assertThat(viaOldLeader.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", epoch + 1));
     }
 
@@ -162,7 +162,7 @@ class TwoNodeClusterTest {
                 .bodyAsJsonObject().getString("leader");
         MetasrvNode follower = leaderId.equals("a") ? b : a;
         String value = Base64.getEncoder().encodeToString("v".getBytes());
-        JsonObject cas = new JsonObject().put("key", "tbl/t").putNull("expected").put("value", value);
+        JsonObject cas = new JsonObject().put("key", "kv/t").putNull("expected").put("value", value);
 
         // Through a follower over HTTP with the token: forwarded, and the leader accepts the token.
         HttpResponse<Buffer> ok = join(http.post(follower.httpPort(), "127.0.0.1", "/v1/kv/cas")
@@ -173,12 +173,12 @@ class TwoNodeClusterTest {
         // Straight to the leader's clustered forward address without a token: refused, nothing written.
         io.vertx.core.eventbus.DeliveryOptions forged = new io.vertx.core.eventbus.DeliveryOptions()
                 .addHeader(Bus.OP_HEADER, "cas").addHeader(Bus.FORWARDED_EPOCH_HEADER, "1");
-        JsonObject other = new JsonObject().put("key", "tbl/forged").putNull("expected").put("value", value);
+        JsonObject other = new JsonObject().put("key", "kv/forged").putNull("expected").put("value", value);
         Vertx outsider = instances.get(leaderId.equals("a") ? 1 : 0);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> join(outsider.eventBus().request(Bus.nodeForward(leaderId), other, forged)))
                 .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
                         e -> assertThat(e.failureCode()).isEqualTo(401));
-        HttpResponse<Buffer> absent = join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/tbl/forged")
+        HttpResponse<Buffer> absent = join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/kv/forged")
                 .bearerTokenAuthentication(secret).send());
         assertThat(absent.statusCode()).isEqualTo(404);
 

@@ -139,7 +139,7 @@ abstract class ClusterFailoverContract {
         Node follower = cluster.others(leader).get(0);
         assertThat(ClusterHarness.leaderView(follower).getString("role")).isEqualTo("follower");
 
-        WriteLoad.Write w = WriteLoad.write("tbl/forwarded-" + System.nanoTime(), follower.httpPort(), null);
+        WriteLoad.Write w = WriteLoad.write("kv/forwarded-" + System.nanoTime(), follower.httpPort(), null);
         assertThat(w.status()).as(w.body()).isEqualTo(200);
         assertThat(w.applied()).isTrue();
         assertThat(w.epoch()).isEqualTo(epoch);

@@ -26,7 +26,7 @@ class FatJarIT {
             int port = first.awaitListening(Duration.ofSeconds(60));
             await().atMost(Duration.ofSeconds(20)).until(() -> MetasrvProcess.get(port, "/ready").statusCode() == 200);
             HttpResponse<String> cas = MetasrvProcess.post(port, "/v1/kv/cas",
-                    "{\"key\":\"tbl/durable\",\"expected\":null,\"value\":\"" + value + "\"}");
+                    "{\"key\":\"kv/durable\",\"expected\":null,\"value\":\"" + value + "\"}");
             assertThat(cas.statusCode()).isEqualTo(200);
             assertThat(cas.body()).contains("\"applied\":true");
             nodeId = new io.vertx.core.json.JsonObject(MetasrvProcess.get(port, "/v1/leader").body()).getString("node_id");
@@ -35,7 +35,7 @@ class FatJarIT {
         }
         try (MetasrvProcess second = MetasrvProcess.start(args)) {
             int port = second.awaitListening(Duration.ofSeconds(60));
-            HttpResponse<String> read = MetasrvProcess.get(port, "/v1/kv/tbl/durable");
+            HttpResponse<String> read = MetasrvProcess.get(port, "/v1/kv/kv/durable");
             assertThat(read.statusCode()).isEqualTo(200);
             assertThat(read.body()).contains(value);
             // The same node (its id is kept in the data directory) renews its own lease at once.
@@ -53,7 +53,7 @@ class FatJarIT {
         try (MetasrvProcess p = MetasrvProcess.start(first)) {
             int port = p.awaitListening(Duration.ofSeconds(60));
             await().atMost(Duration.ofSeconds(20)).until(() -> MetasrvProcess.get(port, "/ready").statusCode() == 200);
-            assertThat(MetasrvProcess.post(port, "/v1/kv/cas", "{\"key\":\"tbl/t\",\"expected\":null,\"value\":\"" + value + "\"}")
+            assertThat(MetasrvProcess.post(port, "/v1/kv/cas", "{\"key\":\"kv/t\",\"expected\":null,\"value\":\"" + value + "\"}")
                     .body()).contains("\"applied\":true");
             nodeId = new io.vertx.core.json.JsonObject(MetasrvProcess.get(port, "/v1/leader").body()).getString("node_id");
 
@@ -71,7 +71,7 @@ class FatJarIT {
             io.vertx.core.json.JsonObject leader = new io.vertx.core.json.JsonObject(MetasrvProcess.get(port, "/v1/leader").body());
             assertThat(leader.getString("leader")).isEqualTo("standby");
             assertThat(leader.getLong("epoch")).as("took over from the resigned lease").isEqualTo(2L);
-            assertThat(MetasrvProcess.get(port, "/v1/kv/tbl/t").body()).contains(value);
+            assertThat(MetasrvProcess.get(port, "/v1/kv/kv/t").body()).contains(value);
         }
     }
 

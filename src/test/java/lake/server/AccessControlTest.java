@@ -84,26 +84,26 @@ class AccessControlTest {
 
     @Test
     void httpWithoutAValidTokenIs401AndWritesNothing() throws Exception {
-        HttpResponse<Buffer> missing = http(HttpMethod.POST, "/v1/kv/cas", null, create("tbl/x"));
+        HttpResponse<Buffer> missing = http(HttpMethod.POST, "/v1/kv/cas", null, create("kv/x"));
         expectError(missing, 401, "unauthorized");
         assertThat(missing.getHeader("WWW-Authenticate")).isEqualTo("Bearer realm=\"lake-metasrv\"");
 
-        HttpResponse<Buffer> wrong = http(HttpMethod.POST, "/v1/kv/cas", "Bearer wrong-token-0123456789", create("tbl/x"));
+        HttpResponse<Buffer> wrong = http(HttpMethod.POST, "/v1/kv/cas", "Bearer wrong-token-0123456789", create("kv/x"));
         expectError(wrong, 401, "unauthorized");
         assertThat(wrong.getHeader("WWW-Authenticate")).contains("error=\"invalid_token\"");
         assertThat(wrong.bodyAsString()).doesNotContain("wrong-token");
 
-        expectError(http(HttpMethod.POST, "/v1/kv/cas", "Basic " + READ_WRITE, create("tbl/x")), 401, "unauthorized");
-        expectError(http(HttpMethod.POST, "/v1/kv/delete", null, new JsonObject().put("key", "tbl/x").put("expected", b64("v"))),
+        expectError(http(HttpMethod.POST, "/v1/kv/cas", "Basic " + READ_WRITE, create("kv/x")), 401, "unauthorized");
+        expectError(http(HttpMethod.POST, "/v1/kv/delete", null, new JsonObject().put("key", "kv/x").put("expected", b64("v"))),
                 401, "unauthorized");
         expectError(http(HttpMethod.POST, "/v1/leader/resign", null, null), 401, "unauthorized");
-        expectError(http(HttpMethod.GET, "/v1/kv/tbl/x", null, null), 401, "unauthorized");
-        expectError(http(HttpMethod.GET, "/v1/kv?prefix=tbl/", "Bearer ", null), 401, "unauthorized");
+        expectError(http(HttpMethod.GET, "/v1/kv/kv/x", null, null), 401, "unauthorized");
+        expectError(http(HttpMethod.GET, "/v1/kv?prefix=kv/", "Bearer ", null), 401, "unauthorized");
         expectError(http(HttpMethod.GET, "/v1/leader", null, null), 401, "unauthorized");
 
         assertThat(recording.guarded).as("nothing reached the store").isEmpty();
         assertThat(h.status(node).isLeader()).as("the unauthenticated resign did nothing").isTrue();
-        HttpResponse<Buffer> scan = http(HttpMethod.GET, "/v1/kv?prefix=tbl/", "Bearer " + READ_ONLY, null);
+        HttpResponse<Buffer> scan = http(HttpMethod.GET, "/v1/kv?prefix=kv/", "Bearer " + READ_ONLY, null);
         assertThat(scan.bodyAsJsonObject().getJsonArray("entries")).isEmpty();
     }
 
@@ -111,32 +111,32 @@ class AccessControlTest {
     @Test
     void everySpellingOfAV1PathNeedsAToken() throws Exception {
         int before = recording.calls();
-        expectError(http(HttpMethod.POST, "/x/../v1/kv/cas", null, create("tbl/dots")), 401, "unauthorized");
-        expectError(http(HttpMethod.POST, "//v1/kv/cas", null, create("tbl/slashes")), 401, "unauthorized");
-        expectError(http(HttpMethod.GET, "/v1/kv/../../v1/kv/tbl/x", null, null), 401, "unauthorized");
-        expectError(http(HttpMethod.GET, "/%761/kv/tbl/x", null, null), 401, "unauthorized");
+        expectError(http(HttpMethod.POST, "/x/../v1/kv/cas", null, create("kv/dots")), 401, "unauthorized");
+        expectError(http(HttpMethod.POST, "//v1/kv/cas", null, create("kv/slashes")), 401, "unauthorized");
+        expectError(http(HttpMethod.GET, "/v1/kv/../../v1/kv/kv/x", null, null), 401, "unauthorized");
+        expectError(http(HttpMethod.GET, "/%761/kv/kv/x", null, null), 401, "unauthorized");
         assertThat(recording.calls()).as("nothing reached the store").isEqualTo(before);
     }
 
     @Test
     void readOnlyTokenReadsButItsWritesAre403() throws Exception {
-        assertThat(http(HttpMethod.POST, "/v1/kv/cas", "Bearer " + READ_WRITE, create("tbl/x")).bodyAsJsonObject().getBoolean("applied"))
+        assertThat(http(HttpMethod.POST, "/v1/kv/cas", "Bearer " + READ_WRITE, create("kv/x")).bodyAsJsonObject().getBoolean("applied"))
                 .isTrue();
         int guarded = recording.guarded.size();
 
-        assertThat(http(HttpMethod.GET, "/v1/kv/tbl/x", "Bearer " + READ_ONLY, null).statusCode()).isEqualTo(200);
+        assertThat(http(HttpMethod.GET, "/v1/kv/kv/x", "Bearer " + READ_ONLY, null).statusCode()).isEqualTo(200);
         assertThat(http(HttpMethod.GET, "/v1/leader", "bearer " + READ_ONLY, null).statusCode()).as("scheme is case-insensitive")
                 .isEqualTo(200);
         HttpResponse<Buffer> cas = http(HttpMethod.POST, "/v1/kv/cas", "Bearer " + READ_ONLY,
-                new JsonObject().put("key", "tbl/x").put("expected", b64("v")).put("value", b64("changed")));
+                new JsonObject().put("key", "kv/x").put("expected", b64("v")).put("value", b64("changed")));
         expectError(cas, 403, "forbidden");
         assertThat(cas.bodyAsJsonObject().getJsonObject("error").getString("message")).contains("'reader'");
         expectError(http(HttpMethod.POST, "/v1/kv/delete", "Bearer " + READ_ONLY,
-                new JsonObject().put("key", "tbl/x").put("expected", b64("v"))), 403, "forbidden");
+                new JsonObject().put("key", "kv/x").put("expected", b64("v"))), 403, "forbidden");
         expectError(http(HttpMethod.POST, "/v1/leader/resign", "Bearer " + READ_ONLY, null), 403, "forbidden");
 
         assertThat(recording.guarded).as("no refused write reached the store").hasSize(guarded);
-        assertThat(http(HttpMethod.GET, "/v1/kv/tbl/x", "Bearer " + READ_WRITE, null).bodyAsJsonObject().getString("value"))
+        assertThat(http(HttpMethod.GET, "/v1/kv/kv/x", "Bearer " + READ_WRITE, null).bodyAsJsonObject().getString("value"))
                 .isEqualTo(b64("v"));
         assertThat(h.status(node).isLeader()).isTrue();
     }
@@ -169,18 +169,18 @@ class AccessControlTest {
 
     @Test
     void busRequestsNeedTheTokenHeader() throws Exception {
-        expectBusError(Bus.KV_CAS, create("tbl/bus"), null, 401, "unauthorized");
-        expectBusError(Bus.KV_CAS, create("tbl/bus"), "wrong-token-0123456789", 401, "unauthorized");
-        expectBusError(Bus.KV_GET, new JsonObject().put("key", "tbl/bus"), null, 401, "unauthorized");
+        expectBusError(Bus.KV_CAS, create("kv/bus"), null, 401, "unauthorized");
+        expectBusError(Bus.KV_CAS, create("kv/bus"), "wrong-token-0123456789", 401, "unauthorized");
+        expectBusError(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), null, 401, "unauthorized");
         expectBusError(Bus.LEADER_RESIGN, new JsonObject(), null, 401, "unauthorized");
-        expectBusError(Bus.KV_CAS, create("tbl/bus"), READ_ONLY, 403, "forbidden");
-        expectBusError(Bus.KV_DELETE, new JsonObject().put("key", "tbl/bus").putNull("expected"), READ_ONLY, 403, "forbidden");
+        expectBusError(Bus.KV_CAS, create("kv/bus"), READ_ONLY, 403, "forbidden");
+        expectBusError(Bus.KV_DELETE, new JsonObject().put("key", "kv/bus").putNull("expected"), READ_ONLY, 403, "forbidden");
         expectBusError(Bus.LEADER_RESIGN, new JsonObject(), READ_ONLY, 403, "forbidden");
         assertThat(recording.guarded).as("nothing reached the store").isEmpty();
-        expectBusError(Bus.KV_GET, new JsonObject().put("key", "tbl/bus"), READ_ONLY, 404, "not_found");
+        expectBusError(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), READ_ONLY, 404, "not_found");
 
-        assertThat(bus(Bus.KV_CAS, create("tbl/bus"), READ_WRITE).body().getBoolean("applied")).isTrue();
-        assertThat(bus(Bus.KV_SCAN, new JsonObject().put("prefix", "tbl/"), READ_ONLY).body().getJsonArray("entries")).hasSize(1);
+        assertThat(bus(Bus.KV_CAS, create("kv/bus"), READ_WRITE).body().getBoolean("applied")).isTrue();
+        assertThat(bus(Bus.KV_SCAN, new JsonObject().put("prefix", "kv/"), READ_ONLY).body().getJsonArray("entries")).hasSize(1);
         assertThat(bus(Bus.LEADER, new JsonObject(), READ_ONLY).body().getString("leader")).isEqualTo("a");
         assertThat(recording.guarded).hasSize(1);
         assertThat(node.metrics().scrape())

@@ -50,27 +50,27 @@ class EventBusApiTest {
 
     @Test
     void busClientsCasReadAndSeeTheEpoch() throws Exception {
-        JsonObject cas = new JsonObject().put("key", "tbl/bus").putNull("expected").put("value", b64("v1"));
+        JsonObject cas = new JsonObject().put("key", "kv/bus").putNull("expected").put("value", b64("v1"));
         Message<JsonObject> applied = call(Bus.KV_CAS, cas, "1");
         assertThat(applied.body()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
         assertThat(applied.headers().get(Bus.EPOCH_HEADER)).isEqualTo("1");
 
-        Message<JsonObject> read = call(Bus.KV_GET, new JsonObject().put("key", "tbl/bus"), null);
+        Message<JsonObject> read = call(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), null);
         assertThat(read.body().getString("value")).isEqualTo(b64("v1"));
         assertThat(read.headers().get(Bus.EPOCH_HEADER)).isEqualTo("1");
 
-        Message<JsonObject> page = call(Bus.KV_SCAN, new JsonObject().put("prefix", "tbl/").put("limit", 10), null);
+        Message<JsonObject> page = call(Bus.KV_SCAN, new JsonObject().put("prefix", "kv/").put("limit", 10), null);
         assertThat(page.body().getJsonArray("entries")).hasSize(1);
         Message<JsonObject> leader = call(Bus.LEADER, new JsonObject(), null);
         assertThat(leader.body().getString("leader")).isEqualTo("a");
 
-        JsonObject delete = new JsonObject().put("key", "tbl/bus").put("expected", b64("v1"));
+        JsonObject delete = new JsonObject().put("key", "kv/bus").put("expected", b64("v1"));
         assertThat(call(Bus.KV_DELETE, delete, null).body().getBoolean("applied")).isTrue();
     }
 
     @Test
     void staleEpochHeaderIsRefusedWithEpochMismatch() throws Exception {
-        JsonObject cas = new JsonObject().put("key", "tbl/bus").putNull("expected").put("value", b64("v1"));
+        JsonObject cas = new JsonObject().put("key", "kv/bus").putNull("expected").put("value", b64("v1"));
         assertThatThrownBy(() -> call(Bus.KV_CAS, cas, "0"))
                 .isInstanceOfSatisfying(ReplyException.class, e -> {
                     assertThat(e.failureCode()).isEqualTo(409);
@@ -80,14 +80,14 @@ class EventBusApiTest {
                 });
         assertThatThrownBy(() -> call(Bus.KV_CAS, cas, "not-a-number"))
                 .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(400));
-        assertThatThrownBy(() -> call(Bus.KV_GET, new JsonObject().put("key", "tbl/bus"), null))
+        assertThatThrownBy(() -> call(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), null))
                 .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(404));
         assertThat(recording.guarded).isEmpty();
     }
 
     @Test
     void storeRefusesLowerEpochWithoutTouchingTheStore() throws Exception {
-        JsonObject cas = new JsonObject().put("key", "tbl/bus").putNull("expected").put("value", b64("v1"));
+        JsonObject cas = new JsonObject().put("key", "kv/bus").putNull("expected").put("value", b64("v1"));
         assertThat(call(Bus.KV_CAS, cas, null).body().getBoolean("applied")).isTrue();
         assertThat(recording.guarded).hasSize(1);
 
@@ -95,14 +95,14 @@ class EventBusApiTest {
         BusMetaStore direct = new BusMetaStore(h.vertx, Bus.STORE, () -> 0L, 5_000);
         byte[] lease = NodeHarness.await(direct.get("election/leader")).orElseThrow();
         boolean applied = NodeHarness.await(direct.guardedMutate(
-                lake.meta.GuardedMutation.create("election/leader", lease, "tbl/low", new byte[] {1})));
+                lake.meta.GuardedMutation.create("election/leader", lease, "kv/low", new byte[] {1})));
         assertThat(applied).isFalse();
         assertThat(recording.guarded).as("refused on the fast path, never reached the store").hasSize(1);
-        assertThat(NodeHarness.await(direct.get("tbl/low"))).isEmpty();
+        assertThat(NodeHarness.await(direct.get("kv/low"))).isEmpty();
 
         // A store message without the epoch header is refused outright.
         assertThatThrownBy(() -> NodeHarness.await(h.vertx.eventBus().request(Bus.STORE,
-                new JsonObject().put("key", "tbl/bus"), new DeliveryOptions().addHeader(Bus.OP_HEADER, "get"))))
+                new JsonObject().put("key", "kv/bus"), new DeliveryOptions().addHeader(Bus.OP_HEADER, "get"))))
                 .isInstanceOfSatisfying(ReplyException.class,
                         e -> assertThat(e.getMessage()).contains(Bus.EPOCH_HEADER));
     }
@@ -115,7 +115,7 @@ class EventBusApiTest {
         byte[] staleLease = java.util.Arrays.copyOf(lease, lease.length + 1);
 
         for (BusMetaStore store : java.util.List.of(byReference, asJson)) {
-            String key = store == byReference ? "tbl/ref" : "tbl/json";
+            String key = store == byReference ? "kv/ref" : "kv/json";
             assertThat(NodeHarness.await(store.guardedMutate(GuardedMutation.create("election/leader", lease, key, new byte[] {1}))))
                     .as("exact lease, absent target").isTrue();
             assertThat(NodeHarness.await(store.guardedMutate(GuardedMutation.update("election/leader", staleLease, key,
@@ -129,10 +129,10 @@ class EventBusApiTest {
 
         // A mutation object under any other operation is malformed, not silently applied.
         assertThatThrownBy(() -> NodeHarness.await(h.vertx.eventBus().request(Bus.STORE,
-                GuardedMutation.create("election/leader", lease, "tbl/odd", new byte[] {1}),
+                GuardedMutation.create("election/leader", lease, "kv/odd", new byte[] {1}),
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, StoreProtocol.CAS).addHeader(Bus.EPOCH_HEADER, String.valueOf(epoch))
                         .setCodecName(LocalCodec.register(h.vertx, GuardedMutation.class)))))
                 .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(StoreProtocol.INVALID_ARGUMENT));
-        assertThat(NodeHarness.await(asJson.get("tbl/odd"))).isEmpty();
+        assertThat(NodeHarness.await(asJson.get("kv/odd"))).isEmpty();
     }
 }

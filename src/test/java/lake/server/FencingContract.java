@@ -82,7 +82,7 @@ abstract class FencingContract {
         MetasrvNode b = sharingNode("b", clockB);
 
         assertThat(h.campaign(a).epoch()).isEqualTo(1L);
-        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "a1")).bodyAsJsonObject())
+        assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1")).bodyAsJsonObject())
                 .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
         assertThat(h.campaign(b).isLeader()).as("b follows while a's lease is valid").isFalse();
 
@@ -96,18 +96,18 @@ abstract class FencingContract {
         assertThat(h.get(a, "/ready").statusCode()).isEqualTo(200);
 
         int guardedBefore = recording.guarded.size();
-        HttpResponse<Buffer> stale = h.post(a, "/v1/kv/cas", cas("tbl/x", "a1", "stale"));
+        HttpResponse<Buffer> stale = h.post(a, "/v1/kv/cas", cas("kv/x", "a1", "stale"));
         expectError(stale, 409, "fenced", "epoch 1");
         assertThat(recording.guarded).as("the stale write reached the store").hasSize(guardedBefore + 1);
         assertThat(recording.guarded.get(guardedBefore).guardKey()).isEqualTo("election/leader");
-        assertThat(value(b, "tbl/x")).as("target unchanged byte for byte").isEqualTo(b64("a1"));
+        assertThat(value(b, "kv/x")).as("target unchanged byte for byte").isEqualTo(b64("a1"));
         await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
         assertThat(h.get(a, "/v1/leader").bodyAsJsonObject().getString("role")).isEqualTo("follower");
 
-        assertThat(h.post(b, "/v1/kv/cas", cas("tbl/x", "a1", "b1")).bodyAsJsonObject())
+        assertThat(h.post(b, "/v1/kv/cas", cas("kv/x", "a1", "b1")).bodyAsJsonObject())
                 .isEqualTo(new JsonObject().put("applied", true).put("epoch", 2));
-        assertThat(h.post(b, "/v1/kv/cas", cas("tbl/y", null, "b2")).bodyAsJsonObject().getBoolean("applied")).isTrue();
-        assertThat(value(a, "tbl/x")).isEqualTo(b64("b1"));
+        assertThat(h.post(b, "/v1/kv/cas", cas("kv/y", null, "b2")).bodyAsJsonObject().getBoolean("applied")).isTrue();
+        assertThat(value(a, "kv/x")).isEqualTo(b64("b1"));
     }
 
     /** A paused leader's transaction after a takeover reaches the store, is fenced, and changes none of its keys. */
@@ -118,7 +118,7 @@ abstract class FencingContract {
         MetasrvNode a = hostNode("a", clockA);
         MetasrvNode b = sharingNode("b", clockB);
         assertThat(h.campaign(a).epoch()).isEqualTo(1L);
-        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "a1")).bodyAsJsonObject().getBoolean("applied")).isTrue();
+        assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1")).bodyAsJsonObject().getBoolean("applied")).isTrue();
 
         clockB.setWall(T0 + TTL);
         assertThat(h.campaign(b).epoch()).isEqualTo(2L);
@@ -126,23 +126,23 @@ abstract class FencingContract {
 
         int before = recording.transactions.size();
         JsonObject txn = new JsonObject().put("ops", new JsonArray()
-                .add(new JsonObject().put("key", "tbl/x").put("expected", b64("a1")).put("value", b64("stale")))
-                .add(new JsonObject().put("key", "tbl/y").putNull("expected").put("value", b64("stale")))
-                .add(new JsonObject().put("key", "tbl/z").put("value", b64("stale"))));
+                .add(new JsonObject().put("key", "kv/x").put("expected", b64("a1")).put("value", b64("stale")))
+                .add(new JsonObject().put("key", "kv/y").putNull("expected").put("value", b64("stale")))
+                .add(new JsonObject().put("key", "kv/z").put("value", b64("stale"))));
         HttpResponse<Buffer> stale = h.post(a, "/v1/txn", txn);
         expectError(stale, 409, "fenced", "epoch 1");
         assertThat(recording.transactions).as("the stale transaction reached the store").hasSize(before + 1);
         assertThat(recording.transactions.get(before).guardKey()).contains("election/leader");
-        assertThat(value(b, "tbl/x")).as("unchanged byte for byte").isEqualTo(b64("a1"));
-        assertThat(value(b, "tbl/y")).isNull();
-        assertThat(value(b, "tbl/z")).isNull();
+        assertThat(value(b, "kv/x")).as("unchanged byte for byte").isEqualTo(b64("a1"));
+        assertThat(value(b, "kv/y")).isNull();
+        assertThat(value(b, "kv/z")).isNull();
         await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
 
         HttpResponse<Buffer> fresh = h.post(b, "/v1/txn", txn.put("ops", new JsonArray()
-                .add(new JsonObject().put("key", "tbl/x").put("expected", b64("a1")).put("value", b64("b1")))
-                .add(new JsonObject().put("key", "tbl/y").putNull("expected").put("value", b64("b1")))));
+                .add(new JsonObject().put("key", "kv/x").put("expected", b64("a1")).put("value", b64("b1")))
+                .add(new JsonObject().put("key", "kv/y").putNull("expected").put("value", b64("b1")))));
         assertThat(fresh.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 2));
-        assertThat(value(a, "tbl/y")).isEqualTo(b64("b1"));
+        assertThat(value(a, "kv/y")).isEqualTo(b64("b1"));
     }
 
     @Test
@@ -153,21 +153,21 @@ abstract class FencingContract {
         MetasrvNode b = sharingNode("b", clockB);
 
         // No campaign yet: nobody may publish.
-        expectError(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v")), 503, "not_leader", "not the leader");
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/x", null, "v")), 503, "not_leader", "not the leader");
         assertThat(h.campaign(a).isLeader()).isTrue();
         assertThat(h.campaign(b).isLeader()).isFalse();
         // A follower refuses.
-        HttpResponse<Buffer> follower = h.post(b, "/v1/kv/cas", cas("tbl/x", null, "v"));
+        HttpResponse<Buffer> follower = h.post(b, "/v1/kv/cas", cas("kv/x", null, "v"));
         expectError(follower, 503, "not_leader", "the leader is a");
         assertThat(follower.getHeader("Retry-After")).isNotBlank();
         // The leader past its local deadline refuses, though nobody took its lease.
         clockA.advanceMono(TTL - 1_000);
-        expectError(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v")), 503, "not_leader", "deadline");
-        expectError(h.post(a, "/v1/kv/delete", new JsonObject().put("key", "tbl/x").put("expected", b64("v"))),
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/x", null, "v")), 503, "not_leader", "deadline");
+        expectError(h.post(a, "/v1/kv/delete", new JsonObject().put("key", "kv/x").put("expected", b64("v"))),
                 503, "not_leader", "deadline");
 
         assertThat(recording.guarded).as("nothing was sent to the store").isEmpty();
-        assertThat(h.get(a, "/v1/kv?prefix=tbl/").bodyAsJsonObject().getJsonArray("entries")).isEmpty();
+        assertThat(h.get(a, "/v1/kv?prefix=kv/").bodyAsJsonObject().getJsonArray("entries")).isEmpty();
         assertThat(h.get(a, "/ready").statusCode()).isEqualTo(503);
     }
 
@@ -176,7 +176,7 @@ abstract class FencingContract {
         ManualClock clock = new ManualClock(T0);
         MetasrvNode a = hostNode("a", clock);
         LeaseGuard first = h.campaign(a).guard().orElseThrow();
-        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v1")).bodyAsJsonObject().getBoolean("applied")).isTrue();
+        assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", null, "v1")).bodyAsJsonObject().getBoolean("applied")).isTrue();
 
         clock.advanceWall(3_000);
         clock.advanceMono(3_000);
@@ -184,7 +184,7 @@ abstract class FencingContract {
         assertThat(renewed.epoch()).isEqualTo(first.epoch());
         assertThat(renewed.leaseBytes()).isNotEqualTo(first.leaseBytes());
 
-        assertThat(h.post(a, "/v1/kv/cas", cas("tbl/x", "v1", "v2")).bodyAsJsonObject())
+        assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", "v1", "v2")).bodyAsJsonObject())
                 .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
         GuardedMutation last = recording.guarded.get(recording.guarded.size() - 1);
         assertThat(last.guardExpected()).isEqualTo(renewed.leaseBytes());
@@ -258,7 +258,7 @@ abstract class FencingContract {
                 .isGreaterThanOrEqualTo(lastLeader.deadlineNanos());
         assertThat(lastLeader.deadlineNanos()).isGreaterThanOrEqualTo(lastRenewalSeen);
         assertThat(faulty[0].injected.get() - before).as("renewal attempts before stepping down").isGreaterThan(2);
-        expectError(h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v")), 503, "not_leader", "not the leader");
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/x", null, "v")), 503, "not_leader", "not the leader");
         watcher.unregister();
     }
 

@@ -70,7 +70,7 @@ class FollowerWriteTest {
         int before = store[0].reads.get();
         CompletableFuture<HttpResponse<Buffer>> write = CompletableFuture.supplyAsync(() -> {
             try {
-                return h.post(node, "/v1/kv/cas", new JsonObject().put("key", "tbl/waiting").putNull("expected").put("value", b64("v")));
+                return h.post(node, "/v1/kv/cas", new JsonObject().put("key", "kv/waiting").putNull("expected").put("value", b64("v")));
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
@@ -84,6 +84,6 @@ class FollowerWriteTest {
         HttpResponse<Buffer> answer = write.get(5, TimeUnit.SECONDS);
         assertThat(answer.statusCode()).as(answer.bodyAsString()).isEqualTo(200);
         assertThat(answer.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
-        assertThat(h.get(node, "/v1/kv/tbl/waiting").bodyAsJsonObject().getString("value")).isEqualTo(b64("v"));
+        assertThat(h.get(node, "/v1/kv/kv/waiting").bodyAsJsonObject().getString("value")).isEqualTo(b64("v"));
     }
 }

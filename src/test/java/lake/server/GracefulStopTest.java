@@ -86,7 +86,7 @@ class GracefulStopTest {
     void inFlightWriteFinishesThenTheLeaseIsResignedAndTheStoreClosed() throws Exception {
         int port = node.httpPort();
         gate = Promise.promise();
-        Future<HttpResponse<Buffer>> write = h.http.post(port, "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("tbl/x", null, "v"));
+        Future<HttpResponse<Buffer>> write = h.http.post(port, "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/x", null, "v"));
         entered.get(10, TimeUnit.SECONDS);
 
         long stopStart = System.nanoTime();
@@ -104,7 +104,7 @@ class GracefulStopTest {
         // Reopening the same RocksDB directory works only once the node closed it.
         RocksMetaStore reopened = NodeHarness.await(RocksMetaStore.open(h.vertx, RocksConfig.defaults(dir.resolve("rocks"))));
         try {
-            assertThat(NodeHarness.await(reopened.get("tbl/x"))).isPresent();
+            assertThat(NodeHarness.await(reopened.get("kv/x"))).isPresent();
             LeaseRecord lease = LeaseRecord.decode(NodeHarness.await(reopened.get("election/leader")).orElseThrow());
             assertThat(lease.holder()).isEqualTo("a");
             assertThat(lease.epoch()).isEqualTo(1L);
@@ -117,7 +117,7 @@ class GracefulStopTest {
     @Test
     void aStuckRequestDoesNotHoldTheStopBeyondItsBound() throws Exception {
         gate = Promise.promise();
-        Future<HttpResponse<Buffer>> write = h.http.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("tbl/x", null, "v"));
+        Future<HttpResponse<Buffer>> write = h.http.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/x", null, "v"));
         entered.get(10, TimeUnit.SECONDS);
 
         long stopStart = System.nanoTime();

@@ -72,42 +72,42 @@ abstract class HttpApiContract {
         assertThat(h.get(node, "/health").statusCode()).isEqualTo(200);
         assertThat(h.get(node, "/ready").statusCode()).isEqualTo(200);
 
-        HttpResponse<Buffer> created = h.post(node, "/v1/kv/cas", cas("tbl/a/one", null, "v1"));
+        HttpResponse<Buffer> created = h.post(node, "/v1/kv/cas", cas("kv/a/one", null, "v1"));
         assertThat(created.statusCode()).isEqualTo(200);
         assertThat(json(created)).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
-        assertThat(json(h.post(node, "/v1/kv/cas", cas("tbl/a/one", null, "again"))).getBoolean("applied")).isFalse();
-        assertThat(json(h.post(node, "/v1/kv/cas", cas("tbl/a/one", "v1", "v2").put("epoch", 1))).getBoolean("applied")).isTrue();
+        assertThat(json(h.post(node, "/v1/kv/cas", cas("kv/a/one", null, "again"))).getBoolean("applied")).isFalse();
+        assertThat(json(h.post(node, "/v1/kv/cas", cas("kv/a/one", "v1", "v2").put("epoch", 1))).getBoolean("applied")).isTrue();
 
-        HttpResponse<Buffer> got = h.get(node, "/v1/kv/tbl/a/one");
+        HttpResponse<Buffer> got = h.get(node, "/v1/kv/kv/a/one");
         assertThat(got.statusCode()).isEqualTo(200);
-        assertThat(json(got)).isEqualTo(new JsonObject().put("key", "tbl/a/one").put("value", b64("v2")));
-        String odd = "tbl/a/two words+é?#";
+        assertThat(json(got)).isEqualTo(new JsonObject().put("key", "kv/a/one").put("value", b64("v2")));
+        String odd = "kv/a/two words+é?#";
         assertThat(json(h.post(node, "/v1/kv/cas", cas(odd, null, "x"))).getBoolean("applied")).isTrue();
         assertThat(json(h.get(node, "/v1/kv/" + URLEncoder.encode(odd, StandardCharsets.UTF_8).replace("%2F", "/")
                 .replace("+", "%20"))).getString("key")).isEqualTo(odd);
-        HttpResponse<Buffer> missing = h.get(node, "/v1/kv/tbl/absent");
+        HttpResponse<Buffer> missing = h.get(node, "/v1/kv/kv/absent");
         assertThat(missing.statusCode()).isEqualTo(404);
         assertThat(json(missing).getJsonObject("error").getString("code")).isEqualTo("not_found");
 
-        for (int i = 0; i < 5; i++) h.post(node, "/v1/kv/cas", cas("tbl/b/" + i, null, "b" + i));
+        for (int i = 0; i < 5; i++) h.post(node, "/v1/kv/cas", cas("kv/b/" + i, null, "b" + i));
         List<String> keys = new ArrayList<>();
         String continuation = null;
         do {
-            String uri = "/v1/kv?prefix=tbl/b/&limit=2" + (continuation == null ? "" : "&continuation=" + continuation);
+            String uri = "/v1/kv?prefix=kv/b/&limit=2" + (continuation == null ? "" : "&continuation=" + continuation);
             JsonObject page = json(h.get(node, uri));
             JsonArray entries = page.getJsonArray("entries");
             assertThat(entries.size()).isLessThanOrEqualTo(2);
             for (int i = 0; i < entries.size(); i++) keys.add(entries.getJsonObject(i).getString("key"));
             continuation = page.getString("continuation");
         } while (continuation != null);
-        assertThat(keys).containsExactly("tbl/b/0", "tbl/b/1", "tbl/b/2", "tbl/b/3", "tbl/b/4");
-        assertThat(json(h.get(node, "/v1/kv?prefix=tbl/")).getJsonArray("entries")).hasSize(7);
+        assertThat(keys).containsExactly("kv/b/0", "kv/b/1", "kv/b/2", "kv/b/3", "kv/b/4");
+        assertThat(json(h.get(node, "/v1/kv?prefix=kv/")).getJsonArray("entries")).hasSize(7);
 
-        JsonObject wrongDelete = new JsonObject().put("key", "tbl/b/0").put("expected", b64("nope"));
+        JsonObject wrongDelete = new JsonObject().put("key", "kv/b/0").put("expected", b64("nope"));
         assertThat(json(h.post(node, "/v1/kv/delete", wrongDelete))).isEqualTo(new JsonObject().put("applied", false).put("epoch", 1));
-        JsonObject delete = new JsonObject().put("key", "tbl/b/0").put("expected", b64("b0"));
+        JsonObject delete = new JsonObject().put("key", "kv/b/0").put("expected", b64("b0"));
         assertThat(json(h.post(node, "/v1/kv/delete", delete)).getBoolean("applied")).isTrue();
-        assertThat(h.get(node, "/v1/kv/tbl/b/0").statusCode()).isEqualTo(404);
+        assertThat(h.get(node, "/v1/kv/kv/b/0").statusCode()).isEqualTo(404);
 
         JsonObject leader = json(h.get(node, "/v1/leader"));
         assertThat(leader.getString("node_id")).isEqualTo("a");
@@ -127,7 +127,7 @@ abstract class HttpApiContract {
 
     @Test
     void everyErrorCodeLeavesTheStoreUnchanged() throws Exception {
-        assertThat(json(h.post(node, "/v1/kv/cas", cas("tbl/t", null, "v1"))).getBoolean("applied")).isTrue();
+        assertThat(json(h.post(node, "/v1/kv/cas", cas("kv/t", null, "v1"))).getBoolean("applied")).isTrue();
         JsonObject before = json(h.get(node, "/v1/kv?limit=1000"));
 
         expectError(h.send(node, HttpMethod.POST, "/v1/kv/cas", "{not json"), 400, "invalid_argument", "JSON");
@@ -144,17 +144,17 @@ abstract class HttpApiContract {
         expectError(h.post(node, "/v1/kv/cas", cas("election/leader", null, "v")), 400, "invalid_argument", "lease");
         expectError(h.post(node, "/v1/kv/delete", new JsonObject().put("key", "election/leader").put("expected", b64("x"))),
                 400, "invalid_argument", "lease");
-        expectError(h.post(node, "/v1/kv/delete", new JsonObject().put("key", "tbl/t")), 400, "invalid_argument", "expected");
+        expectError(h.post(node, "/v1/kv/delete", new JsonObject().put("key", "kv/t")), 400, "invalid_argument", "expected");
         expectError(h.get(node, "/v1/kv?limit=0"), 400, "invalid_argument", "limit");
         expectError(h.get(node, "/v1/kv?limit=1001"), 400, "invalid_argument", "limit");
         expectError(h.get(node, "/v1/kv?limit=ten"), 400, "invalid_argument", "limit");
         expectError(h.get(node, "/v1/kv?pfx=a"), 400, "invalid_argument", "pfx");
         expectError(h.get(node, "/v1/kv?prefix=a&continuation=Zm9v"), 400, "invalid_argument", "continuation");
 
-        expectError(h.get(node, "/v1/kv/tbl/missing"), 404, "not_found", "tbl/missing");
+        expectError(h.get(node, "/v1/kv/kv/missing"), 404, "not_found", "kv/missing");
         expectError(h.get(node, "/v2/nothing"), 404, "not_found", "/v2/nothing");
         expectError(h.send(node, HttpMethod.PUT, "/v1/kv/cas", "{}"), 405, "method_not_allowed", "PUT");
-        expectError(h.send(node, HttpMethod.DELETE, "/v1/kv/tbl/t", null), 405, "method_not_allowed", "DELETE");
+        expectError(h.send(node, HttpMethod.DELETE, "/v1/kv/kv/t", null), 405, "method_not_allowed", "DELETE");
 
         String hugeBody = "{\"key\":\"k\",\"expected\":null,\"value\":\"" + "A".repeat(HttpVerticle.CAS_BODY_BYTES) + "\"}";
         expectError(h.send(node, HttpMethod.POST, "/v1/kv/cas", hugeBody), 413, "payload_too_large", "body");
@@ -162,19 +162,19 @@ abstract class HttpApiContract {
         expectError(h.post(node, "/v1/kv/cas", new JsonObject().put("key", "k").putNull("expected").put("value", bigValue)),
                 413, "payload_too_large", "value");
 
-        expectError(h.post(node, "/v1/kv/cas", cas("tbl/t", "v1", "v2").put("epoch", 2)), 409, "epoch_mismatch", "epoch 2");
+        expectError(h.post(node, "/v1/kv/cas", cas("kv/t", "v1", "v2").put("epoch", 2)), 409, "epoch_mismatch", "epoch 2");
 
         faulty.fault.set(new MetaException.RetryableBackend("throttled by test", null));
-        HttpResponse<Buffer> unavailable = h.post(node, "/v1/kv/cas", cas("tbl/t", "v1", "v3"));
+        HttpResponse<Buffer> unavailable = h.post(node, "/v1/kv/cas", cas("kv/t", "v1", "v3"));
         expectError(unavailable, 503, "backend_unavailable", "throttled by test");
         assertThat(unavailable.getHeader("Retry-After")).isNotBlank();
-        expectError(h.get(node, "/v1/kv/tbl/t"), 503, "backend_unavailable", "throttled");
+        expectError(h.get(node, "/v1/kv/kv/t"), 503, "backend_unavailable", "throttled");
         faulty.fault.set(new MetaException.PermanentBackend("disk on fire (test)", null));
-        expectError(h.post(node, "/v1/kv/cas", cas("tbl/t", "v1", "v3")), 500, "internal", "disk on fire");
+        expectError(h.post(node, "/v1/kv/cas", cas("kv/t", "v1", "v3")), 500, "internal", "disk on fire");
         faulty.fault.set(null);
 
         clock.advanceMono(10_000);
-        HttpResponse<Buffer> notLeader = h.post(node, "/v1/kv/cas", cas("tbl/t", "v1", "v4"));
+        HttpResponse<Buffer> notLeader = h.post(node, "/v1/kv/cas", cas("kv/t", "v1", "v4"));
         expectError(notLeader, 503, "not_leader", "deadline");
         assertThat(notLeader.getHeader("Retry-After")).isNotBlank();
 
@@ -226,12 +226,12 @@ abstract class HttpApiContract {
     @Test
     void writeWithoutAnAnswerIsOutcomeUnknown() throws Exception {
         faulty.answerNothing.set(true);
-        HttpResponse<Buffer> lost = h.post(node, "/v1/kv/cas", cas("tbl/lost-reply", null, "v"));
+        HttpResponse<Buffer> lost = h.post(node, "/v1/kv/cas", cas("kv/lost-reply", null, "v"));
         expectError(lost, 504, "outcome_unknown", "read");
         assertThat(lost.getHeader("Retry-After")).as("not a plain retry").isNull();
         faulty.answerNothing.set(false);
         // Why it must not be a refusal: the write did apply.
-        assertThat(json(h.get(node, "/v1/kv/tbl/lost-reply")).getString("value")).isEqualTo(b64("v"));
+        assertThat(json(h.get(node, "/v1/kv/kv/lost-reply")).getString("value")).isEqualTo(b64("v"));
     }
 
     /** Each HTTP ingress instance runs its own NodeApi; every one of them must follow leadership. */
@@ -253,10 +253,10 @@ abstract class HttpApiContract {
             });
             for (int i = 0; i < connections; i++) {
                 HttpResponse<Buffer> write = NodeHarness.await(fresh.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas")
-                        .sendBuffer(Buffer.buffer(cas("tbl/after-resign/" + i, null, "v").encode())));
+                        .sendBuffer(Buffer.buffer(cas("kv/after-resign/" + i, null, "v").encode())));
                 expectError(write, 503, "not_leader", "not the leader");
             }
-            assertThat(json(h.get(node, "/v1/kv?prefix=tbl/after-resign/")).getJsonArray("entries")).isEmpty();
+            assertThat(json(h.get(node, "/v1/kv?prefix=kv/after-resign/")).getJsonArray("entries")).isEmpty();
         } finally {
             fresh.close();
         }

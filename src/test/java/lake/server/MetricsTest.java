@@ -71,11 +71,11 @@ class MetricsTest {
                 .as("pre-registered at zero").isZero();
 
         h.campaign(a);
-        h.post(a, "/v1/kv/cas", cas("tbl/x", null, "v1"));
-        h.post(a, "/v1/kv/cas", cas("tbl/x", null, "again"));
-        h.post(a, "/v1/kv/cas", cas("tbl/x", "v1", "v2").put("epoch", 7));
-        h.get(a, "/v1/kv/tbl/x");
-        h.get(a, "/v1/kv/tbl/absent");
+        h.post(a, "/v1/kv/cas", cas("kv/x", null, "v1"));
+        h.post(a, "/v1/kv/cas", cas("kv/x", null, "again"));
+        h.post(a, "/v1/kv/cas", cas("kv/x", "v1", "v2").put("epoch", 7));
+        h.get(a, "/v1/kv/kv/x");
+        h.get(a, "/v1/kv/kv/absent");
 
         String m = scrape(a);
         assertThat(sample(m, "lake_leader{node=\"a\"}")).isEqualTo(1.0);
@@ -103,11 +103,11 @@ class MetricsTest {
         MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000), clockA, store());
         MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), clockB, null);
         h.campaign(a);
-        h.post(a, "/v1/kv/cas", cas("tbl/x", null, "a1"));
+        h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1"));
         clockB.setWall(T0 + TTL);
         assertThat(h.campaign(b).epoch()).isEqualTo(2L);
 
-        HttpResponse<Buffer> stale = h.post(a, "/v1/kv/cas", cas("tbl/x", "a1", "stale"));
+        HttpResponse<Buffer> stale = h.post(a, "/v1/kv/cas", cas("kv/x", "a1", "stale"));
         assertThat(stale.statusCode()).isEqualTo(409);
         await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
 
@@ -119,7 +119,7 @@ class MetricsTest {
         String mb = scrape(b);
         assertThat(sample(mb, "lake_leader{node=\"b\"}")).isEqualTo(1.0);
         assertThat(sample(mb, "lake_epoch{node=\"b\"}")).isEqualTo(2.0);
-        assertThat(h.get(b, "/v1/kv/tbl/x").bodyAsJsonObject().getString("value")).isEqualTo(b64("a1"));
+        assertThat(h.get(b, "/v1/kv/kv/x").bodyAsJsonObject().getString("value")).isEqualTo(b64("a1"));
     }
 
     @Test
@@ -129,7 +129,7 @@ class MetricsTest {
 
         faulty.fault.set(new MetaException.RetryableBackend("TransactionConflict (test)", null));
         await().atMost(Duration.ofSeconds(5)).until(() -> sample(scrape(a), "lake_lease_renewal_failures_total{node=\"a\"}") >= 1);
-        HttpResponse<Buffer> read = h.get(a, "/v1/kv/tbl/x");
+        HttpResponse<Buffer> read = h.get(a, "/v1/kv/kv/x");
         assertThat(read.statusCode()).isEqualTo(503);
         faulty.fault.set(null);
 

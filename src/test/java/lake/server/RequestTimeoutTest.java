@@ -40,12 +40,12 @@ class RequestTimeoutTest {
         faulty[0].answerNothing.set(true);
         long start = System.nanoTime();
         HttpResponse<Buffer> lost = h.post(node, "/v1/kv/cas",
-                new JsonObject().put("key", "tbl/slow").putNull("expected").put("value", b64("v")));
+                new JsonObject().put("key", "kv/slow").putNull("expected").put("value", b64("v")));
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         expectError(lost, 504, "outcome_unknown", "request timeout");
         assertThat(tookMs).as("answered by the request timeout, not the store's").isBetween(400L, 10_000L);
         faulty[0].answerNothing.set(false);
         // Unknown, not refused: the write did apply.
-        assertThat(h.get(node, "/v1/kv/tbl/slow").bodyAsJsonObject().getString("value")).isEqualTo(b64("v"));
+        assertThat(h.get(node, "/v1/kv/kv/slow").bodyAsJsonObject().getString("value")).isEqualTo(b64("v"));
     }
 }

@@ -54,7 +54,7 @@ class StoreTransactionBusTest {
         assertThat(await(asJson.cas(GUARD, null, lease))).isTrue();
 
         for (BusMetaStore store : List.of(byReference, asJson)) {
-            String key = store == byReference ? "tbl/ref" : "tbl/json";
+            String key = store == byReference ? "kv/ref" : "kv/json";
             Transaction create = Transaction.guarded(GUARD, lease, List.of(Op.create(key, b("1")), Op.checkAbsent(key + "/x")));
             assertThat(await(store.transact(create))).isEqualTo(TransactionOutcome.APPLIED);
             assertThat(await(store.transact(create))).isEqualTo(TransactionOutcome.notApplied(List.of(0), false));

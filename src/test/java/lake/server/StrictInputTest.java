@@ -67,12 +67,12 @@ class StrictInputTest {
 
     @Test
     void malformedRequestsAreRefusedBeforeTheStore() throws Exception {
-        // A continuation issued for prefix "tbl/ab" that a client then sends with prefix "tbl/a".
-        for (String k : List.of("tbl/ab1", "tbl/ab2")) {
+        // A continuation issued for prefix "kv/ab" that a client then sends with prefix "kv/a".
+        for (String k : List.of("kv/ab1", "kv/ab2")) {
             assertThat(h.post(node, "/v1/kv/cas", new JsonObject().put("key", k).putNull("expected").put("value", b64("v")))
                     .statusCode()).isEqualTo(200);
         }
-        String continuation = h.get(node, "/v1/kv?prefix=tbl/ab&limit=1").bodyAsJsonObject().getString("continuation");
+        String continuation = h.get(node, "/v1/kv?prefix=kv/ab&limit=1").bodyAsJsonObject().getString("continuation");
         assertThat(continuation).isNotNull();
 
         String cas = "{\"key\":\"k\",\"expected\":null,\"value\":\"eA==\"}";
@@ -84,17 +84,17 @@ class StrictInputTest {
                 http("non-canonical base64 (padding bits set)", HttpMethod.POST, "/v1/kv/cas", cas.replace("eA==", "eB=="), "canonical"),
                 http("unpadded base64", HttpMethod.POST, "/v1/kv/cas", cas.replace("eA==", "eA"), "padded"),
                 http("base64 with a line break", HttpMethod.POST, "/v1/kv/cas", cas.replace("eA==", "eA\\n=="), "base64"),
-                http("invalid UTF-8 in a key path", HttpMethod.GET, "/v1/kv/tbl/%FF", null, "UTF-8"),
-                http("truncated UTF-8 sequence in a key path", HttpMethod.GET, "/v1/kv/tbl/%C3", null, "UTF-8"),
-                http("invalid UTF-8 in a prefix", HttpMethod.GET, "/v1/kv?prefix=tbl/%FF", null, "UTF-8"),
-                http("bad percent escape in a path", HttpMethod.GET, "/v1/kv/tbl/%G1", null, "'%G1' at offset 4 is not a percent escape"),
-                http("percent escape cut short", HttpMethod.GET, "/v1/kv/tbl/%4", null, "not a percent escape"),
+                http("invalid UTF-8 in a key path", HttpMethod.GET, "/v1/kv/kv/%FF", null, "UTF-8"),
+                http("truncated UTF-8 sequence in a key path", HttpMethod.GET, "/v1/kv/kv/%C3", null, "UTF-8"),
+                http("invalid UTF-8 in a prefix", HttpMethod.GET, "/v1/kv?prefix=kv/%FF", null, "UTF-8"),
+                http("bad percent escape in a path", HttpMethod.GET, "/v1/kv/kv/%G1", null, "'%G1' at offset 3 is not a percent escape"),
+                http("percent escape cut short", HttpMethod.GET, "/v1/kv/kv/%4", null, "not a percent escape"),
                 http("re-cased query parameter", HttpMethod.GET, "/v1/kv?Limit=5", null, "did you mean 'limit'"),
                 http("re-cased query parameter", HttpMethod.GET, "/v1/kv?PREFIX=a", null, "did you mean 'prefix'"),
                 http("repeated query parameter", HttpMethod.GET, "/v1/kv?limit=1&limit=2", null, "'limit' is given more than once"),
                 http("parameter without a value", HttpMethod.GET, "/v1/kv?prefix", null, "has no value"),
                 http("stray ampersand", HttpMethod.GET, "/v1/kv?prefix=a&&limit=2", null, "stray '&'"),
-                http("continuation of another prefix", HttpMethod.GET, "/v1/kv?prefix=tbl/a&continuation=" + continuation, null, "another prefix"),
+                http("continuation of another prefix", HttpMethod.GET, "/v1/kv?prefix=kv/a&continuation=" + continuation, null, "another prefix"),
                 http("block comment", HttpMethod.POST, "/v1/kv/cas", "{/* c */\"key\":\"k\",\"expected\":null,\"value\":\"eA==\"}", "not valid JSON"),
                 http("line comment", HttpMethod.POST, "/v1/kv/cas", "{\"key\":\"k\",//c\n\"expected\":null,\"value\":\"eA==\"}", "not valid JSON"),
                 http("epoch null", HttpMethod.POST, "/v1/kv/cas", cas.replace("}", ",\"epoch\":null}"), "field 'epoch' must be an unsigned integer"),
@@ -114,7 +114,7 @@ class StrictInputTest {
                 http("key of the wrong type", HttpMethod.POST, "/v1/kv/cas", cas.replace("\"k\"", "7"), "field 'key' must be a string, got a number"),
                 http("unknown field", HttpMethod.POST, "/v1/kv/cas", cas.replace("}", ",\"ttl\":5}"), "unknown field 'ttl'"),
                 http("single-quoted JSON", HttpMethod.POST, "/v1/kv/cas", "{'key':'k','expected':null,'value':'eA=='}", "not valid JSON"),
-                http("a body on a read", HttpMethod.GET, "/v1/kv/tbl/ab1", "{}", "takes no request body"),
+                http("a body on a read", HttpMethod.GET, "/v1/kv/kv/ab1", "{}", "takes no request body"),
                 http("fields on resign", HttpMethod.POST, "/v1/leader/resign", "{\"force\":true}", "takes no fields"),
                 http("limit with a leading zero", HttpMethod.GET, "/v1/kv?limit=05", null, "without leading zeros"),
                 http("an escaped parameter name", HttpMethod.GET, "/v1/kv?li%6Dit=5", null, "names are written literally"),
@@ -122,7 +122,7 @@ class StrictInputTest {
                 http("a key in the path that breaks the key rules", HttpMethod.GET, "/v1/kv/a%00b", null, "key in the path: key must not contain NUL"));
         // Route names are matched exactly: no spelling the router would normalise names a route.
         for (String[] c : new String[][]{{"POST", "//v1/kv/cas", "404"}, {"POST", "/v1/kv/%63as", "405"}, {"POST", "/v1/kv/./cas", "405"},
-                {"POST", "/v1/txn/", "404"}, {"GET", "/v1/leader/", "404"}, {"GET", "//v1/kv/tbl/ab1", "404"}}) {
+                {"POST", "/v1/txn/", "404"}, {"GET", "/v1/leader/", "404"}, {"GET", "//v1/kv/kv/ab1", "404"}}) {
             int before = store.calls();
             HttpResponse<Buffer> r = h.send(node, HttpMethod.valueOf(c[0]), c[1], c[0].equals("POST") ? cas : null);
             assertThat(r.statusCode()).as("%s %s: %s", c[0], c[1], r.bodyAsString()).isEqualTo(Integer.parseInt(c[2]));
@@ -148,9 +148,9 @@ class StrictInputTest {
                         "'key' appears more than once"),
                 bus("non-canonical base64", Bus.KV_CAS, casObject.copy().put("value", "eB=="), "canonical"),
                 bus("unpadded base64", Bus.KV_CAS, casObject.copy().put("value", "eA"), "padded"),
-                bus("key that is not UTF-8 (lone surrogate)", Bus.KV_GET, new JsonObject().put("key", "tbl/\uD800"), "UTF-8"),
+                bus("key that is not UTF-8 (lone surrogate)", Bus.KV_GET, new JsonObject().put("key", "kv/\uD800"), "UTF-8"),
                 bus("re-cased field", Bus.KV_SCAN, new JsonObject().put("Limit", 5), "unknown field 'Limit'"),
-                bus("continuation of another prefix", Bus.KV_SCAN, new JsonObject().put("prefix", "tbl/a").put("continuation", continuation),
+                bus("continuation of another prefix", Bus.KV_SCAN, new JsonObject().put("prefix", "kv/a").put("continuation", continuation),
                         "another prefix"),
                 bus("comment, as JSON text", Bus.KV_CAS, "{/* c */\"key\":\"k\",\"expected\":null,\"value\":\"eA==\"}", "not valid JSON"),
                 bus("epoch null", Bus.KV_CAS, casObject.copy().putNull("epoch"), "field 'epoch' must be an unsigned integer"),
@@ -225,7 +225,7 @@ class StrictInputTest {
         assertThat(delete.bodyAsJsonObject().getBoolean("applied")).isTrue();
 
         // curl's default Content-Type, a body over 1 KiB and a '%' that is no escape: still JSON.
-        String formKey = "tbl/100%zz";
+        String formKey = "kv/100%zz";
         HttpResponse<Buffer> form = h.sendWithType(node, "/v1/kv/cas", "application/x-www-form-urlencoded",
                 new JsonObject().put("key", formKey).putNull("expected").put("value", b64("f".repeat(1500))).encode());
         assertThat(form.statusCode()).as(form.bodyAsString()).isEqualTo(200);
