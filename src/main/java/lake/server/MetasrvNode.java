@@ -68,6 +68,8 @@ public final class MetasrvNode {
     private volatile HttpVerticle http;
     private NodeMetrics metrics;
     private MessageConsumer<Leadership> leadershipFeed;
+    /** Long polls this node holds now, across all its API instances. */
+    private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
     /** Index in {@link #deployments} of the election verticle: everything after it is ingress. */
     private int electionIndex = -1;
 
@@ -91,7 +93,7 @@ public final class MetasrvNode {
         ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(), !sharedStore);
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), new java.util.concurrent.atomic.AtomicInteger());
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
@@ -122,6 +124,11 @@ public final class MetasrvNode {
             deployments.add(id);
             return null;
         });
+    }
+
+    /** The long polls (catalog snapshots and resolves with {@code wait_ms}) this node holds now. */
+    public int waitingLongPolls() {
+        return waiting.get();
     }
 
     public String nodeId() {

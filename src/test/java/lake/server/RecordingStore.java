@@ -36,8 +36,11 @@ public final class RecordingStore implements MetaStore {
     }
 
     @Override public Future<Optional<byte[]>> get(String key) { calls.incrementAndGet(); return real.get(key); }
-    @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { calls.incrementAndGet(); return real.cas(key, expected, value); }
-    @Override public Future<Boolean> delete(String key, byte[] expected) { calls.incrementAndGet(); return real.delete(key, expected); }
+    /** Unguarded CAS and delete calls: no client or catalog write may ever be one. */
+    final AtomicInteger plainWrites = new AtomicInteger();
+
+    @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { calls.incrementAndGet(); plainWrites.incrementAndGet(); return real.cas(key, expected, value); }
+    @Override public Future<Boolean> delete(String key, byte[] expected) { calls.incrementAndGet(); plainWrites.incrementAndGet(); return real.delete(key, expected); }
     @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { calls.incrementAndGet(); return real.scanPrefix(prefix, c, limit); }
     @Override public Future<Void> close() { calls.incrementAndGet(); return real.close(); }
 
