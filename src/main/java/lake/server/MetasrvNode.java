@@ -86,6 +86,7 @@ public final class MetasrvNode {
     private Future<Void> start() {
         Settings s = options.settings();
         metrics = new NodeMetrics(options.metrics(), s.nodeId());
+        metrics.waitingLongPolls(waiting);
         AccessControl access = new AccessControl(s.authTokens(), metrics);
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.

@@ -129,6 +129,12 @@ public final class NodeMetrics {
     }
 
     /** A campaign round of a leader that failed (it retries until its deadline, then steps down). */
+    /** Publishes {@code waiting}, the node's count of long polls held now, as {@code lake_catalog_waiting}. */
+    void waitingLongPolls(java.util.concurrent.atomic.AtomicInteger waiting) {
+        Gauge.builder("lake.catalog.waiting", waiting, java.util.concurrent.atomic.AtomicInteger::get).tag("node", node)
+                .description("catalog long polls (snapshot and resolve with wait_ms) this node holds now").register(registry);
+    }
+
     void renewalFailed() {
         renewalFailures.increment();
     }

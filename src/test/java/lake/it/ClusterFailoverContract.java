@@ -184,6 +184,43 @@ abstract class ClusterFailoverContract {
         }
     }
 
+    /** A snapshot waiting on a follower answers soon after the leader acknowledges a table create (issue 12). */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void waitingSnapshotAnswersSoonAfterChange() throws Exception {
+        Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+        Node follower = cluster.others(leader).get(0);
+        String ns = "wait" + System.nanoTime();
+        HttpResponse<String> created = MetasrvProcess.post(leader.httpPort(), "/v1/namespaces", "{\"namespace\":\"" + ns + "\"}");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        java.util.List<Long> latenciesMs = new java.util.ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            String generation = new JsonObject(MetasrvProcess.get(follower.httpPort(), "/v1/catalog").body()).getString("generation");
+            java.util.concurrent.CompletableFuture<HttpResponse<String>> waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return MetasrvProcess.get(follower.httpPort(), "/v1/catalog?known_generation=" + generation + "&wait_ms=30000");
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            // The follower holds the waiter once its metrics say so.
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() ->
+                    MetasrvProcess.get(follower.httpPort(), "/metrics").body().contains("lake_catalog_waiting{node=\"" + follower.id() + "\"} 1.0"));
+            HttpResponse<String> table = MetasrvProcess.post(leader.httpPort(), "/v1/namespaces/" + ns + "/tables",
+                    "{\"name\":\"t" + round + "\",\"columns\":[\"id:i64\"]}");
+            long ackedAt = System.nanoTime();
+            assertThat(table.statusCode()).as(table.body()).isEqualTo(200);
+            HttpResponse<String> answer = waiting.get(30, TimeUnit.SECONDS);
+            latenciesMs.add((System.nanoTime() - ackedAt) / 1_000_000);
+            JsonObject body = new JsonObject(answer.body());
+            assertThat(body.getString("status")).as(answer.body()).isEqualTo("snapshot");
+            assertThat(body.getString("generation")).isNotEqualTo(generation);
+        }
+        System.out.printf("waiter on follower %s answered %s ms after the leader's acknowledgement%n", follower.id(), latenciesMs);
+        assertThat(latenciesMs.stream().filter(ms -> ms <= 250).count()).as("rounds within 250 ms: %s", latenciesMs).isGreaterThanOrEqualTo(2);
+        assertThat(latenciesMs).allMatch(ms -> ms < 5_000);
+    }
+
     @Test
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void killedLeaderIsReplacedWithinLeaseBound() throws Exception {

@@ -145,6 +145,37 @@ abstract class FencingContract {
         assertThat(value(a, "kv/y")).isEqualTo(b64("b1"));
     }
 
+    /** A paused leader's create-table after a takeover is fenced; neither the table nor the generation changes. */
+    @Test
+    void staleLeaderCannotCreateTable() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        ManualClock clockB = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clockA);
+        MetasrvNode b = sharingNode("b", clockB);
+        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "robots")).statusCode()).isEqualTo(200);
+        String generation = h.get(a, "/v1/catalog").bodyAsJsonObject().getString("generation");
+
+        clockB.setWall(T0 + TTL);
+        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        assertThat(h.status(a).isLeader()).as("a still believes it leads").isTrue();
+
+        int before = recording.transactions.size();
+        HttpResponse<Buffer> stale = h.post(a, "/v1/namespaces/robots/tables",
+                new JsonObject().put("name", "episodes").put("columns", new JsonArray().add("id:i64")));
+        expectError(stale, 409, "fenced", "epoch 1");
+        assertThat(recording.transactions).as("the stale create reached the store").hasSize(before + 1);
+        assertThat(recording.transactions.get(before).guardKey()).contains("election/leader");
+        assertThat(h.get(b, "/v1/namespaces/robots/tables/episodes").statusCode()).isEqualTo(404);
+        assertThat(h.get(b, "/v1/catalog").bodyAsJsonObject().getString("generation")).as("generation unchanged").isEqualTo(generation);
+        assertThat(h.get(b, "/v1/namespaces/robots").bodyAsJsonObject().getLong("tables")).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+
+        HttpResponse<Buffer> fresh = h.post(b, "/v1/namespaces/robots/tables",
+                new JsonObject().put("name", "episodes").put("columns", new JsonArray().add("id:i64")));
+        assertThat(fresh.statusCode()).as(fresh.bodyAsString()).isEqualTo(200);
+    }
+
     @Test
     void publicationWithoutLiveGuardFailsClosed() throws Exception {
         ManualClock clockA = new ManualClock(T0);
