@@ -80,7 +80,7 @@ public final class Catalog {
     public Future<Namespace> createNamespace(String ns, Map<String, String> properties) {
         return start(() -> {
             checkName("namespace", ns);
-            Namespace created = new Namespace(ns, CatalogNames.checkProperties(ns, properties), 0);
+            Namespace created = new Namespace(ns, CatalogNames.checkProperties(ns, properties), false);
             byte[] record = checkedSize("namespace '" + ns + "' record", created.toBytes());
             Transaction tx = Transaction.of(List.of(Op.create(CatalogKeys.namespace(ns), record), bumpGeneration()));
             return apply(tx).compose(outcome -> outcome.applied() ? Future.succeededFuture(created)
@@ -98,20 +98,36 @@ public final class Catalog {
                 CatalogNames.checkLimit(limit, MAX_NAMESPACE_PAGE)));
     }
 
-    /** Drops an empty namespace; {@link CatalogException.NamespaceNotEmpty} while it holds tables. */
+    /**
+     * Drops an empty namespace; {@link CatalogException.NamespaceNotEmpty} while it holds tables.
+     * Three steps, each one transaction on the record's exact bytes: mark it dropping (from then on
+     * every create decided from the live record fails its check), look for a table, then delete it
+     * with the generation, or put it back live. A drop interrupted after the first step is finished
+     * (or undone) by the next drop of the same namespace; creates meanwhile are refused as
+     * {@link CatalogException.Contended}.
+     */
     public Future<Namespace> dropNamespace(String ns) {
         return start(() -> {
             checkName("namespace", ns);
+            String key = CatalogKeys.namespace(ns);
             return retrying("drop namespace '" + ns + "'", () -> readNamespace(ns).compose(current -> {
-                if (current.value().tables() > 0) {
-                    return Future.failedFuture(notEmpty(ns, current.value().tables() + " table(s)"));
-                }
-                // Registrations written into the namespace outside the catalog (by lake) are not counted.
-                return port.scan(CatalogKeys.tablesOf(ns), null, 1).compose(page -> {
-                    if (!page.entries().isEmpty()) return Future.failedFuture(notEmpty(ns, "a table registered outside the catalog"));
-                    Transaction tx = Transaction.of(List.of(
-                            Op.delete(CatalogKeys.namespace(ns), current.bytes()), bumpGeneration()));
-                    return apply(tx).map(o -> o.applied() ? Optional.of(current.value()) : Optional.empty());
+                Namespace marked = current.value().withDropping(true);
+                Future<Optional<byte[]>> dropping = current.value().dropping() ? Future.succeededFuture(Optional.of(current.bytes()))
+                        : apply(Transaction.of(List.of(Op.update(key, current.bytes(), marked.toBytes()))))
+                                .map(o -> o.applied() ? Optional.of(marked.toBytes()) : Optional.empty());
+                return dropping.compose(markedBytes -> {
+                    if (markedBytes.isEmpty()) return Future.succeededFuture(Optional.<Namespace>empty());
+                    // Every create that committed did so before the mark, so this read sees it.
+                    return port.scan(CatalogKeys.tablesOf(ns), null, 1).compose(page -> {
+                        if (!page.entries().isEmpty()) {
+                            Namespace live = marked.withDropping(false);
+                            return apply(Transaction.of(List.of(Op.update(key, markedBytes.get(), live.toBytes()))))
+                                    .compose(o -> Future.failedFuture(notEmpty(ns, "table '" + page.entries().get(0).key()
+                                            .substring(CatalogKeys.tablesOf(ns).length()) + "'")));
+                        }
+                        Transaction tx = Transaction.of(List.of(Op.delete(key, markedBytes.get()), bumpGeneration()));
+                        return apply(tx).map(o -> o.applied() ? Optional.of(marked.withDropping(false)) : Optional.<Namespace>empty());
+                    });
                 });
             }));
         });
@@ -121,8 +137,9 @@ public final class Catalog {
 
     /**
      * Registers a new table at version 0 with a fresh incarnation and the location
-     * {@code <catalogRoot>/<ns>/<name>/<incarnation_id>}. The namespace must exist: its record is a
-     * condition of the same transaction, which also raises its table count and the generation.
+     * {@code <catalogRoot>/<ns>/<name>/<incarnation_id>}. The namespace must exist and not be being
+     * dropped: its exact record is a condition of the same transaction, which also rewrites the
+     * generation.
      */
     public Future<Table> createTable(String ns, String name, List<String> columns, String engine) {
         return start(() -> {
@@ -135,10 +152,13 @@ public final class Catalog {
                 String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
                 Registration reg = Registration.create(
                         catalogRoot + "/" + ns + "/" + name + "/" + incarnation, eng, incarnation, cols);
-                Namespace counted = namespace.value().withTables(namespace.value().tables() + 1);
+                if (namespace.value().dropping()) {
+                    return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped; retry"));
+                }
+                // The namespace record is checked, not rewritten: creates of different tables never conflict.
                 Transaction tx = Transaction.of(List.of(
                         Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
-                        Op.update(CatalogKeys.namespace(ns), namespace.bytes(), counted.toBytes()),
+                        Op.checkValue(CatalogKeys.namespace(ns), namespace.bytes()),
                         bumpGeneration()));
                 return apply(tx).compose(o -> {
                     if (o.applied()) return Future.succeededFuture(Optional.of(new Table(ns, name, reg)));
@@ -209,43 +229,32 @@ public final class Catalog {
 
     /**
      * Drops the table in one transaction: its tombstone created, the exact registration deleted,
-     * the namespace count lowered, the generation rewritten.
+     * the generation rewritten.
      */
     public Future<Tombstone> dropTable(String ns, String name) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
             String what = "table '" + ns + "." + name + "'";
-            return retrying("drop " + what, () -> readTable(ns, name).compose(table ->
-                    port.get(CatalogKeys.namespace(ns)).compose(nsBytes -> {
-                        Registration reg = table.value();
-                        String incarnation = reg.incarnationId().orElse(null);
-                        String tombKey = CatalogKeys.tombstone(ns, name, incarnation);
-                        List<Op> ops = new ArrayList<>(4);
-                        ops.add(Op.create(tombKey, checkedSize(what + " tombstone", Tombstone.encode(ns, name, reg))));
-                        ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
-                        ops.add(namespaceAfterDrop(ns, nsBytes));
-                        ops.add(bumpGeneration());
-                        return apply(Transaction.of(ops)).compose(o -> {
-                            Tombstone tomb = new Tombstone(ns, name, incarnation == null ? CatalogKeys.LEGACY : incarnation, reg);
-                            if (o.applied()) return Future.succeededFuture(Optional.of(tomb));
-                            if (o.failed().contains(0) && !o.failed().contains(1)) {
-                                return Future.failedFuture(new CatalogException.AlreadyExists(
-                                        "a tombstone " + tombKey + " already exists for " + what + "; purge it first"));
-                            }
-                            return Future.succeededFuture(Optional.<Tombstone>empty());
-                        });
-                    })));
+            return retrying("drop " + what, () -> readTable(ns, name).compose(table -> {
+                Registration reg = table.value();
+                String incarnation = reg.incarnationId().orElse(null);
+                String tombKey = CatalogKeys.tombstone(ns, name, incarnation);
+                List<Op> ops = new ArrayList<>(3);
+                ops.add(Op.create(tombKey, checkedSize(what + " tombstone", Tombstone.encode(ns, name, reg))));
+                ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
+                ops.add(bumpGeneration());
+                return apply(Transaction.of(ops)).compose(o -> {
+                    Tombstone tomb = new Tombstone(ns, name, incarnation == null ? CatalogKeys.LEGACY : incarnation, reg);
+                    if (o.applied()) return Future.succeededFuture(Optional.of(tomb));
+                    if (o.failed().contains(0) && !o.failed().contains(1)) {
+                        return Future.failedFuture(new CatalogException.AlreadyExists(
+                                "a tombstone " + tombKey + " already exists for " + what + "; purge it first"));
+                    }
+                    return Future.succeededFuture(Optional.<Tombstone>empty());
+                });
+            }));
         });
-    }
-
-    /** Lowers the namespace's count on its exact bytes; a table outside any namespace record checks the record stays absent. */
-    private static Op namespaceAfterDrop(String ns, Optional<byte[]> nsBytes) {
-        String key = CatalogKeys.namespace(ns);
-        if (nsBytes.isEmpty()) return Op.checkAbsent(key);
-        Namespace namespace = Namespace.parse(ns, nsBytes.get());
-        // A count of 0 means the table was registered outside the catalog (by lake): it was never counted.
-        return Op.update(key, nsBytes.get(), namespace.withTables(Math.max(0, namespace.tables() - 1)).toBytes());
     }
 
     // ---- directory -------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ package lake.catalog;
  *   <li>{@code tbl/<ns>/<name>} → a {@link Registration}, compact JSON;</li>
  *   <li>{@code __lake_internal/catalog-directory-generation} → UUIDv7 text, rewritten in the same
  *       transaction as every table and namespace create and drop, never by a version commit;</li>
- *   <li>{@code __lake_internal/namespaces/<ns>} → {@code {"properties":{…},"tables":N}}, the
- *       namespace index with the count of the namespace's live tables;</li>
+ *   <li>{@code __lake_internal/namespaces/<ns>} → {@code {"properties":{…}}} ({@code "dropping":true} during a drop),
+ *       the namespace index;</li>
  *   <li>{@code drop/<ns>/<name>/<incarnation_id or "legacy">} → a drop tombstone (lake keys it
  *       {@code drop/<ns>/<name>}; keying by incarnation keeps every tombstone of a re-created name).</li>
  * </ul>

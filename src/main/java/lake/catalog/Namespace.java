@@ -9,11 +9,12 @@ import java.util.Map;
 
 /**
  * A namespace and its index record at {@code __lake_internal/namespaces/<ns>}:
- * {@code {"properties":{…string→string},"tables":N}}, where {@code tables} counts the namespace's
- * live tables. Table create and drop rewrite the record conditioned on its exact bytes, so a
- * create racing a namespace drop always makes one of them fail its condition.
+ * {@code {"properties":{…string→string}}}, with {@code "dropping":true} while a drop is deciding
+ * whether the namespace is empty. Table creates check the record's exact bytes (they never rewrite
+ * it, so creates of different tables never conflict with each other); a drop first rewrites it
+ * to "dropping", which fails every create decided from the live record, then looks for tables.
  */
-public record Namespace(String name, Map<String, String> properties, long tables) {
+public record Namespace(String name, Map<String, String> properties, boolean dropping) {
     public Namespace {
         properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
     }
@@ -22,12 +23,12 @@ public record Namespace(String name, Map<String, String> properties, long tables
         ObjectNode json = CatalogJson.JSON.createObjectNode();
         ObjectNode props = json.putObject("properties");
         properties.forEach(props::put);
-        json.put("tables", tables);
+        if (dropping) json.put("dropping", true);
         return CatalogJson.write(json);
     }
 
-    Namespace withTables(long count) {
-        return new Namespace(name, properties, count);
+    Namespace withDropping(boolean state) {
+        return new Namespace(name, properties, state);
     }
 
     static Namespace parse(String name, byte[] stored) {
@@ -41,10 +42,8 @@ public record Namespace(String name, Map<String, String> properties, long tables
             if (v == null) throw CatalogJson.corrupt(what, "has a non-string property '" + e.getKey() + "'");
             properties.put(e.getKey(), v);
         }
-        JsonNode count = json.get("tables");
-        if (count == null || !count.canConvertToLong() || !count.isIntegralNumber() || count.longValue() < 0) {
-            throw CatalogJson.corrupt(what, "has no non-negative table count");
-        }
-        return new Namespace(name, properties, count.longValue());
+        JsonNode dropping = json.get("dropping");
+        if (dropping != null && !dropping.isBoolean()) throw CatalogJson.corrupt(what, "has a 'dropping' that is not a boolean");
+        return new Namespace(name, properties, dropping != null && dropping.booleanValue());
     }
 }

@@ -180,8 +180,9 @@ final class CatalogApi {
     }
 
     static JsonObject namespace(Namespace n) {
-        return new JsonObject().put("namespace", n.name()).put("properties", new JsonObject(new java.util.LinkedHashMap<>(n.properties())))
-                .put("tables", n.tables());
+        JsonObject out = new JsonObject().put("namespace", n.name())
+                .put("properties", new JsonObject(new java.util.LinkedHashMap<>(n.properties())));
+        return n.dropping() ? out.put("dropping", true) : out;
     }
 
     static JsonObject table(Table t) {
