@@ -85,7 +85,8 @@ public final class ApiRequests {
     private static Transaction.Op txnOp(Object raw) {
         if (!(raw instanceof JsonObject op)) throw ApiError.invalid("an operation must be an object, got " + typeOf(raw));
         allowOnly(op, TXN_OP_FIELDS);
-        String key = writableKey(op, "key");
+        // A check may depend on a catalog key (a table's registration); only writes to one are refused.
+        String key = op.containsKey("value") || op.containsKey("delete") ? writableKey(op, "key") : key(op, "key");
         if (op.containsKey("expected") && op.containsKey("exists")) {
             throw ApiError.invalid("both 'expected' and 'exists'; give one condition");
         }

@@ -123,9 +123,9 @@ final class CatalogRequests {
 
     private static long unsigned(JsonObject b, String field, long min, long max) {
         Object v = b.getValue(field);
-        if (!(v instanceof Integer || v instanceof Long)) throw ApiError.invalid("field '" + field + "' must be an integer, got " + ApiRequests.typeOf(v));
+        if (!(v instanceof Integer || v instanceof Long)) throw ApiError.invalid("'" + field + "' must be an integer, got " + ApiRequests.typeOf(v));
         long n = ((Number) v).longValue();
-        if (n < min || n > max) throw ApiError.invalid("field '" + field + "' must be between " + min + " and " + max + ", got " + n);
+        if (n < min || n > max) throw ApiError.invalid("'" + field + "' must be between " + min + " and " + max + ", got " + n);
         return n;
     }
 

@@ -124,11 +124,26 @@ class TwoNodeClusterTest {
         assertThat(get(b, "/v1/kv/kv/f2").getString("value")).isEqualTo(value);
         assertThat(post(a, "/v1/kv/cas", new JsonObject().put("key", "kv/f").putNull("expected").put("value", value))
                 .bodyAsJsonObject().getBoolean("applied")).isTrue();
-        // A stale expected epoch is refused by the leader, even when forwarded.
-        HttpResponse<Buffer> stale = post(follower, "/v1/kv/cas",
-                new JsonObject().put("key", "kv/g").putNull("expected").put("value", value).put("epoch", epoch + 5));
+        // Catalog writes sent to the follower are forwarded whole and run on the leader; reads are local.
+        assertThat(post(follower, "/v1/namespaces", new JsonObject().put("namespace", "fwd")).statusCode()).isEqualTo(200);
+        HttpResponse<Buffer> table = post(follower, "/v1/namespaces/fwd/tables",
+                new JsonObject().put("name", "t").put("columns", new io.vertx.core.json.JsonArray().add("id:i64")));
+        assertThat(table.statusCode()).as(table.bodyAsString()).isEqualTo(200);
+        HttpResponse<Buffer> commit = post(follower, "/v1/namespaces/fwd/tables/t/versions",
+                new JsonObject().put("expected_version", 0).put("version", 1));
+        assertThat(commit.bodyAsJsonObject().getJsonObject("registration").getLong("current_version")).isEqualTo(1L);
+        HttpResponse<Buffer> stale = post(follower, "/v1/namespaces/fwd/tables/t/versions",
+                new JsonObject().put("expected_version", 0).put("version", 2));
         assertThat(stale.statusCode()).isEqualTo(409);
-        assertThat(stale.bodyAsJsonObject().getJsonObject("error").getString("code")).isEqualTo("epoch_mismatch");
+        assertThat(stale.bodyAsJsonObject().getJsonObject("error").getString("code")).isEqualTo("version_conflict");
+        assertThat(get(leader, "/v1/namespaces/fwd/tables/t").getJsonObject("registration").getLong("current_version")).isEqualTo(1L);
+        assertThat(post(follower, "/v1/namespaces", new JsonObject().put("namespace", "a/b")).statusCode())
+                .as("refused on the follower, before any forwarding").isEqualTo(400);
+        // A stale expected epoch is refused by the leader, even when forwarded.
+        HttpResponse<Buffer> staleEpoch = post(follower, "/v1/kv/cas",
+                new JsonObject().put("key", "kv/g").putNull("expected").put("value", value).put("epoch", epoch + 5));
+        assertThat(staleEpoch.statusCode()).isEqualTo(409);
+        assertThat(staleEpoch.bodyAsJsonObject().getJsonObject("error").getString("code")).isEqualTo("epoch_mismatch");
 
         await().atMost(Duration.ofSeconds(10)).until(() -> get(a, "/v1/cluster").getJsonArray("members").size() == 2);
 

@@ -169,6 +169,11 @@ abstract class CatalogApiContract {
                     400, "invalid_argument", "ops[1]");
         }
         assertThat(store.calls()).as("no refused KV write reached the store").isEqualTo(before);
+        // A KV transaction may still depend on a catalog key by a check.
+        assertThat(ok(post("/v1/txn", new JsonObject().put("ops", new JsonArray()
+                .add(new JsonObject().put("key", "tbl/ro/t").put("exists", true))
+                .add(new JsonObject().put("key", "kv/depends-on-ro.t").putNull("expected").put("value", b64("x")))))).getBoolean("applied"))
+                .isTrue();
         assertThat(ok(h.get(node, "/v1/kv/tbl/ro/t")).getString("key")).as("reads stay open").isEqualTo("tbl/ro/t");
     }
 
