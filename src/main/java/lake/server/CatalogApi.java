@@ -206,6 +206,7 @@ final class CatalogApi {
 
     /** The registration as stored: lake's fields and any unknown ones, in their order. */
     private static JsonObject registration(Registration r) {
-        return new JsonObject(r.toJson().toString());
+        // The stored bytes are compact JSON already: parse them once, no tree copy or re-render.
+        return new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.bytes()));
     }
 }
