@@ -138,6 +138,9 @@ final class CatalogWatch {
 
     private void finish(Waiter w, boolean changed) {
         vertx.cancelTimer(w.timer());
-        if (w.promise().tryComplete(changed)) waiting.decrementAndGet();
+        // The slot is given back before the answer goes out: whoever sees the answer sees the count without it.
+        if (w.promise().future().isComplete()) return;
+        waiting.decrementAndGet();
+        w.promise().complete(changed);
     }
 }
