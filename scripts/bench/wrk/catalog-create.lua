@@ -56,41 +56,16 @@ local guard_b64 = os.getenv("BENCH_GUARD_B64") or ""
 local lease_b64 = os.getenv("BENCH_LEASE_B64") or ""
 local GENERATION = "__lake_internal/catalog-directory-generation"
 
-local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-local function b64(s)
-  local out = {}
-  for i = 1, #s, 3 do
-    local a, b, c = s:byte(i, i + 2)
-    local v = a * 65536 + (b or 0) * 256 + (c or 0)
-    local c1 = math.floor(v / 262144) % 64
-    local c2 = math.floor(v / 4096) % 64
-    local c3 = math.floor(v / 64) % 64
-    local c4 = v % 64
-    out[#out + 1] = B64:sub(c1 + 1, c1 + 1) .. B64:sub(c2 + 1, c2 + 1)
-        .. (b and B64:sub(c3 + 1, c3 + 1) or "=") .. (c and B64:sub(c4 + 1, c4 + 1) or "=")
-  end
-  return table.concat(out)
-end
+local bench = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*/)") or "") .. "common.lua")
+local b64 = bench.b64
+bench.label = label
 
--- Main state: keep the thread handles so done() can collect their counters.
-local threads = {}
-local created = 0
-function setup(thread)
-  thread:set("tid", created)
-  created = created + 1
-  threads[#threads + 1] = thread
-end
 
 -- Thread state.
 local counter = 0
-local ok = 0
-local expect
 local namespaces = {}  -- this thread's share of the namespaces
 local tag
 local head, mid       -- etcd body around the per-request parts
-non2xx = 0
-sampled = 0
-bad = 0
 
 -- A UUIDv7-shaped id (36 characters, like the ones Metasrv writes): ms time, thread, counter.
 local function uuid(n)
@@ -110,12 +85,12 @@ function init(args)
   wrk.headers["Content-Type"] = "application/json"
   if target == "etcd" then
     wrk.path = "/v3/kv/txn"
-    expect = '"succeeded":true'
+    bench.expect = '"succeeded":true'
     head = '{"compare":[{"key":"' .. guard_b64 .. '","target":"VALUE","result":"EQUAL","value":"' .. lease_b64
         .. '"},{"key":"'
     mid = '","target":"CREATE","result":"EQUAL","create_revision":"0"}],"success":[{"request_put":{"key":"'
   else
-    expect = '"incarnation_id"'
+    bench.expect = '"incarnation_id"'
   end
 end
 
@@ -134,30 +109,4 @@ function request()
   end
   return wrk.format(nil, "/v1/namespaces/" .. ns .. "/tables", nil,
       '{"name":"' .. name .. '","columns":' .. columns .. "}")
-end
-
-function response(status, headers, body)
-  if status < 200 or status > 299 then
-    non2xx = non2xx + 1
-    return
-  end
-  ok = ok + 1
-  if ok % 16 == 1 then
-    sampled = sampled + 1
-    if not string.find(body, expect, 1, true) then bad = bad + 1 end
-  end
-end
-
-function done(summary, latency, requests)
-  local n2, s, b = 0, 0, 0
-  for _, t in ipairs(threads) do
-    n2 = n2 + t:get("non2xx")
-    s = s + t:get("sampled")
-    b = b + t:get("bad")
-  end
-  local e = summary.errors
-  io.write(string.format("RESULT %s %.1f %.3f %.3f %d %d %d %d %d %d %d %d %d\n",
-      label, summary.requests / (summary.duration / 1e6),
-      latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-      summary.requests, n2, e.connect, e.read, e.write, e.status, e.timeout, s, b))
 end

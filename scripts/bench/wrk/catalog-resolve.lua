@@ -35,38 +35,14 @@ local table_prefix = os.getenv("BENCH_TABLE_PREFIX") or "r"
 local table_count = tonumber(os.getenv("BENCH_TABLE_COUNT") or "100")
 local list_limit = os.getenv("BENCH_LIST_LIMIT") or "100"
 
-local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-local function b64(s)
-  local out = {}
-  for i = 1, #s, 3 do
-    local a, b, c = s:byte(i, i + 2)
-    local v = a * 65536 + (b or 0) * 256 + (c or 0)
-    local c1 = math.floor(v / 262144) % 64
-    local c2 = math.floor(v / 4096) % 64
-    local c3 = math.floor(v / 64) % 64
-    local c4 = v % 64
-    out[#out + 1] = B64:sub(c1 + 1, c1 + 1) .. B64:sub(c2 + 1, c2 + 1)
-        .. (b and B64:sub(c3 + 1, c3 + 1) or "=") .. (c and B64:sub(c4 + 1, c4 + 1) or "=")
-  end
-  return table.concat(out)
-end
+local bench = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*/)") or "") .. "common.lua")
+local b64 = bench.b64
+bench.label = label
 
-local threads = {}
-local created = 0
-function setup(thread)
-  thread:set("tid", created)
-  created = created + 1
-  threads[#threads + 1] = thread
-end
 
 -- Thread state: every request this thread can send, built once.
 local counter = 0
-local ok = 0
-local expect
 local reqs = {}
-non2xx = 0
-sampled = 0
-bad = 0
 
 function init(args)
   local n = (mode == "list") and ns_count or ns_count * table_count
@@ -84,38 +60,12 @@ function init(args)
   end
   -- Threads start apart so they do not read the same key at the same moment.
   counter = math.floor(#reqs * tid / 7)
-  if mode == "list" then expect = '"names":["'
-  elseif target == "etcd" then expect = '"count":"1"'
-  else expect = '"incarnation_id"' end
+  if mode == "list" then bench.expect = '"names":["'
+  elseif target == "etcd" then bench.expect = '"count":"1"'
+  else bench.expect = '"incarnation_id"' end
 end
 
 function request()
   counter = counter + 1
   return reqs[counter % #reqs + 1]
-end
-
-function response(status, headers, body)
-  if status < 200 or status > 299 then
-    non2xx = non2xx + 1
-    return
-  end
-  ok = ok + 1
-  if ok % 16 == 1 then
-    sampled = sampled + 1
-    if not string.find(body, expect, 1, true) then bad = bad + 1 end
-  end
-end
-
-function done(summary, latency, requests)
-  local n2, s, b = 0, 0, 0
-  for _, t in ipairs(threads) do
-    n2 = n2 + t:get("non2xx")
-    s = s + t:get("sampled")
-    b = b + t:get("bad")
-  end
-  local e = summary.errors
-  io.write(string.format("RESULT %s %.1f %.3f %.3f %d %d %d %d %d %d %d %d %d\n",
-      label, summary.requests / (summary.duration / 1e6),
-      latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-      summary.requests, n2, e.connect, e.read, e.write, e.status, e.timeout, s, b))
 end

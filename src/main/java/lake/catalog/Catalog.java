@@ -61,7 +61,6 @@ public final class Catalog {
         this.random = random;
     }
 
-    /** Whether {@code key} belongs to the catalog ({@code tbl/}, {@code drop/}, {@code __lake_internal/}); only the catalog writes those. */
     /** The key of the catalog's directory generation, which every table and namespace create and drop rewrites. */
     public static final String GENERATION_KEY = CatalogKeys.GENERATION;
 
@@ -70,6 +69,7 @@ public final class Catalog {
         return CatalogKeys.table(ns, name);
     }
 
+    /** Whether {@code key} belongs to the catalog ({@code tbl/}, {@code drop/}, {@code __lake_internal/}); only the catalog writes those. */
     public static boolean isCatalogKey(String key) {
         return CatalogKeys.isCatalogKey(key);
     }

@@ -46,6 +46,21 @@ public final class Keys {
         if (expected != null) validateValue(what, expected);
     }
 
+    /**
+     * {@code length} bytes from {@code offset} as a string, or {@code null} when they are not
+     * valid UTF-8: malformed or truncated sequences are refused, never replaced by U+FFFD.
+     */
+    public static String strictUtf8(byte[] bytes, int offset, int length) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes, offset, length)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return null;
+        }
+    }
+
     public static void validateLimit(int limit) {
         if (limit < 1) throw new MetaException.InvalidArgument("limit must be at least 1, got " + limit);
     }

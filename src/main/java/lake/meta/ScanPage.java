@@ -1,8 +1,5 @@
 package lake.meta;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -50,15 +47,8 @@ public record ScanPage(List<KeyValue> entries, String continuation) {
         }
         if (raw.length < 3 || !ENCODER.encodeToString(raw).equals(continuation)) throw notIssued();
         int prefixLength = (raw[0] & 0xff) << 8 | (raw[1] & 0xff);
-        String key;
-        try {
-            key = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(raw, 2, raw.length - 2)).toString();
-        } catch (CharacterCodingException e) {
-            throw notIssued();
-        }
+        String key = Keys.strictUtf8(raw, 2, raw.length - 2);
+        if (key == null) throw notIssued();
         if (prefixLength != prefix.getBytes(StandardCharsets.UTF_8).length || !key.startsWith(prefix)) {
             throw new MetaException.InvalidArgument("continuation was issued for another prefix than '" + prefix
                     + "'; a continuation is valid only with the prefix that issued it");

@@ -95,12 +95,22 @@ public final class Transaction {
     }
 
     private static void checkSize(List<Op> ops, long guardBytes) {
-        long total = guardBytes;
-        for (Op op : ops) total += op.bytes();
+        long total = guardBytes + operationBytes(ops);
         if (total > MAX_TOTAL_BYTES) {
             throw new MetaException.InvalidArgument("transaction holds " + total
                     + " bytes of keys and values; the maximum is " + MAX_TOTAL_BYTES);
         }
+    }
+
+    /** Bytes the operations' keys, expected values and values count towards {@link #MAX_TOTAL_BYTES}, the guard not included. */
+    public long operationBytes() {
+        return operationBytes(ops);
+    }
+
+    private static long operationBytes(List<Op> ops) {
+        long total = 0;
+        for (Op op : ops) total += op.bytes();
+        return total;
     }
 
     /** The operations, in order; an operation's index in this list is how outcomes name it. */

@@ -21,12 +21,7 @@ public record ClientTransaction(Transaction transaction, Long epoch) implements 
 
     public ClientTransaction {
         if (transaction == null) throw new MetaException.InvalidArgument("transaction must not be null");
-        long size = 0;
-        for (Transaction.Op op : transaction.ops()) {
-            size += op.key().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-            if (op.expected() != null) size += op.expected().length;
-            if (op.value() != null) size += op.value().length;
-        }
+        long size = transaction.operationBytes();
         if (size > MAX_CLIENT_BYTES) {
             throw new MetaException.InvalidArgument("the transaction's keys and values hold " + size + " bytes; at most "
                     + MAX_CLIENT_BYTES + " (4 MiB less 16 KiB kept for the lease guard and the store's own attributes)");

@@ -11,7 +11,6 @@ import io.vertx.core.json.JsonArray;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -30,7 +29,6 @@ public final class ApiRequests {
     public static final int MAX_SCAN_LIMIT = 1000;
     public static final int DEFAULT_SCAN_LIMIT = 100;
     private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
-    private static final Base64.Encoder B64 = Base64.getEncoder();
 
     public static ClientMutation cas(JsonObject body, MultiMap headers) {
         allowOnly(body, Set.of("key", "expected", "value", "epoch"));
@@ -240,18 +238,11 @@ public final class ApiRequests {
         if ((long) s.length() * 3 / 4 > Keys.MAX_VALUE_BYTES + 2) {
             throw ApiError.tooLarge("field '" + field + "' exceeds " + Keys.MAX_VALUE_BYTES + " bytes");
         }
-        if (s.length() % 4 != 0) {
-            throw ApiError.invalid("field '" + field + "' is not padded base64 (its length, " + s.length()
-                    + ", is not a multiple of 4)");
-        }
         byte[] out;
         try {
-            out = Base64.getDecoder().decode(s);
+            out = CanonicalBase64.decode(s);
         } catch (IllegalArgumentException e) {
-            throw ApiError.invalid("field '" + field + "' is not valid base64: " + e.getMessage());
-        }
-        if (!B64.encodeToString(out).equals(s)) {
-            throw ApiError.invalid("field '" + field + "' is not canonical base64 (the bits after the last byte must be zero)");
+            throw ApiError.invalid("field '" + field + "' " + e.getMessage());
         }
         if (out.length > Keys.MAX_VALUE_BYTES) {
             throw ApiError.tooLarge("field '" + field + "' is " + out.length + " bytes; the maximum is " + Keys.MAX_VALUE_BYTES);
@@ -263,17 +254,25 @@ public final class ApiRequests {
     static Long epoch(JsonObject body, MultiMap headers) {
         Long headerEpoch = headerEpoch(headers, Bus.EPOCH_HEADER);
         if (!body.containsKey("epoch")) return headerEpoch;
-        Object v = body.getValue("epoch");
-        BigInteger e;
-        if (v instanceof Integer || v instanceof Long) e = BigInteger.valueOf(((Number) v).longValue());
-        else if (v instanceof BigInteger b) e = b;
-        else throw ApiError.invalid("field 'epoch' must be an unsigned integer (omit it for no expectation), got " + typeOf(v));
-        if (e.signum() < 0 || e.compareTo(U64_MAX) > 0) throw ApiError.invalid("field 'epoch' must be an unsigned 64-bit integer, got " + e);
-        long epoch = e.longValue();
+        long epoch = u64(body, "epoch", " (omit it for no expectation)");
         if (headerEpoch != null && headerEpoch != epoch) {
             throw ApiError.invalid("field 'epoch' and header " + Bus.EPOCH_HEADER + " disagree");
         }
         return epoch;
+    }
+
+    /**
+     * A present field holding an unsigned 64-bit integer as a plain JSON integer (not {@code 1.0},
+     * {@code "1"} or {@code null}); {@code hint} is added to the message of a wrong type.
+     */
+    static long u64(JsonObject body, String field, String hint) {
+        Object v = body.getValue(field);
+        BigInteger n;
+        if (v instanceof Integer || v instanceof Long) n = BigInteger.valueOf(((Number) v).longValue());
+        else if (v instanceof BigInteger b) n = b;
+        else throw ApiError.invalid("field '" + field + "' must be an unsigned integer" + hint + ", got " + typeOf(v));
+        if (n.signum() < 0 || n.compareTo(U64_MAX) > 0) throw ApiError.invalid("field '" + field + "' must be an unsigned 64-bit integer, got " + n);
+        return n.longValue();
     }
 
     static String typeOf(Object v) {

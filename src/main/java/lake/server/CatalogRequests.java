@@ -3,7 +3,6 @@ package lake.server;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -129,15 +128,9 @@ final class CatalogRequests {
         return n;
     }
 
-    /** An unsigned 64-bit integer field (a version): a plain JSON integer from 0 to 2^64-1. */
+    /** A required unsigned 64-bit integer field (a version). */
     private static long u64(JsonObject b, String field) {
         if (!b.containsKey(field)) throw ApiError.invalid("missing field '" + field + "'");
-        Object v = b.getValue(field);
-        BigInteger n;
-        if (v instanceof Integer || v instanceof Long) n = BigInteger.valueOf(((Number) v).longValue());
-        else if (v instanceof BigInteger big) n = big;
-        else throw ApiError.invalid("field '" + field + "' must be an unsigned integer, got " + ApiRequests.typeOf(v));
-        if (n.signum() < 0 || n.bitLength() > 64) throw ApiError.invalid("field '" + field + "' must be an unsigned 64-bit integer, got " + n);
-        return n.longValue();
+        return ApiRequests.u64(b, field, "");
     }
 }

@@ -1,10 +1,6 @@
 package lake.server;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -110,13 +106,8 @@ public final class HttpInput {
                 bytes.write(c);
             }
         }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-        } catch (CharacterCodingException e) {
-            throw ApiError.invalid(what + " is not valid UTF-8 once percent-decoded");
-        }
+        String decoded = lake.meta.Keys.strictUtf8(bytes.toByteArray(), 0, bytes.size());
+        if (decoded == null) throw ApiError.invalid(what + " is not valid UTF-8 once percent-decoded");
+        return decoded;
     }
 }

@@ -42,7 +42,6 @@ public final class StoreProtocol {
     public static final int OUTCOME_UNKNOWN = 5041;
 
     private static final Base64.Encoder B64 = Base64.getEncoder();
-    private static final Base64.Decoder B64D = Base64.getDecoder();
 
     public static String b64(byte[] bytes) {
         return bytes == null ? null : B64.encodeToString(bytes);
@@ -51,11 +50,11 @@ public final class StoreProtocol {
     /** Canonical padded base64 only, like the public API: a store message has one spelling too. */
     public static byte[] unb64(String s) {
         if (s == null) return null;
-        byte[] out = B64D.decode(s);
-        if (s.length() % 4 != 0 || !B64.encodeToString(out).equals(s)) {
-            throw new MetaException.InvalidArgument("store message holds base64 that is not canonical and padded");
+        try {
+            return CanonicalBase64.decode(s);
+        } catch (IllegalArgumentException e) {
+            throw new MetaException.InvalidArgument("store message holds base64 that " + e.getMessage());
         }
-        return out;
     }
 
     public static JsonObject guarded(GuardedMutation m) {

@@ -11,10 +11,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -48,15 +44,9 @@ public final class StrictJson {
     /** Parses an HTTP body (raw bytes): it must be UTF-8 and one JSON object. */
     public static JsonObject object(Buffer body) {
         if (body == null || body.length() == 0) throw ApiError.invalid("request body is empty; it must be a JSON object");
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body.getBytes())).toString();
-        } catch (CharacterCodingException e) {
-            throw ApiError.invalid("request body is not valid UTF-8");
-        }
+        byte[] bytes = body.getBytes();
+        String text = lake.meta.Keys.strictUtf8(bytes, 0, bytes.length);
+        if (text == null) throw ApiError.invalid("request body is not valid UTF-8");
         return object(text);
     }
 

@@ -1,25 +1,17 @@
 package lake.server;
 
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import lake.meta.MetaStore;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 import static lake.server.HttpApiContract.b64;
 import static lake.server.HttpApiContract.expectError;
@@ -31,25 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * catalog's keys cannot be written through the KV API, bad input is refused before the store, and
  * long polls answer soon after a change.
  */
-abstract class CatalogApiContract {
-    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
-
-    @TempDir Path dir;
-    NodeHarness h;
-    MetasrvNode node;
-    RecordingStore store;
-
-    @BeforeEach
-    void leader() throws Exception {
-        h = new NodeHarness();
-        node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), backend(dir), r -> store = r);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        h.close();
-    }
-
+abstract class CatalogApiContract extends RecordedLeaderTest {
     HttpResponse<Buffer> post(String uri, JsonObject body) throws Exception {
         return h.post(node, uri, body);
     }

@@ -1,17 +1,4 @@
 package lake.server;
 
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import lake.meta.MetaStore;
-import lake.meta.rocks.RocksConfig;
-import lake.meta.rocks.RocksMetaStore;
-
-import java.nio.file.Path;
-import java.util.function.Function;
-
-class RocksTransactionApiTest extends TransactionApiTest {
-    @Override
-    protected Function<Vertx, Future<? extends MetaStore>> backend(Path dir) {
-        return v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks")));
-    }
-}
+/** On RocksDB, the default backend of {@link RecordedLeaderTest}. */
+class RocksTransactionApiTest extends TransactionApiTest {}

@@ -8,13 +8,9 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
 
@@ -28,23 +24,7 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code 400 invalid_argument} naming the problem, over HTTP and over the event bus alike, before
  * any call reaches the store; and the largest valid requests fit every limit.
  */
-class StrictInputTest {
-    @TempDir Path dir;
-    NodeHarness h;
-    MetasrvNode node;
-    RecordingStore store;
-
-    @BeforeEach
-    void leader() throws Exception {
-        h = new NodeHarness();
-        node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), r -> store = r);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        h.close();
-    }
-
+class StrictInputTest extends RecordedLeaderTest {
     /** One malformed request as HTTP sends it. */
     private record HttpCase(String why, HttpMethod method, String uri, String body, String messagePart) {}
 

@@ -8,19 +8,11 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.function.Function;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import lake.meta.MetaStore;
 
 import static lake.server.HttpApiContract.b64;
 import static lake.server.HttpApiContract.expectError;
@@ -32,26 +24,7 @@ import static org.assertj.core.api.Assertions.fail;
  * refused naming the operation and what is wrong, before any store call; the bus address and the
  * metrics serve transactions like every other write.
  */
-abstract class TransactionApiTest {
-    /** Opens a fresh, empty store of the backend under test. */
-    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
-
-    @TempDir Path dir;
-    NodeHarness h;
-    MetasrvNode node;
-    RecordingStore store;
-
-    @BeforeEach
-    void leader() throws Exception {
-        h = new NodeHarness();
-        node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), backend(dir), r -> store = r);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        h.close();
-    }
-
+abstract class TransactionApiTest extends RecordedLeaderTest {
     private static JsonObject op(String key) {
         return new JsonObject().put("key", key);
     }
