@@ -118,7 +118,8 @@ public final class HttpVerticle extends VerticleBase {
         post(router, "/v1/kv/delete", NodeApi.DELETE, DELETE_BODY_BYTES);
         post(router, "/v1/txn", NodeApi.TXN, TXN_BODY_BYTES);
         router.get("/v1/kv").handler(this::scan);
-        // Paths that exist for other methods only, so the router answers 405 rather than 404.
+        // "/v1/kv/" (the scan) with another method: 405 rather than 404. Other raw paths under
+        // /v1/kv/ never get here: key reads are served above, other methods refused above.
         router.route("/v1/kv/*").handler(ctx -> ctx.fail(405));
 
         router.errorHandler(404, ctx -> fail(ctx, new ApiError(404, "not_found", "no route " + ctx.request().method()

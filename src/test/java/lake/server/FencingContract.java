@@ -65,6 +65,30 @@ abstract class FencingContract {
         return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock, null);
     }
 
+    /** Node "a" (hosting the recorded store) and "b" sharing it, each on its own frozen clock. */
+    record TwoNodes(MetasrvNode a, MetasrvNode b, ManualClock clockA, ManualClock clockB) {}
+
+    /** Two nodes, "a" leading epoch 1. */
+    TwoNodes aLeads() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        ManualClock clockB = new ManualClock(T0);
+        TwoNodes n = new TwoNodes(hostNode("a", clockA), sharingNode("b", clockB), clockA, clockB);
+        assertThat(h.campaign(n.a()).epoch()).isEqualTo(1L);
+        return n;
+    }
+
+    /**
+     * A's election is frozen (no timer) and its clocks say its lease is still valid; B's clock
+     * passes the expiry and B takes over with epoch 2.
+     */
+    Leadership bTakesOver(TwoNodes n) throws Exception {
+        n.clockB().setWall(T0 + TTL);
+        Leadership bLeads = h.campaign(n.b());
+        assertThat(bLeads.epoch()).isEqualTo(2L);
+        assertThat(h.status(n.a()).isLeader()).as("a still believes it leads").isTrue();
+        return bLeads;
+    }
+
     static JsonObject cas(String key, String expected, String value) {
         return new JsonObject().put("key", key).put("expected", expected == null ? null : b64(expected)).put("value", b64(value));
     }
@@ -76,23 +100,14 @@ abstract class FencingContract {
 
     @Test
     void staleLeaderCannotPublishAfterTakeover() throws Exception {
-        ManualClock clockA = new ManualClock(T0);
-        ManualClock clockB = new ManualClock(T0);
-        MetasrvNode a = hostNode("a", clockA);
-        MetasrvNode b = sharingNode("b", clockB);
-
-        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        TwoNodes n = aLeads();
+        MetasrvNode a = n.a();
+        MetasrvNode b = n.b();
         assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1")).bodyAsJsonObject())
                 .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
         assertThat(h.campaign(b).isLeader()).as("b follows while a's lease is valid").isFalse();
 
-        // A's election is frozen (no timer) and its clocks say its lease is still valid; B's clock
-        // passes the expiry and B takes over.
-        clockB.setWall(T0 + TTL);
-        Leadership bLeads = h.campaign(b);
-        assertThat(bLeads.isLeader()).isTrue();
-        assertThat(bLeads.epoch()).isEqualTo(2L);
-        assertThat(h.status(a).isLeader()).as("a still believes it leads").isTrue();
+        assertThat(bTakesOver(n).isLeader()).isTrue();
         assertThat(h.get(a, "/ready").statusCode()).isEqualTo(200);
 
         int guardedBefore = recording.guarded.size();
@@ -113,16 +128,12 @@ abstract class FencingContract {
     /** A paused leader's transaction after a takeover reaches the store, is fenced, and changes none of its keys. */
     @Test
     void staleGuardTransactionWritesNothing() throws Exception {
-        ManualClock clockA = new ManualClock(T0);
-        ManualClock clockB = new ManualClock(T0);
-        MetasrvNode a = hostNode("a", clockA);
-        MetasrvNode b = sharingNode("b", clockB);
-        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        TwoNodes n = aLeads();
+        MetasrvNode a = n.a();
+        MetasrvNode b = n.b();
         assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1")).bodyAsJsonObject().getBoolean("applied")).isTrue();
 
-        clockB.setWall(T0 + TTL);
-        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
-        assertThat(h.status(a).isLeader()).as("a still believes it leads").isTrue();
+        bTakesOver(n);
 
         int before = recording.transactions.size();
         JsonObject txn = new JsonObject().put("ops", new JsonArray()
@@ -148,17 +159,13 @@ abstract class FencingContract {
     /** A paused leader's create-table after a takeover is fenced; neither the table nor the generation changes. */
     @Test
     void staleLeaderCannotCreateTable() throws Exception {
-        ManualClock clockA = new ManualClock(T0);
-        ManualClock clockB = new ManualClock(T0);
-        MetasrvNode a = hostNode("a", clockA);
-        MetasrvNode b = sharingNode("b", clockB);
-        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        TwoNodes n = aLeads();
+        MetasrvNode a = n.a();
+        MetasrvNode b = n.b();
         assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "robots")).statusCode()).isEqualTo(200);
         String generation = h.get(a, "/v1/catalog").bodyAsJsonObject().getString("generation");
 
-        clockB.setWall(T0 + TTL);
-        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
-        assertThat(h.status(a).isLeader()).as("a still believes it leads").isTrue();
+        bTakesOver(n);
 
         int before = recording.transactions.size();
         HttpResponse<Buffer> stale = h.post(a, "/v1/namespaces/robots/tables",
