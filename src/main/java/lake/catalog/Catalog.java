@@ -88,8 +88,15 @@ public final class Catalog {
         });
     }
 
+    /** The namespace, {@link Namespace#dropping()} while a drop is deciding; {@link CatalogException.NotFound} without it. */
     public Future<Namespace> getNamespace(String ns) {
-        return start(() -> readNamespace(checkName("namespace", ns)).map(Stored::value));
+        return start(() -> {
+            checkName("namespace", ns);
+            Future<Stored<Namespace>> record = readNamespace(ns);
+            Future<Optional<byte[]>> marker = port.get(CatalogKeys.droppingMarker(ns));
+            return Future.all(record, marker).map(both -> marker.result().isPresent()
+                    ? record.result().value().withDropping(true) : record.result().value());
+        });
     }
 
     /** One page of namespace names in UTF-8 order; {@code limit} 1 to {@value #MAX_NAMESPACE_PAGE}. */
@@ -100,36 +107,43 @@ public final class Catalog {
 
     /**
      * Drops an empty namespace; {@link CatalogException.NamespaceNotEmpty} while it holds tables.
-     * Three steps, each one transaction on the record's exact bytes: mark it dropping (from then on
-     * every create decided from the live record fails its check), look for a table, then delete it
-     * with the generation, or put it back live. A drop interrupted after the first step is finished
-     * (or undone) by the next drop of the same namespace; creates meanwhile are refused as
-     * {@link CatalogException.Contended}.
+     * Three steps, each one transaction: create the namespace's dropping marker (from then on every
+     * table create fails its "no marker" check), look for a table, then delete the record and the
+     * marker with the generation, or delete only the marker. The record itself is untouched until
+     * the end, so reads see the namespace throughout. A drop interrupted after the first step is
+     * finished (or undone) by the next drop of the same namespace; creates meanwhile are refused
+     * as {@link CatalogException.Contended}.
      */
     public Future<Namespace> dropNamespace(String ns) {
         return start(() -> {
             checkName("namespace", ns);
             String key = CatalogKeys.namespace(ns);
-            return retrying("drop namespace '" + ns + "'", () -> readNamespace(ns).compose(current -> {
-                Namespace marked = current.value().withDropping(true);
-                Future<Optional<byte[]>> dropping = current.value().dropping() ? Future.succeededFuture(Optional.of(current.bytes()))
-                        : apply(Transaction.of(List.of(Op.update(key, current.bytes(), marked.toBytes()))))
-                                .map(o -> o.applied() ? Optional.of(marked.toBytes()) : Optional.empty());
-                return dropping.compose(markedBytes -> {
-                    if (markedBytes.isEmpty()) return Future.succeededFuture(Optional.<Namespace>empty());
-                    // Every create that committed did so before the mark, so this read sees it.
-                    return port.scan(CatalogKeys.tablesOf(ns), null, 1).compose(page -> {
-                        if (!page.entries().isEmpty()) {
-                            Namespace live = marked.withDropping(false);
-                            return apply(Transaction.of(List.of(Op.update(key, markedBytes.get(), live.toBytes()))))
-                                    .compose(o -> Future.failedFuture(notEmpty(ns, "table '" + page.entries().get(0).key()
-                                            .substring(CatalogKeys.tablesOf(ns).length()) + "'")));
-                        }
-                        Transaction tx = Transaction.of(List.of(Op.delete(key, markedBytes.get()), bumpGeneration()));
-                        return apply(tx).map(o -> o.applied() ? Optional.of(marked.withDropping(false)) : Optional.<Namespace>empty());
+            String markerKey = CatalogKeys.droppingMarker(ns);
+            return retrying("drop namespace '" + ns + "'", () -> {
+                Future<Stored<Namespace>> record = readNamespace(ns);
+                Future<Optional<byte[]>> existing = port.get(markerKey);
+                return Future.all(record, existing).compose(read -> {
+                    Stored<Namespace> current = record.result();
+                    byte[] fresh = dropMarker();
+                    Future<Optional<byte[]>> marked = existing.result().isPresent() ? Future.succeededFuture(existing.result())
+                            : apply(Transaction.of(List.of(Op.create(markerKey, fresh), Op.checkValue(key, current.bytes()))))
+                                    .map(o -> o.applied() ? Optional.of(fresh) : Optional.empty());
+                    return marked.compose(marker -> {
+                        if (marker.isEmpty()) return Future.succeededFuture(Optional.<Namespace>empty());
+                        // Every create that committed did so before the marker existed, so this read sees it.
+                        return port.scan(CatalogKeys.tablesOf(ns), null, 1).compose(page -> {
+                            if (!page.entries().isEmpty()) {
+                                String table = page.entries().get(0).key().substring(CatalogKeys.tablesOf(ns).length());
+                                return apply(Transaction.of(List.of(Op.delete(markerKey, marker.get()))))
+                                        .compose(o -> Future.failedFuture(notEmpty(ns, "table '" + table + "'")));
+                            }
+                            Transaction tx = Transaction.of(List.of(
+                                    Op.delete(key, current.bytes()), Op.delete(markerKey, marker.get()), bumpGeneration()));
+                            return apply(tx).map(o -> o.applied() ? Optional.of(current.value()) : Optional.<Namespace>empty());
+                        });
                     });
                 });
-            }));
+            });
         });
     }
 
@@ -137,9 +151,10 @@ public final class Catalog {
 
     /**
      * Registers a new table at version 0 with a fresh incarnation and the location
-     * {@code <catalogRoot>/<ns>/<name>/<incarnation_id>}. The namespace must exist and not be being
-     * dropped: its exact record is a condition of the same transaction, which also rewrites the
-     * generation.
+     * {@code <catalogRoot>/<ns>/<name>/<incarnation_id>}. One transaction and no read: the table
+     * key absent, the namespace record present, no drop of the namespace under way, the generation
+     * rewritten. Creates of different tables check the namespace but never write it, so they never
+     * conflict with each other.
      */
     public Future<Table> createTable(String ns, String name, List<String> columns, String engine) {
         return start(() -> {
@@ -148,24 +163,21 @@ public final class Catalog {
             List<Column> cols = CatalogNames.checkColumns(columns);
             String eng = CatalogNames.checkEngine(engine);
             String what = "table '" + ns + "." + name + "'";
-            return retrying("create " + what, () -> readNamespace(ns).compose(namespace -> {
-                String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
-                Registration reg = Registration.create(
-                        catalogRoot + "/" + ns + "/" + name + "/" + incarnation, eng, incarnation, cols);
-                if (namespace.value().dropping()) {
+            String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
+            Registration reg = Registration.create(catalogRoot + "/" + ns + "/" + name + "/" + incarnation, eng, incarnation, cols);
+            Transaction tx = Transaction.of(List.of(
+                    Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
+                    Op.checkExists(CatalogKeys.namespace(ns)),
+                    Op.checkAbsent(CatalogKeys.droppingMarker(ns)),
+                    bumpGeneration()));
+            return apply(tx).compose(o -> {
+                if (o.applied()) return Future.succeededFuture(new Table(ns, name, reg));
+                if (o.failed().contains(1)) return Future.failedFuture(namespaceNotFound(ns));
+                if (o.failed().contains(2)) {
                     return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped; retry"));
                 }
-                // The namespace record is checked, not rewritten: creates of different tables never conflict.
-                Transaction tx = Transaction.of(List.of(
-                        Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
-                        Op.checkValue(CatalogKeys.namespace(ns), namespace.bytes()),
-                        bumpGeneration()));
-                return apply(tx).compose(o -> {
-                    if (o.applied()) return Future.succeededFuture(Optional.of(new Table(ns, name, reg)));
-                    if (o.failed().contains(0)) return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
-                    return Future.succeededFuture(Optional.empty());
-                });
-            }));
+                return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
+            });
         });
     }
 
@@ -329,7 +341,16 @@ public final class Catalog {
 
     private Future<Stored<Namespace>> readNamespace(String ns) {
         return port.get(CatalogKeys.namespace(ns)).map(v -> new Stored<>(Namespace.parse(ns,
-                v.orElseThrow(() -> new CatalogException.NotFound("namespace '" + ns + "' does not exist"))), v.get()));
+                v.orElseThrow(() -> namespaceNotFound(ns))), v.get()));
+    }
+
+    private static CatalogException.NotFound namespaceNotFound(String ns) {
+        return new CatalogException.NotFound("namespace '" + ns + "' does not exist");
+    }
+
+    /** A dropping marker: when the drop began, for an operator looking at a drop that never finished. */
+    private byte[] dropMarker() {
+        return ("{\"started_ms\":" + wallMillis.getAsLong() + "}").getBytes(StandardCharsets.UTF_8);
     }
 
     private Future<Stored<Registration>> readTable(String ns, String name) {

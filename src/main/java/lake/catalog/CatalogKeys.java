@@ -7,8 +7,9 @@ package lake.catalog;
  *   <li>{@code tbl/<ns>/<name>} → a {@link Registration}, compact JSON;</li>
  *   <li>{@code __lake_internal/catalog-directory-generation} → UUIDv7 text, rewritten in the same
  *       transaction as every table and namespace create and drop, never by a version commit;</li>
- *   <li>{@code __lake_internal/namespaces/<ns>} → {@code {"properties":{…}}} ({@code "dropping":true} during a drop),
- *       the namespace index;</li>
+ *   <li>{@code __lake_internal/namespaces/<ns>} → {@code {"properties":{…}}}, the namespace index;</li>
+ *   <li>{@code __lake_internal/dropping-namespaces/<ns>} → {@code {"started_ms":…}} while a drop of
+ *       {@code ns} decides whether it is empty (it exists only while the namespace record does);</li>
  *   <li>{@code drop/<ns>/<name>/<incarnation_id or "legacy">} → a drop tombstone (lake keys it
  *       {@code drop/<ns>/<name>}; keying by incarnation keeps every tombstone of a re-created name).</li>
  * </ul>
@@ -20,6 +21,7 @@ final class CatalogKeys {
     static final String INTERNAL = "__lake_internal/";
     static final String GENERATION = INTERNAL + "catalog-directory-generation";
     static final String NAMESPACES = INTERNAL + "namespaces/";
+    static final String DROPPING_NAMESPACES = INTERNAL + "dropping-namespaces/";
     /** The key segment of a tombstone whose registration had no incarnation id (a legacy table). */
     static final String LEGACY = "legacy";
 
@@ -34,6 +36,8 @@ final class CatalogKeys {
     static String tablesOf(String ns) { return TABLES + ns + '/'; }
 
     static String namespace(String ns) { return NAMESPACES + ns; }
+
+    static String droppingMarker(String ns) { return DROPPING_NAMESPACES + ns; }
 
     static String tombstone(String ns, String name, String incarnationId) {
         return TOMBSTONES + ns + '/' + name + '/' + (incarnationId == null ? LEGACY : incarnationId);

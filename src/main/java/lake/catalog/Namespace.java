@@ -9,10 +9,9 @@ import java.util.Map;
 
 /**
  * A namespace and its index record at {@code __lake_internal/namespaces/<ns>}:
- * {@code {"properties":{…string→string}}}, with {@code "dropping":true} while a drop is deciding
- * whether the namespace is empty. Table creates check the record's exact bytes (they never rewrite
- * it, so creates of different tables never conflict with each other); a drop first rewrites it
- * to "dropping", which fails every create decided from the live record, then looks for tables.
+ * {@code {"properties":{…string→string}}}. {@code dropping} is not stored in the record: it says a
+ * drop's marker ({@code __lake_internal/dropping-namespaces/<ns>}) existed when it was read, i.e.
+ * a drop is deciding whether the namespace is empty and table creates are refused meanwhile.
  */
 public record Namespace(String name, Map<String, String> properties, boolean dropping) {
     public Namespace {
@@ -23,7 +22,6 @@ public record Namespace(String name, Map<String, String> properties, boolean dro
         ObjectNode json = CatalogJson.JSON.createObjectNode();
         ObjectNode props = json.putObject("properties");
         properties.forEach(props::put);
-        if (dropping) json.put("dropping", true);
         return CatalogJson.write(json);
     }
 
@@ -42,8 +40,6 @@ public record Namespace(String name, Map<String, String> properties, boolean dro
             if (v == null) throw CatalogJson.corrupt(what, "has a non-string property '" + e.getKey() + "'");
             properties.put(e.getKey(), v);
         }
-        JsonNode dropping = json.get("dropping");
-        if (dropping != null && !dropping.isBoolean()) throw CatalogJson.corrupt(what, "has a 'dropping' that is not a boolean");
-        return new Namespace(name, properties, dropping != null && dropping.booleanValue());
+        return new Namespace(name, properties, false);
     }
 }

@@ -128,10 +128,11 @@ abstract class CatalogConcurrencyContract extends CatalogFixture {
                 assertThat(raw("tbl/" + ns + "/t")).isNotNull();
             } else {
                 dropsWon++;
-                // Decided from the live record after the drop's mark: refused while dropping, or not found after it.
+                // Decided after the drop's marker: refused while the drop decides, or not found after it.
                 assertThat(create.cause()).isInstanceOfAny(CatalogException.NotFound.class, CatalogException.Contended.class)
                         .hasMessageContaining(ns);
                 assertThat(raw(CatalogKeys.namespace(ns))).isNull();
+                assertThat(raw(CatalogKeys.droppingMarker(ns))).isNull();
                 assertThat(raw("tbl/" + ns + "/t")).isNull();
             }
         }

@@ -26,20 +26,23 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         newNamespace("robots");
         String before = generation();
         int sent = port.transactions().size();
+        int calls = port.calls();
 
         Table t = newTable("robots", "episodes");
 
         assertThat(port.transactions()).hasSize(sent + 1);
+        assertThat(port.calls()).as("a create is one transaction and no read").isEqualTo(calls + 1);
         Transaction tx = port.lastTransaction();
         assertThat(tx.guardKey()).contains(GUARD);
-        assertThat(tx.ops()).extracting(Transaction.Op::key).containsExactly(
-                "tbl/robots/episodes", "__lake_internal/namespaces/robots", CatalogKeys.GENERATION);
-        assertThat(tx.ops().get(0).condition()).isEqualTo(Condition.ABSENT);
-        assertThat(tx.ops().get(1).condition()).isEqualTo(Condition.VALUE);
+        assertThat(tx.ops()).extracting(Transaction.Op::key).containsExactly("tbl/robots/episodes",
+                "__lake_internal/namespaces/robots", "__lake_internal/dropping-namespaces/robots", CatalogKeys.GENERATION);
+        assertThat(tx.ops()).extracting(Transaction.Op::condition)
+                .containsExactly(Condition.ABSENT, Condition.EXISTS, Condition.ABSENT, Condition.NONE);
         assertThat(tx.ops().get(1).action()).as("the namespace record is checked, never rewritten").isEqualTo(Action.CHECK);
+        assertThat(tx.ops().get(2).action()).as("no drop of the namespace is under way").isEqualTo(Action.CHECK);
         String after = generation();
         assertThat(after).isNotEqualTo(before).matches("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
-        assertThat(s(tx.ops().get(2).value())).isEqualTo(after);
+        assertThat(s(tx.ops().get(3).value())).isEqualTo(after);
 
         String inc = t.registration().incarnationId().orElseThrow();
         assertThat(t.registration().location()).isEqualTo(ROOT + "/robots/episodes/" + inc);
@@ -80,11 +83,40 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
     void createTableRequiresExistingNamespace() throws Exception {
         refused(catalog.createTable("nowhere", "t", COLUMNS, null), CatalogException.NotFound.class, "namespace 'nowhere'");
         refused(catalog.listTables("nowhere", null, 10), CatalogException.NotFound.class, "namespace 'nowhere'");
+        assertThat(raw(CatalogKeys.GENERATION)).as("the refused create wrote nothing, not even the generation").isNull();
         newNamespace("ns");
         await(catalog.dropNamespace("ns"));
+        String afterDrop = generation();
         refused(catalog.createTable("ns", "t", COLUMNS, null), CatalogException.NotFound.class, "namespace 'ns'");
         assertThat(await(store.scanPrefix("tbl/", null, 10)).entries()).isEmpty();
-        assertThat(port.transactions()).as("only the namespace create and the drop's mark and delete were sent").hasSize(3);
+        assertThat(generation()).isEqualTo(afterDrop);
+    }
+
+    /** A drop that stopped after its marker (a crash, a lost leadership) blocks creates until the next drop decides. */
+    @Test
+    void interruptedNamespaceDropIsFinishedByTheNextDrop() throws Exception {
+        newNamespace("ns");
+        newTable("ns", "keep");
+        newNamespace("empty");
+        for (String ns : List.of("ns", "empty")) {
+            assertThat(await(store.cas(CatalogKeys.droppingMarker(ns), null, b("{\"started_ms\":1}")))).isTrue();
+        }
+        String before = generation();
+
+        assertThat(await(catalog.getNamespace("ns")).dropping()).as("reads still see the namespace, marked").isTrue();
+        refused(catalog.createTable("ns", "t", COLUMNS, null), CatalogException.Contended.class, "namespace 'ns' is being dropped");
+        refused(catalog.createTable("ns", "keep", COLUMNS, null), CatalogException.Contended.class, "being dropped");
+        assertThat(generation()).isEqualTo(before);
+
+        refused(catalog.dropNamespace("ns"), CatalogException.NamespaceNotEmpty.class, "table 'keep'");
+        assertThat(raw(CatalogKeys.droppingMarker("ns"))).as("the next drop undid the interrupted one").isNull();
+        assertThat(await(catalog.getNamespace("ns")).dropping()).isFalse();
+        newTable("ns", "t");
+
+        assertThat(await(catalog.dropNamespace("empty")).name()).isEqualTo("empty");
+        assertThat(raw(CatalogKeys.namespace("empty"))).isNull();
+        assertThat(raw(CatalogKeys.droppingMarker("empty"))).as("finishing removes the marker with the record").isNull();
+        refused(catalog.getNamespace("empty"), CatalogException.NotFound.class, "namespace 'empty'");
     }
 
     @Test
