@@ -48,9 +48,16 @@ public final class Catalog {
     private final String catalogRoot;
     private final LongSupplier wallMillis;
     private final RandomGenerator random;
+    private final int snapshotPage;
 
     /** {@code catalogRoot} is where table data lives ({@code s3://bucket/prefix}); a trailing slash is dropped. */
     public Catalog(CatalogPort port, String catalogRoot, LongSupplier wallMillis, RandomGenerator random) {
+        this(port, catalogRoot, wallMillis, random, SNAPSHOT_PAGE);
+    }
+
+    /** As the public constructor, reading snapshots {@code snapshotPage} registrations per scan (tests cross pages cheaply). */
+    Catalog(CatalogPort port, String catalogRoot, LongSupplier wallMillis, RandomGenerator random, int snapshotPage) {
+        if (snapshotPage < 1) throw new IllegalArgumentException("snapshotPage must be positive");
         if (port == null || wallMillis == null || random == null) throw new IllegalArgumentException("port, clock and random are required");
         if (catalogRoot == null || catalogRoot.isBlank()) throw new IllegalArgumentException("catalogRoot must not be empty");
         String root = catalogRoot;
@@ -59,6 +66,7 @@ public final class Catalog {
         this.catalogRoot = root;
         this.wallMillis = wallMillis;
         this.random = random;
+        this.snapshotPage = snapshotPage;
     }
 
     /** The key of the catalog's directory generation, which every table and namespace create and drop rewrites. */
@@ -295,7 +303,7 @@ public final class Catalog {
     }
 
     private Future<List<Table>> scanAllTables(String continuation, List<Table> into) {
-        return port.scan(CatalogKeys.TABLES, continuation, SNAPSHOT_PAGE).compose(page -> {
+        return port.scan(CatalogKeys.TABLES, continuation, snapshotPage).compose(page -> {
             for (KeyValue kv : page.entries()) {
                 String[] seg = CatalogKeys.segments(CatalogKeys.TABLES, kv.key());
                 if (seg.length != 2) throw CatalogJson.corrupt("registration key " + kv.key(), "is not tbl/<ns>/<name>");

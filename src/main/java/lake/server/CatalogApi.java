@@ -55,9 +55,10 @@ final class CatalogApi {
     /**
      * Decodes {@code body} for {@code op} now (an invalid request throws {@link ApiError} before
      * anything is read, written or forwarded) and returns the operation, ready to run.
-     * {@code epoch} is the epoch a write expects to be decided under, or {@code null}.
+     * {@code epoch} is the epoch a write expects to be decided under, or {@code null};
+     * {@code abandoned} completes if the client goes away (a long poll then stops waiting).
      */
-    Supplier<Future<JsonObject>> prepare(String op, JsonObject body, Long epoch) {
+    Supplier<Future<JsonObject>> prepare(String op, JsonObject body, Long epoch, Future<?> abandoned) {
         Catalog c = new Catalog(port(epoch), catalogRoot, clock::wallMillis, random);
         return switch (op) {
             case CatalogOps.CREATE_NAMESPACE -> {
@@ -87,7 +88,7 @@ final class CatalogApi {
             }
             case CatalogOps.RESOLVE -> {
                 CatalogRequests.Resolve r = CatalogRequests.resolve(body);
-                yield () -> resolve(c, r);
+                yield () -> resolve(c, r, abandoned);
             }
             case CatalogOps.COMMIT_VERSION -> {
                 CatalogRequests.CommitVersion r = CatalogRequests.commitVersion(body);
@@ -100,7 +101,7 @@ final class CatalogApi {
             }
             case CatalogOps.SNAPSHOT -> {
                 CatalogRequests.Snapshot r = CatalogRequests.snapshot(body);
-                yield () -> snapshot(c, r);
+                yield () -> snapshot(c, r, abandoned);
             }
             case CatalogOps.LIST_TOMBSTONES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TOMBSTONE_PAGE, java.util.Set.of());
@@ -136,12 +137,12 @@ final class CatalogApi {
     }
 
     /** A resolve; with {@code known_version}, a long poll until the table's registration changes from it. */
-    private Future<JsonObject> resolve(Catalog c, CatalogRequests.Resolve r) {
+    private Future<JsonObject> resolve(Catalog c, CatalogRequests.Resolve r, Future<?> abandoned) {
         if (r.knownVersion() == null) return c.resolve(r.namespace(), r.name()).map(CatalogApi::table);
         return c.resolve(r.namespace(), r.name()).compose(t -> {
             if (t.registration().currentVersion() != r.knownVersion() || r.waitMs() == 0) return Future.succeededFuture(modified(t, r.knownVersion()));
             byte[] seen = t.registration().bytes();
-            return watch.await(Catalog.tableKey(r.namespace(), r.name()), now -> now.isEmpty() || !Arrays.equals(now.get(), seen), r.waitMs())
+            return watch.await(Catalog.tableKey(r.namespace(), r.name()), now -> now.isEmpty() || !Arrays.equals(now.get(), seen), r.waitMs(), abandoned)
                     .compose(changed -> changed
                             ? c.resolve(r.namespace(), r.name()).map(again -> modified(again, r.knownVersion()))
                             : Future.succeededFuture(notModified(t)));
@@ -158,12 +159,12 @@ final class CatalogApi {
     }
 
     /** A snapshot; with {@code known_generation} and {@code wait_ms}, a long poll until the generation changes. */
-    private Future<JsonObject> snapshot(Catalog c, CatalogRequests.Snapshot r) {
+    private Future<JsonObject> snapshot(Catalog c, CatalogRequests.Snapshot r, Future<?> abandoned) {
         return c.snapshot(r.knownGeneration()).compose(s -> {
             if (!(s instanceof CatalogSnapshot.NotModified nm) || r.waitMs() == 0) return Future.succeededFuture(snapshot(s));
             return watch.await(Catalog.GENERATION_KEY,
                             now -> !now.map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8)).equals(Optional.ofNullable(nm.generation())),
-                            r.waitMs())
+                            r.waitMs(), abandoned)
                     .compose(changed -> changed ? c.snapshot(r.knownGeneration()).map(CatalogApi::snapshot)
                             : Future.succeededFuture(snapshot(s)));
         });

@@ -68,9 +68,11 @@ final class CatalogWatch {
 
     /**
      * Completes {@code true} once {@code key}'s value makes {@code changed} true, or {@code false}
-     * after {@code waitMs}. The caller reads the key first and waits only when nothing changed.
+     * after {@code waitMs} or as soon as {@code abandoned} completes (the client went away: its slot
+     * is given back at once, not at the deadline). The caller reads the key first and waits only
+     * when nothing changed.
      */
-    Future<Boolean> await(String key, Predicate<Optional<byte[]>> changed, long waitMs) {
+    Future<Boolean> await(String key, Predicate<Optional<byte[]>> changed, long waitMs, Future<?> abandoned) {
         if (waiting.incrementAndGet() > maxWaiting) {
             waiting.decrementAndGet();
             return Future.failedFuture(new ApiError(503, "too_many_waiters", "this node already holds " + maxWaiting
@@ -80,6 +82,7 @@ final class CatalogWatch {
         Waiter w = new Waiter(changed, promise, vertx.setTimer(Math.max(1, waitMs), id -> expire(key, promise)));
         byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(w);
         if (ticker < 0) ticker = vertx.setPeriodic(POLL_MS, id -> tick());
+        abandoned.onComplete(gone -> expire(key, promise));
         return promise.future();
     }
 

@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -318,7 +319,10 @@ public final class HttpVerticle extends VerticleBase {
         if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
         long timer = vertx.setTimer(requestTimeoutMs + waitMs, id -> fail(ctx, new ApiError(504, "outcome_unknown",
                 "no answer within the request timeout; a write may or may not have applied", null)));
-        api.serve(op, body, headers).onComplete(ar -> {
+        // A long poll whose client hangs up stops waiting at once: it holds one of the node's bounded slots.
+        Promise<Void> abandoned = Promise.promise();
+        if (waitMs > 0) ctx.response().closeHandler(v -> abandoned.tryComplete());
+        api.serve(op, body, headers, abandoned.future()).onComplete(ar -> {
             vertx.cancelTimer(timer);
             if (ctx.response().ended()) return;
             if (ar.succeeded()) {

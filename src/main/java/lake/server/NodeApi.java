@@ -134,11 +134,16 @@ public final class NodeApi {
      * write is forwarded) and, on a forwarded write, {@link Bus#FORWARDED_EPOCH_HEADER}.
      */
     public Future<JsonObject> serve(String op, Object body, MultiMap headers) {
+        return serve(op, body, headers, Future.future(never -> {}));
+    }
+
+    /** As {@link #serve(String, Object, MultiMap)}; a long poll stops waiting once {@code abandoned} completes. */
+    public Future<JsonObject> serve(String op, Object body, MultiMap headers, Future<?> abandoned) {
         long startNanos = System.nanoTime();
         String name = op == null ? "" : op;
         Future<JsonObject> result;
         try {
-            result = handle(name, body, headers);
+            result = handle(name, body, headers, abandoned);
         } catch (RuntimeException e) {
             result = Future.failedFuture(e);
         }
@@ -192,7 +197,7 @@ public final class NodeApi {
      * fields) with the one strict decoder, then serves it. Nothing reaches the store before the
      * whole request has been decoded.
      */
-    private Future<JsonObject> handle(String op, Object raw, MultiMap headers) {
+    private Future<JsonObject> handle(String op, Object raw, MultiMap headers, Future<?> abandoned) {
         JsonObject body = raw == null ? new JsonObject() : StrictJson.busBody(raw);
         if (WITHOUT_FIELDS.contains(op)) ApiRequests.none(body, op);
         return switch (op) {
@@ -218,7 +223,7 @@ public final class NodeApi {
                     : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
             default -> {
                 if (!CatalogOps.ALL.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
-                Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER));
+                Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER), abandoned);
                 if (!CatalogOps.WRITES.contains(op)) yield prepared.get();
                 // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
                 yield write(op, body, headers, () -> leadership.isLeader() ? prepared.get()

@@ -261,6 +261,28 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         assertThat(((CatalogSnapshot.Snapshot) changed).tables()).extracting(Table::name).containsExactly("t", "u");
     }
 
+    /** A snapshot larger than one scan page is every page, in key order, once. */
+    @Test
+    void snapshotReadsEveryPage() throws Exception {
+        Catalog paged = new Catalog(port, ROOT, System::currentTimeMillis, new java.util.Random(), 2);
+        newNamespace("a");
+        newNamespace("b");
+        List<String> expected = new java.util.ArrayList<>();
+        for (String ns : List.of("a", "b")) {
+            for (String name : List.of("t0", "t1", "t2", "t3")) {
+                newTable(ns, name);
+                expected.add(ns + "." + name);
+            }
+        }
+        newTable("a", "t4");
+        expected.add(4, "a.t4");
+        int reads = port.calls();
+        CatalogSnapshot.Snapshot all = (CatalogSnapshot.Snapshot) await(paged.snapshot(null));
+        assertThat(all.tables()).extracting(t -> t.namespace() + "." + t.name()).containsExactlyElementsOf(expected);
+        assertThat(port.calls() - reads).as("two generation reads and five pages of two (the last one short)").isEqualTo(7);
+        assertThat(all.generation()).isEqualTo(generation());
+    }
+
     @Test
     void lakeWrittenRegistrationIsReadAndPreserved() throws Exception {
         newNamespace("robots");

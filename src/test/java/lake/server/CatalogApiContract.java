@@ -245,6 +245,21 @@ abstract class CatalogApiContract extends RecordedLeaderTest {
         assertThat(waiters()).isZero();
     }
 
+    @Test
+    void hungUpLongPollFreesItsSlotAtOnce() throws Exception {
+        ok(post("/v1/namespaces", new JsonObject().put("namespace", "h")));
+        String generation = ok(h.get(node, "/v1/catalog")).getString("generation");
+        try (java.net.Socket client = new java.net.Socket("127.0.0.1", node.httpPort())) {
+            client.getOutputStream().write(("GET /v1/catalog?known_generation=" + generation + "&wait_ms=60000 HTTP/1.1\r\n"
+                    + "Host: 127.0.0.1\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            client.getOutputStream().flush();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> waiters() == 1);
+        }
+        // Not at wait_ms (60 s): as soon as the node sees the connection close.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> waiters() == 0);
+        assertThat(ok(h.get(node, "/v1/catalog?known_generation=" + generation)).getString("status")).isEqualTo("not_modified");
+    }
+
     private long waiters() throws Exception {
         return node.waitingLongPolls();
     }

@@ -52,16 +52,21 @@ class CatalogWatchTest {
         return p.future();
     }
 
+    /** A client that never goes away. */
+    private static Future<Void> stays() {
+        return io.vertx.core.Promise.<Void>promise().future();
+    }
+
     private static boolean changedFrom(Optional<byte[]> now, String seen) {
         return !now.map(b -> new String(b, StandardCharsets.UTF_8)).equals(Optional.ofNullable(seen));
     }
 
     @Test
     void waitingRequestsAreBoundedAndReleased() throws Exception {
-        Future<Boolean> first = on(() -> watch.await("gen", now -> changedFrom(now, null), 60_000));
-        Future<Boolean> second = on(() -> watch.await("gen", now -> changedFrom(now, null), 60_000));
+        Future<Boolean> first = on(() -> watch.await("gen", now -> changedFrom(now, null), 60_000, stays()));
+        Future<Boolean> second = on(() -> watch.await("gen", now -> changedFrom(now, null), 60_000, stays()));
         org.awaitility.Awaitility.await().until(() -> waiting.get() == 2);
-        assertThatThrownBy(() -> NodeHarness.await(on(() -> watch.await("gen", now -> true, 60_000))))
+        assertThatThrownBy(() -> NodeHarness.await(on(() -> watch.await("gen", now -> true, 60_000, stays()))))
                 .isInstanceOfSatisfying(ApiError.class, e -> {
                     assertThat(e.status()).isEqualTo(503);
                     assertThat(e.code()).isEqualTo("too_many_waiters");
@@ -73,14 +78,34 @@ class CatalogWatchTest {
         assertThat(NodeHarness.await(second)).isTrue();
         assertThat(waiting.get()).isZero();
 
-        assertThat(NodeHarness.await(on(() -> watch.await("gen", now -> changedFrom(now, "g1"), 50)))).as("expired").isFalse();
+        assertThat(NodeHarness.await(on(() -> watch.await("gen", now -> changedFrom(now, "g1"), 50, stays())))).as("expired").isFalse();
         assertThat(waiting.get()).isZero();
 
-        Future<Boolean> pending = on(() -> watch.await("gen", now -> changedFrom(now, "g1"), 60_000));
+        Future<Boolean> pending = on(() -> watch.await("gen", now -> changedFrom(now, "g1"), 60_000, stays()));
         org.awaitility.Awaitility.await().until(() -> waiting.get() == 1);
         NodeHarness.await(on(() -> watch.stop()));
         assertThat(NodeHarness.await(pending)).as("a stopping node answers its waiters").isFalse();
         assertThat(waiting.get()).isZero();
         NodeHarness.await(on(() -> watch.start()));
+    }
+
+    @Test
+    void abandonedWaitGivesItsSlotBackAtOnce() throws Exception {
+        io.vertx.core.Promise<Void> hungUp = io.vertx.core.Promise.promise();
+        Future<Boolean> abandoned = on(() -> watch.await("gen", now -> changedFrom(now, null), 60_000, hungUp.future()));
+        Future<Boolean> staying = on(() -> watch.await("gen", now -> changedFrom(now, null), 60_000, stays()));
+        org.awaitility.Awaitility.await().until(() -> waiting.get() == 2);
+
+        context.runOnContext(v -> hungUp.complete());
+        assertThat(NodeHarness.await(abandoned)).as("answered unchanged, long before its deadline").isFalse();
+        assertThat(waiting.get()).as("its slot is free again").isEqualTo(1);
+        Future<Boolean> third = on(() -> watch.await("gen", now -> changedFrom(now, null), 60_000, stays()));
+        org.awaitility.Awaitility.await().until(() -> waiting.get() == 2);
+        assertThat(third.failed()).as("the freed slot takes a new waiter (the bound is 2)").isFalse();
+
+        assertThat(NodeHarness.await(store.cas("gen", null, "g1".getBytes(StandardCharsets.UTF_8)))).isTrue();
+        assertThat(NodeHarness.await(staying)).as("the other waiter still waits for the change").isTrue();
+        assertThat(NodeHarness.await(third)).isTrue();
+        assertThat(waiting.get()).isZero();
     }
 }
