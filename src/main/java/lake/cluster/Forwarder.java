@@ -11,6 +11,7 @@ import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import lake.election.LeaseRecord;
 import lake.meta.MetaStore;
+import lake.metasrv.Leadership;
 import lake.metasrv.MetasrvException;
 import lake.metasrv.NodeClock;
 import lake.server.AccessControl;
@@ -18,14 +19,20 @@ import lake.server.ApiError;
 import lake.server.Bus;
 
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
- * A follower's write path: finds the leader from the lease record and forwards the request to
- * that node's API over the clustered event bus, carrying the epoch of the lease it saw.
+ * A follower's write path: forwards the request to the leader's API over the clustered event bus,
+ * carrying the epoch of the lease it saw. The first attempt addresses the leader from this node's
+ * leadership snapshot (its election verticle republishes the lease it read every round) without
+ * reading the store; every later attempt reads the lease record itself. A stale snapshot costs at
+ * most that retry, never a wrong answer: the leader refuses, before writing, any epoch it does not
+ * lead, and that refusal is a certain "not applied".
  *
  * <p>It retries, within a bounded time, only when the previous attempt certainly did not apply:
- * no leader yet, no handler for the leader's address, or the target answered {@code not_leader}
- * (it refused before writing — including when it no longer leads the epoch the follower saw).
+ * no leader yet, no handler for the leader's address, the target answered {@code not_leader}
+ * (it refused before writing — including when it no longer leads the epoch the follower saw), or
+ * {@code fenced} (a paused leader's write met a newer lease in the store, which refused it whole).
  * When the outcome is unknown — the request left and no answer came, or the connection broke —
  * it answers {@code 504 outcome_unknown} rather than retrying blindly.
  *
@@ -40,17 +47,22 @@ public final class Forwarder {
     private final String nodeId;
     private final String leaseKey;
     private final MetaStore store;
+    private final Supplier<Leadership> snapshot;
     private final NodeClock clock;
     private final long requestTimeoutMs;
     private final long retryWindowMs;
 
-    /** @param retryWindowMs how long to keep looking for a leader (about a TTL plus a renewal) */
-    public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, NodeClock clock,
-                     long requestTimeoutMs, long retryWindowMs) {
+    /**
+     * @param snapshot      this node's latest leadership, as its election verticle published it
+     * @param retryWindowMs how long to keep looking for a leader (about a TTL plus a renewal)
+     */
+    public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
+                     NodeClock clock, long requestTimeoutMs, long retryWindowMs) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
         this.store = store;
+        this.snapshot = snapshot;
         this.clock = clock;
         this.requestTimeoutMs = requestTimeoutMs;
         this.retryWindowMs = retryWindowMs;
@@ -82,11 +94,25 @@ public final class Forwarder {
 
     /** As {@link #forward(String, JsonObject, String, String)}, giving up at {@code giveUpAt}. */
     public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch, String token, long giveUpAt) {
-        return attempt(new Request(op, body, clientEpoch, token), giveUpAt);
+        Optional<Target> known = fromSnapshot();
+        Request request = new Request(op, body, clientEpoch, token);
+        return known.isPresent() ? send(request, known.get(), giveUpAt) : attempt(request, giveUpAt);
     }
 
     private record Request(String op, JsonObject body, String clientEpoch, String token) {}
 
+    /** Where a forwarded write goes: the lease holder and the epoch it must still lead. */
+    private record Target(String holder, long epoch) {}
+
+    /** The snapshot's leader, when it names another node under a known epoch and an unexpired lease. */
+    private Optional<Target> fromSnapshot() {
+        Leadership l = snapshot.get();
+        if (l.isLeader() || l.leader().isEmpty() || l.leader().get().equals(nodeId) || l.leaderEpoch() == 0) return Optional.empty();
+        if (Long.compareUnsigned(l.expiresAtMs(), clock.wallMillis()) <= 0) return Optional.empty();
+        return Optional.of(new Target(l.leader().get(), l.leaderEpoch()));
+    }
+
+    /** An attempt that reads the lease record to find the leader. */
     private Future<Message<JsonObject>> attempt(Request r, long giveUpAt) {
         return leader().compose(lease -> {
             if (lease.isEmpty()) {
@@ -94,24 +120,27 @@ public final class Forwarder {
                         "no leader is available to take the write", null));
             }
             if (lease.get().holder().equals(nodeId)) return Future.failedFuture(new LeaderIsThisNode(nodeId));
-            LeaseRecord leader = lease.get();
-            DeliveryOptions opts = new DeliveryOptions().setSendTimeout(requestTimeoutMs)
-                    .addHeader(Bus.OP_HEADER, r.op())
-                    .addHeader(Bus.FORWARDED_EPOCH_HEADER, Long.toUnsignedString(leader.epoch()))
-                    .addHeader(Bus.FORWARDED_BY_HEADER, nodeId);
-            if (r.clientEpoch() != null) opts.addHeader(Bus.EPOCH_HEADER, r.clientEpoch());
-            if (r.token() != null) opts.addHeader(AccessControl.TOKEN_HEADER, r.token());
-            return vertx.eventBus().<JsonObject>request(Bus.nodeForward(leader.holder()), r.body(), opts)
-                    .recover(t -> {
-                        if (certainlyNotApplied(t)) return retryOr(r, giveUpAt, t);
-                        if (t instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
-                            return Future.failedFuture(new ApiError(504, "outcome_unknown", "the write was forwarded to "
-                                    + leader.holder() + " and no answer came (" + re.failureType()
-                                    + "); it may or may not have applied", null));
-                        }
-                        return Future.failedFuture(t);
-                    });
+            return send(r, new Target(lease.get().holder(), lease.get().epoch()), giveUpAt);
         });
+    }
+
+    private Future<Message<JsonObject>> send(Request r, Target leader, long giveUpAt) {
+        DeliveryOptions opts = new DeliveryOptions().setSendTimeout(requestTimeoutMs)
+                .addHeader(Bus.OP_HEADER, r.op())
+                .addHeader(Bus.FORWARDED_EPOCH_HEADER, Long.toUnsignedString(leader.epoch()))
+                .addHeader(Bus.FORWARDED_BY_HEADER, nodeId);
+        if (r.clientEpoch() != null) opts.addHeader(Bus.EPOCH_HEADER, r.clientEpoch());
+        if (r.token() != null) opts.addHeader(AccessControl.TOKEN_HEADER, r.token());
+        return vertx.eventBus().<JsonObject>request(Bus.nodeForward(leader.holder()), r.body(), opts)
+                .recover(t -> {
+                    if (certainlyNotApplied(t)) return retryOr(r, giveUpAt, t);
+                    if (t instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
+                        return Future.failedFuture(new ApiError(504, "outcome_unknown", "the write was forwarded to "
+                                + leader.holder() + " and no answer came (" + re.failureType()
+                                + "); it may or may not have applied", null));
+                    }
+                    return Future.failedFuture(t);
+                });
     }
 
     private Future<Message<JsonObject>> retryOr(Request r, long giveUpAt, Throwable failure) {
@@ -132,7 +161,7 @@ public final class Forwarder {
         if (re.failureType() == ReplyFailure.NO_HANDLERS) return true;
         if (re.failureType() != ReplyFailure.RECIPIENT_FAILURE) return false;
         ApiError e = ApiError.fromReply(re);
-        return e != null && e.code().equals("not_leader");
+        return e != null && (e.code().equals("not_leader") || e.code().equals("fenced"));
     }
 
     private Future<Optional<LeaseRecord>> leader() {

@@ -64,7 +64,7 @@ public final class Election {
                 return install(current, new LeaseRecord(nodeId, expiresAtMs, Epochs.renewed(held.epoch())), nowMs);
             }
             if (!held.expiredAt(nowMs)) {
-                return Future.succeededFuture(new LeaseStatus.Follower(Optional.of(held.holder())));
+                return Future.succeededFuture(new LeaseStatus.Follower(Optional.of(held)));
             }
             return install(current, new LeaseRecord(nodeId, expiresAtMs, takeoverEpoch(held)), nowMs);
         });
@@ -100,7 +100,7 @@ public final class Election {
         byte[] bytes = next.encode();
         return store.cas(leaseKey, expected, bytes).compose(won -> won
                 ? Future.succeededFuture(new LeaseStatus.Leader(new LeaseGuard(leaseKey, bytes, next), next.expiresAtMs()))
-                : currentLeader(nowMs).map(after -> new LeaseStatus.Follower(after.map(LeaseRecord::holder))));
+                : currentLeader(nowMs).map(LeaseStatus.Follower::new));
     }
 
     private long takeoverEpoch(LeaseRecord held) {

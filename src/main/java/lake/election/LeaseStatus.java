@@ -24,12 +24,16 @@ public sealed interface LeaseStatus {
     }
 
     /**
-     * This node does not lead. {@code holder} names the node holding an unexpired lease; it is
-     * empty only when the campaign found no unexpired lease after losing a race.
+     * This node does not lead. {@code lease} is the unexpired lease another node holds, as the
+     * campaign read it (so a follower learns holder, epoch and expiry without reading again); it
+     * is empty only when the campaign found no unexpired lease after losing a race.
      */
-    record Follower(Optional<String> holder) implements LeaseStatus {
+    record Follower(Optional<LeaseRecord> lease) implements LeaseStatus {
         public Follower {
-            Objects.requireNonNull(holder, "holder");
+            Objects.requireNonNull(lease, "lease");
         }
+
+        /** The node holding the lease, if any. */
+        public Optional<String> holder() { return lease.map(LeaseRecord::holder); }
     }
 }

@@ -1,6 +1,7 @@
 package lake.metasrv;
 
 import lake.election.LeaseGuard;
+import lake.election.LeaseRecord;
 
 import java.util.Optional;
 
@@ -13,6 +14,8 @@ import java.util.Optional;
  * @param leader        the holder of the unexpired lease as last seen, if any
  * @param leaderEpoch   that lease's epoch (unsigned; 0 when unknown)
  * @param guard         present only while this node leads
+ * @param expiresAtMs   the wall-clock expiry written in the lease last seen (this node's own while
+ *                      it leads, the holder's while it follows; 0 when unknown)
  * @param deadlineNanos monotonic deadline of the local authority; meaningful only with a guard
  */
 public record Leadership(String nodeId, Optional<String> leader, long leaderEpoch, Optional<LeaseGuard> guard,
@@ -25,6 +28,12 @@ public record Leadership(String nodeId, Optional<String> leader, long leaderEpoc
 
     public static Leadership follower(String nodeId, Optional<String> leader, long leaderEpoch, String reason) {
         return new Leadership(nodeId, leader, leader.isPresent() ? leaderEpoch : 0, Optional.empty(), 0, 0, reason);
+    }
+
+    /** A follower that read {@code lease} (empty: no unexpired lease), with its holder, epoch and expiry. */
+    public static Leadership follower(String nodeId, Optional<LeaseRecord> lease, String reason) {
+        return lease.map(l -> new Leadership(nodeId, Optional.of(l.holder()), l.epoch(), Optional.empty(), l.expiresAtMs(), 0, reason))
+                .orElseGet(() -> follower(nodeId, Optional.empty(), 0, reason));
     }
 
     public static Leadership leader(String nodeId, LeaseGuard guard, long expiresAtMs, long deadlineNanos, String reason) {

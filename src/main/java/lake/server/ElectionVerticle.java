@@ -114,15 +114,9 @@ public final class ElectionVerticle extends VerticleBase {
         long startNanos = clock.monoNanos();
         return election.campaign(clock.wallMillis())
                 .compose(status -> {
-                    if (!(status instanceof LeaseStatus.Follower f)) return Future.succeededFuture(status);
-                    // Lost: step down at once. Then learn the leader's epoch, which API replies carry.
-                    onFollower(f.holder(), leadership.leader().equals(f.holder()) ? leadership.leaderEpoch() : 0);
-                    return election.currentLeader(clock.wallMillis())
-                            .map(lease -> {
-                                onFollower(lease.map(LeaseRecord::holder), lease.map(LeaseRecord::epoch).orElse(0L));
-                                return status;
-                            })
-                            .otherwise(status);
+                    // Lost: step down at once, learning the lease the campaign read (no second read).
+                    if (status instanceof LeaseStatus.Follower f) onFollower(f.lease());
+                    return Future.succeededFuture(status);
                 })
                 .transform(ar -> {
                     if (ar.succeeded()) {
@@ -146,11 +140,17 @@ public final class ElectionVerticle extends VerticleBase {
         armDeadline(deadline);
     }
 
-    private void onFollower(Optional<String> holder, long epoch) {
+    /**
+     * Follows {@code lease}. A follower republishes when holder, epoch or expiry changed, so its
+     * snapshot names the current lease within one round: forwarded writes are addressed from it.
+     */
+    private void onFollower(Optional<LeaseRecord> lease) {
+        Optional<String> holder = lease.map(LeaseRecord::holder);
         if (leadership.isLeader()) {
-            stepDown("lease is held by " + holder.orElse("nobody"), holder, epoch);
-        } else if (!leadership.leader().equals(holder) || leadership.leaderEpoch() != epoch) {
-            publish(Leadership.follower(settings.nodeId(), holder, epoch, "leader is " + holder.orElse("unknown")));
+            stepDown("lease is held by " + holder.orElse("nobody"), lease);
+        } else if (!leadership.leader().equals(holder) || leadership.leaderEpoch() != lease.map(LeaseRecord::epoch).orElse(0L)
+                || leadership.expiresAtMs() != lease.map(LeaseRecord::expiresAtMs).orElse(0L)) {
+            publish(Leadership.follower(settings.nodeId(), lease, "leader is " + holder.orElse("unknown")));
         }
     }
 
@@ -193,13 +193,13 @@ public final class ElectionVerticle extends VerticleBase {
     }
 
     private void stepDown(String reason) {
-        stepDown(reason, Optional.empty(), 0);
+        stepDown(reason, Optional.empty());
     }
 
-    private void stepDown(String reason, Optional<String> newLeader, long newEpoch) {
+    private void stepDown(String reason, Optional<LeaseRecord> newLease) {
         vertx.cancelTimer(deadlineTimer);
         if (!leadership.isLeader()) return;
-        publish(Leadership.follower(settings.nodeId(), newLeader, newEpoch, reason));
+        publish(Leadership.follower(settings.nodeId(), newLease, reason));
     }
 
     private void armDeadline(long deadlineNanos) {

@@ -95,7 +95,7 @@ public final class NodeApi {
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
                 reads::withEpoch, this::stepDown, clock::monoNanos);
         membership = new Membership(vertx);
-        forwarder = config.clustered() ? new Forwarder(vertx, node, settings.leaseKey(), reads, clock,
+        forwarder = config.clustered() ? new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock,
                 config.requestTimeoutMs(), config.forwardWindowMs()) : null;
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);

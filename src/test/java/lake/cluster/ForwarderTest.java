@@ -8,6 +8,7 @@ import lake.election.LeaseRecord;
 import lake.meta.MetaStore;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
+import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
 import lake.server.ApiError;
 import lake.server.Bus;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -58,8 +60,45 @@ class ForwarderTest {
         join(vertx.close());
     }
 
+    /** A snapshot that knows no leader: every attempt reads the lease record. */
+    static final Leadership UNKNOWN = Leadership.follower("F", Optional.empty(), 0, "test");
+
     Forwarder forwarder(long windowMs, long timeoutMs) {
-        return new Forwarder(vertx, "F", "election/leader", store, NodeClock.SYSTEM, timeoutMs, windowMs);
+        return forwarder(UNKNOWN, windowMs, timeoutMs);
+    }
+
+    Forwarder forwarder(Leadership snapshot, long windowMs, long timeoutMs) {
+        return new Forwarder(vertx, "F", "election/leader", store, () -> snapshot, NodeClock.SYSTEM, timeoutMs, windowMs);
+    }
+
+    @Test
+    void staleSnapshotIsRetriedFromTheLeaseRecord() throws Exception {
+        // The snapshot still names OLD under epoch 6; the lease record names L under epoch 7.
+        Leadership stale = Leadership.follower("F", Optional.of(new LeaseRecord("OLD", System.currentTimeMillis() + 60_000, 6)), "test");
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("OLD"), m -> {
+            received.add(m);
+            m.fail(409, new ApiError(409, "fenced", "write under epoch 6 refused: the lease record changed", null).toJson().encode());
+        });
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), m -> {
+            received.add(m);
+            m.reply(new JsonObject().put("applied", true).put("epoch", 7));
+        });
+        Message<JsonObject> reply = join(forwarder(stale, 5_000, 2_000).forward("cas", new JsonObject().put("key", "k"), null, null));
+        assertThat(reply.body().getLong("epoch")).isEqualTo(7L);
+        assertThat(received).extracting(m -> m.headers().get(Bus.FORWARDED_EPOCH_HEADER)).containsExactly("6", "7");
+    }
+
+    @Test
+    void expiredSnapshotIsNotUsed() throws Exception {
+        Leadership expired = Leadership.follower("F", Optional.of(new LeaseRecord("OLD", 1, 6)), "test");
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("OLD"), received::add);
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), m -> {
+            received.add(m);
+            m.reply(new JsonObject().put("applied", true).put("epoch", 7));
+        });
+        join(forwarder(expired, 5_000, 2_000).forward("cas", new JsonObject().put("key", "k"), null, null));
+        assertThat(received).extracting(m -> m.headers().get(Bus.FORWARDED_EPOCH_HEADER)).as("straight to the lease's holder")
+                .containsExactly("7");
     }
 
     @Test
@@ -123,7 +162,7 @@ class ForwarderTest {
     @Test
     void leaseNamingThisNodeIsHandedBackAtOnce() throws Exception {
         vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), received::add);
-        Forwarder self = new Forwarder(vertx, "L", "election/leader", store, NodeClock.SYSTEM, 2_000, 60_000);
+        Forwarder self = new Forwarder(vertx, "L", "election/leader", store, () -> UNKNOWN, NodeClock.SYSTEM, 2_000, 60_000);
         long start = System.nanoTime();
         assertThatThrownBy(() -> join(self.forward("cas", new JsonObject().put("key", "k"), null, null)))
                 .isInstanceOf(Forwarder.LeaderIsThisNode.class);

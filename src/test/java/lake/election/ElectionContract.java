@@ -67,14 +67,16 @@ public abstract class ElectionContract {
         LeaseStatus.Leader renewed = leader(a.campaign(1_500));
         assertThat(renewed.guard().record()).isEqualTo(new LeaseRecord("node-a", 2_500, 1));
 
-        assertThat(await(b.campaign(1_600))).isEqualTo(follower("node-a"));
-        assertThat(await(b.campaign(2_499))).as("one ms before expiry").isEqualTo(follower("node-a"));
+        assertThat(holderSeen(await(b.campaign(1_600)))).isEqualTo("node-a");
+        assertThat(holderSeen(await(b.campaign(2_499)))).as("one ms before expiry").isEqualTo("node-a");
 
         LeaseStatus.Leader takeover = leader(b.campaign(2_500));
         assertThat(takeover.guard().record()).as("expires_at_ms <= now is expired")
                 .isEqualTo(new LeaseRecord("node-b", 3_500, 2));
 
-        assertThat(await(a.campaign(2_600))).as("the old holder is demoted").isEqualTo(follower("node-b"));
+        LeaseStatus demoted = await(a.campaign(2_600));
+        assertThat(holderSeen(demoted)).as("the old holder is demoted").isEqualTo("node-b");
+        assertThat(((LeaseStatus.Follower) demoted).lease().orElseThrow().epoch()).as("and learns the takeover's epoch").isEqualTo(2);
         assertThat(stored()).containsExactly(takeover.guard().leaseBytes());
         assertThat(leader(b.campaign(3_000)).epoch()).as("the new holder renews its own epoch").isEqualTo(2);
     }
@@ -92,7 +94,7 @@ public abstract class ElectionContract {
         assertThat(leader(a.campaign(4_000)).epoch()).as("legacy 0 upgrades on renewal").isEqualTo(1);
         assertThat(leader(a.campaign(4_500)).epoch()).isEqualTo(1);
         assertThat(leader(a.campaign(5_200)).guard().record()).isEqualTo(new LeaseRecord("node-a", 6_200, 1));
-        assertThat(await(b.campaign(6_199))).isEqualTo(follower("node-a"));
+        assertThat(holderSeen(await(b.campaign(6_199)))).isEqualTo("node-a");
         assertThat(leader(b.campaign(6_200)).epoch()).as("takeover advances by one").isEqualTo(2);
         assertThat(leader(b.campaign(6_300)).epoch()).isEqualTo(2);
 
@@ -164,7 +166,7 @@ public abstract class ElectionContract {
 
         assertThat(await(b.resign(1_100))).as("a non-holder's resign").isFalse();
         assertThat(stored()).containsExactly(held.leaseBytes());
-        assertThat(await(b.campaign(1_100))).isEqualTo(follower("node-a"));
+        assertThat(holderSeen(await(b.campaign(1_100)))).isEqualTo("node-a");
 
         assertThat(await(a.resign(1_100))).isTrue();
         LeaseRecord resigned = LeaseRecord.decode(stored());
@@ -175,7 +177,7 @@ public abstract class ElectionContract {
 
         assertThat(leader(b.campaign(1_100)).guard().record()).isEqualTo(new LeaseRecord("node-b", 2_100, 2));
         assertThat(await(a.resign(1_200))).as("no longer the holder").isFalse();
-        assertThat(await(a.campaign(1_200))).isEqualTo(follower("node-b"));
+        assertThat(holderSeen(await(a.campaign(1_200)))).isEqualTo("node-b");
     }
 
     @Test
@@ -268,8 +270,10 @@ public abstract class ElectionContract {
         return (LeaseStatus.Leader) status;
     }
 
-    private static LeaseStatus follower(String holder) {
-        return new LeaseStatus.Follower(Optional.of(holder));
+    /** The holder a follower's campaign saw; fails unless the campaign lost. */
+    private static String holderSeen(LeaseStatus status) {
+        assertThat(status).isInstanceOf(LeaseStatus.Follower.class);
+        return ((LeaseStatus.Follower) status).holder().orElseThrow(() -> new AssertionError("the follower saw no holder"));
     }
 
     private static List<LeaseStatus> concat(List<LeaseStatus> before, LeaseStatus after) {

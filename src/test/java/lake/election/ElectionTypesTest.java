@@ -47,6 +47,7 @@ class ElectionTypesTest {
         assertThatThrownBy(() -> new LeaseStatus.Leader(guard, 21)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new LeaseStatus.Follower(null)).isInstanceOf(NullPointerException.class);
         assertThat(new LeaseStatus.Follower(Optional.empty()).holder()).isEmpty();
+        assertThat(new LeaseStatus.Follower(Optional.of(new LeaseRecord("b", 5, 3))).holder()).contains("b");
     }
 
     @Test

@@ -35,7 +35,10 @@ public final class RecordingStore implements MetaStore {
         return calls.get();
     }
 
-    @Override public Future<Optional<byte[]>> get(String key) { calls.incrementAndGet(); return real.get(key); }
+    /** The key of every get, in order. */
+    final List<String> gets = new CopyOnWriteArrayList<>();
+
+    @Override public Future<Optional<byte[]>> get(String key) { calls.incrementAndGet(); gets.add(key); return real.get(key); }
     /** Unguarded CAS and delete calls: no client or catalog write may ever be one. */
     final AtomicInteger plainWrites = new AtomicInteger();
 
