@@ -5,7 +5,6 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
@@ -17,6 +16,7 @@ import lake.metasrv.NodeClock;
 import lake.server.AccessControl;
 import lake.server.ApiError;
 import lake.server.Bus;
+import lake.server.BusBatch;
 
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -51,6 +51,8 @@ public final class Forwarder {
     private final NodeClock clock;
     private final long requestTimeoutMs;
     private final long retryWindowMs;
+    /** Forwarded writes that queue up share a round trip to the leader. */
+    private final BusBatch.Sender batches;
 
     /**
      * @param snapshot      this node's latest leadership, as its election verticle published it
@@ -66,6 +68,7 @@ public final class Forwarder {
         this.clock = clock;
         this.requestTimeoutMs = requestTimeoutMs;
         this.retryWindowMs = retryWindowMs;
+        this.batches = BusBatch.Sender.standard(vertx);
     }
 
     /** The lease names this node: the write belongs to its own fenced writer. Certainly unapplied. */
@@ -83,7 +86,7 @@ public final class Forwarder {
      * Forwards {@code op} with {@code body}; {@code clientEpoch} is the epoch header the client
      * sent and {@code token} its access token, if any (the leader checks it again).
      */
-    public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch, String token) {
+    public Future<JsonObject> forward(String op, JsonObject body, String clientEpoch, String token) {
         return forward(op, body, clientEpoch, token, deadline());
     }
 
@@ -93,7 +96,7 @@ public final class Forwarder {
     }
 
     /** As {@link #forward(String, JsonObject, String, String)}, giving up at {@code giveUpAt}. */
-    public Future<Message<JsonObject>> forward(String op, JsonObject body, String clientEpoch, String token, long giveUpAt) {
+    public Future<JsonObject> forward(String op, JsonObject body, String clientEpoch, String token, long giveUpAt) {
         Optional<Target> known = fromSnapshot();
         Request request = new Request(op, body, clientEpoch, token);
         return known.isPresent() ? send(request, known.get(), giveUpAt) : attempt(request, giveUpAt);
@@ -113,7 +116,7 @@ public final class Forwarder {
     }
 
     /** An attempt that reads the lease record to find the leader. */
-    private Future<Message<JsonObject>> attempt(Request r, long giveUpAt) {
+    private Future<JsonObject> attempt(Request r, long giveUpAt) {
         return leader().compose(lease -> {
             if (lease.isEmpty()) {
                 return retryOr(r, giveUpAt, new MetasrvException.NotLeader(
@@ -124,14 +127,14 @@ public final class Forwarder {
         });
     }
 
-    private Future<Message<JsonObject>> send(Request r, Target leader, long giveUpAt) {
+    private Future<JsonObject> send(Request r, Target leader, long giveUpAt) {
         DeliveryOptions opts = new DeliveryOptions().setSendTimeout(requestTimeoutMs)
                 .addHeader(Bus.OP_HEADER, r.op())
                 .addHeader(Bus.FORWARDED_EPOCH_HEADER, Long.toUnsignedString(leader.epoch()))
                 .addHeader(Bus.FORWARDED_BY_HEADER, nodeId);
         if (r.clientEpoch() != null) opts.addHeader(Bus.EPOCH_HEADER, r.clientEpoch());
         if (r.token() != null) opts.addHeader(AccessControl.TOKEN_HEADER, r.token());
-        return vertx.eventBus().<JsonObject>request(Bus.nodeForward(leader.holder()), r.body(), opts)
+        return batches.request(Bus.nodeForward(leader.holder()), r.body(), opts)
                 .recover(t -> {
                     if (certainlyNotApplied(t)) return retryOr(r, giveUpAt, t);
                     if (t instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
@@ -143,7 +146,7 @@ public final class Forwarder {
                 });
     }
 
-    private Future<Message<JsonObject>> retryOr(Request r, long giveUpAt, Throwable failure) {
+    private Future<JsonObject> retryOr(Request r, long giveUpAt, Throwable failure) {
         if (clock.monoNanos() - giveUpAt >= 0) {
             // Every attempt certainly did not apply: say so as not_leader, which a client may retry.
             boolean unreachable = failure instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;

@@ -92,11 +92,17 @@ public final class AccessControl {
 
     /** Event-bus ingress: the {@link #TOKEN_HEADER} header. Fails the message on refusal; {@code true} to proceed. */
     boolean bus(Message<?> msg, boolean write) {
-        ApiError refused = check(msg.headers().get(TOKEN_HEADER), write);
+        ApiError refused = bus(msg.headers(), write);
         if (refused == null) return true;
-        metrics.authRejected("bus", refused.code());
         msg.fail(refused.status(), refused.toJson().encode());
         return false;
+    }
+
+    /** Event-bus ingress for a request known by its headers (one item of a batch): the refusal, counted, or {@code null}. */
+    ApiError bus(io.vertx.core.MultiMap headers, boolean write) {
+        ApiError refused = check(headers.get(TOKEN_HEADER), write);
+        if (refused != null) metrics.authRejected("bus", refused.code());
+        return refused;
     }
 
     /** The same warning for the cluster address: the clustered event bus serves the API there. */

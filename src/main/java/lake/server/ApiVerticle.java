@@ -65,6 +65,10 @@ public final class ApiVerticle extends VerticleBase {
             // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
             consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node),
                     m -> servePublic(String.valueOf(m.headers().get(Bus.OP_HEADER)), m)));
+            // A follower sends the writes that queue up several to a message (BusBatch); each item
+            // presents its own client's token and is served exactly as if it came alone.
+            consumers.add(vertx.eventBus().<Object>consumer(BusBatch.address(Bus.nodeForward(node)),
+                    m -> BusBatch.serve(m, this::answerForwarded)));
         }
         if (publicApi) {
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_GET, m -> servePublic(NodeApi.GET, m)));
@@ -117,6 +121,19 @@ public final class ApiVerticle extends VerticleBase {
 
     private void servePublic(String op, Message<Object> msg) {
         if (access.bus(msg, WRITES.contains(op) || CatalogOps.WRITES.contains(op))) serve(op, msg);
+    }
+
+    private Future<BusBatch.Answer> answerForwarded(io.vertx.core.MultiMap headers, Object body) {
+        String op = String.valueOf(headers.get(Bus.OP_HEADER));
+        ApiError refused = access.bus(headers, WRITES.contains(op) || CatalogOps.WRITES.contains(op));
+        if (refused != null) return Future.succeededFuture(BusBatch.Answer.fail(refused.status(), refused.toJson().encode()));
+        inFlight++;
+        return api.serve(op, body, headers).transform(ar -> {
+            if (--inFlight == 0 && drained != null) drained.tryComplete();
+            if (ar.succeeded()) return Future.succeededFuture(BusBatch.Answer.ok(ar.result()));
+            ApiError e = ApiError.from(ar.cause());
+            return Future.succeededFuture(BusBatch.Answer.fail(e.status(), e.toJson().encode()));
+        });
     }
 
     private void serve(String op, Message<Object> msg) {

@@ -33,26 +33,30 @@ public final class BusMetaStore implements MetaStore {
     /** Codecs passing a guarded mutation / a transaction by reference, or null to send them as JSON. */
     private final String mutationCodec;
     private final String transactionCodec;
+    /** Shares cluster round trips between calls to a remote store; null for a store in this process. */
+    private final BusBatch.Sender batches;
 
     /** A client that sends JSON, so it reaches a store verticle anywhere in the cluster. */
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs) {
-        this(vertx, address, epoch, timeoutMs, null, false);
+        this(vertx, address, epoch, timeoutMs, null, ElectionSettings.StoreReach.HOSTED_HERE);
     }
 
     /**
      * @param secret the cluster secret presented on every request ({@link Bus#SECRET_HEADER}), or null
-     * @param local  the store verticle is registered in this process only: guarded mutations and
-     *               transactions (the hot path) travel by reference instead of as base64 JSON.
-     *               Immutable values, so sharing them is safe; a store reachable over the cluster
-     *               must get JSON.
+     * @param reach  {@code PROCESS_ONLY}: guarded mutations and transactions (the hot path) travel
+     *               by reference instead of as base64 JSON (immutable values, so sharing them is
+     *               safe; a store reachable over the cluster must get JSON); {@code REMOTE}: calls
+     *               that queue up share cluster round trips ({@link BusBatch})
      */
-    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, boolean local) {
-        this(vertx, address, epoch, timeoutMs, secret, local ? LocalCodec.register(vertx, GuardedMutation.class) : null,
-                local ? LocalCodec.register(vertx, Transaction.class) : null);
+    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, ElectionSettings.StoreReach reach) {
+        this(vertx, address, epoch, timeoutMs, secret,
+                reach == ElectionSettings.StoreReach.PROCESS_ONLY ? LocalCodec.register(vertx, GuardedMutation.class) : null,
+                reach == ElectionSettings.StoreReach.PROCESS_ONLY ? LocalCodec.register(vertx, Transaction.class) : null,
+                reach == ElectionSettings.StoreReach.REMOTE ? BusBatch.Sender.standard(vertx) : null);
     }
 
     private BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret,
-                         String mutationCodec, String transactionCodec) {
+                         String mutationCodec, String transactionCodec, BusBatch.Sender batches) {
         this.vertx = vertx;
         this.address = address;
         this.epoch = epoch;
@@ -60,11 +64,12 @@ public final class BusMetaStore implements MetaStore {
         this.secret = secret;
         this.mutationCodec = mutationCodec;
         this.transactionCodec = transactionCodec;
+        this.batches = batches;
     }
 
     /** The same store, with every request carrying {@code fixedEpoch}. */
     public BusMetaStore withEpoch(long fixedEpoch) {
-        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs, secret, mutationCodec, transactionCodec);
+        return new BusMetaStore(vertx, address, () -> fixedEpoch, timeoutMs, secret, mutationCodec, transactionCodec, batches);
     }
 
     @Override
@@ -150,9 +155,9 @@ public final class BusMetaStore implements MetaStore {
             if (body instanceof GuardedMutation) opts.setCodecName(mutationCodec);
             else if (body instanceof Transaction) opts.setCodecName(transactionCodec);
         }
-        return vertx.eventBus().<JsonObject>request(address, body, opts)
-                .map(Message::body)
-                .recover(t -> Future.failedFuture(StoreProtocol.fromReply(t, !StoreProtocol.GET.equals(op)
+        Future<JsonObject> reply = batches != null && body instanceof JsonObject json ? batches.request(address, json, opts)
+                : vertx.eventBus().<JsonObject>request(address, body, opts).map(Message::body);
+        return reply.recover(t -> Future.failedFuture(StoreProtocol.fromReply(t, !StoreProtocol.GET.equals(op)
                         && !StoreProtocol.SCAN.equals(op))));
     }
 }

@@ -92,7 +92,9 @@ public final class MetasrvNode {
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
         ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
-                s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(), !sharedStore);
+                s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(),
+                !sharedStore ? ElectionSettings.StoreReach.PROCESS_ONLY
+                        : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
                 s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());

@@ -264,7 +264,6 @@ public final class NodeApi {
         return local.get().recover(t -> {
             if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
             return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), giveUpAt)
-                    .map(Message::body)
                     .recover(f -> {
                         if (!(f instanceof Forwarder.LeaderIsThisNode)) return Future.failedFuture(f);
                         if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(t);

@@ -33,6 +33,7 @@ public final class StoreVerticle extends VerticleBase {
     private final boolean local;
     private MetaStore store;
     private MessageConsumer<Object> consumer;
+    private MessageConsumer<Object> batches;
     /** Highest epoch seen on a guarded mutation or transaction, unsigned. Confined to this verticle's context. */
     private long highestEpoch;
 
@@ -62,62 +63,82 @@ public final class StoreVerticle extends VerticleBase {
     public Future<?> start() {
         return opener.apply(vertx).compose(opened -> {
             store = opened;
-            consumer = local ? vertx.eventBus().localConsumer(address, this::handle)
-                    : vertx.eventBus().consumer(address, this::handle);
-            return consumer.completion();
+            if (local) {
+                consumer = vertx.eventBus().localConsumer(address, this::handle);
+                return consumer.completion();
+            }
+            consumer = vertx.eventBus().consumer(address, this::handle);
+            // Remote nodes send their calls several to a message when they queue up (BusBatch).
+            batches = vertx.eventBus().consumer(BusBatch.address(address), this::handleBatch);
+            return Future.all(consumer.completion(), batches.completion()).mapEmpty();
         });
     }
 
     @Override
     public Future<?> stop() {
-        Future<Void> unregistered = consumer == null ? Future.succeededFuture() : consumer.unregister();
+        Future<Void> unregistered = Future.join(consumer == null ? Future.succeededFuture() : consumer.unregister(),
+                batches == null ? Future.succeededFuture() : batches.unregister()).mapEmpty();
         return unregistered.eventually(() -> store == null ? Future.succeededFuture() : store.close());
     }
 
     private void handle(Message<Object> msg) {
-        if (secret != null) {
-            String presented = msg.headers().get(Bus.SECRET_HEADER);
-            if (presented == null || !java.security.MessageDigest.isEqual(secret, lake.config.AuthTokens.sha256(presented))) {
-                msg.fail(StoreProtocol.UNAUTHORIZED, "store requests must present the cluster secret");
-                return;
+        if (!authorized(msg)) return;
+        answer(msg.headers(), msg.body()).onSuccess(a -> {
+            if (a.body() != null) {
+                msg.reply(a.body(), new DeliveryOptions().addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(highestEpoch)));
+            } else {
+                msg.fail(a.code(), a.message());
             }
+        });
+    }
+
+    /** Several calls in one message: each answered as it would be alone, the secret checked once for all. */
+    private void handleBatch(Message<Object> msg) {
+        if (authorized(msg)) BusBatch.serve(msg, this::answer);
+    }
+
+    private boolean authorized(Message<Object> msg) {
+        if (secret == null) return true;
+        String presented = msg.headers().get(Bus.SECRET_HEADER);
+        if (presented == null || !java.security.MessageDigest.isEqual(secret, lake.config.AuthTokens.sha256(presented))) {
+            msg.fail(StoreProtocol.UNAUTHORIZED, "store requests must present the cluster secret");
+            return false;
         }
+        return true;
+    }
+
+    /** One call's answer: its reply body, or the failure code and message a lone message would get. Never fails. */
+    private Future<BusBatch.Answer> answer(io.vertx.core.MultiMap headers, Object body) {
         Future<JsonObject> reply;
         try {
-            reply = dispatch(msg);
+            reply = dispatch(headers, body);
         } catch (MetaException e) {
             reply = Future.failedFuture(e);
         } catch (RuntimeException e) {
             reply = Future.failedFuture(new MetaException.InvalidArgument("malformed store request: " + e.getMessage()));
         }
-        reply.onComplete(ar -> {
-            if (ar.succeeded()) {
-                msg.reply(ar.result(), new DeliveryOptions().addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(highestEpoch)));
-            } else if (ar.cause() instanceof MetaException me) {
-                msg.fail(StoreProtocol.failureCode(me), me.getMessage());
-            } else {
-                msg.fail(StoreProtocol.PERMANENT_BACKEND, String.valueOf(ar.cause()));
-            }
-        });
+        return reply.transform(ar -> Future.succeededFuture(ar.succeeded() ? BusBatch.Answer.ok(ar.result())
+                : ar.cause() instanceof MetaException me ? BusBatch.Answer.fail(StoreProtocol.failureCode(me), me.getMessage())
+                : BusBatch.Answer.fail(StoreProtocol.PERMANENT_BACKEND, String.valueOf(ar.cause()))));
     }
 
-    private Future<JsonObject> dispatch(Message<Object> msg) {
-        String op = msg.headers().get(Bus.OP_HEADER);
-        String epochHeader = msg.headers().get(Bus.EPOCH_HEADER);
+    private Future<JsonObject> dispatch(io.vertx.core.MultiMap headers, Object body) {
+        String op = headers.get(Bus.OP_HEADER);
+        String epochHeader = headers.get(Bus.EPOCH_HEADER);
         if (op == null || epochHeader == null) {
             throw new MetaException.InvalidArgument("store message needs headers " + Bus.OP_HEADER + " and " + Bus.EPOCH_HEADER);
         }
         long epoch = Long.parseUnsignedLong(epochHeader);
-        if (msg.body() instanceof GuardedMutation m) {
+        if (body instanceof GuardedMutation m) {
             // Passed by reference from this process: already validated by its constructor.
             if (!op.equals(StoreProtocol.GUARDED)) throw new MetaException.InvalidArgument("a mutation object needs op " + StoreProtocol.GUARDED);
             return guarded(epoch, m);
         }
-        if (msg.body() instanceof Transaction t) {
+        if (body instanceof Transaction t) {
             if (!op.equals(StoreProtocol.TXN)) throw new MetaException.InvalidArgument("a transaction object needs op " + StoreProtocol.TXN);
             return transact(epoch, t);
         }
-        JsonObject b = (JsonObject) msg.body();
+        JsonObject b = (JsonObject) body;
         return switch (op) {
             case StoreProtocol.GET -> store.get(b.getString("key"))
                     .map(v -> new JsonObject().put("value", StoreProtocol.b64(v.orElse(null))));

@@ -109,7 +109,7 @@ class EventBusApiTest {
 
     @Test
     void guardedMutationsByReferenceAndAsJsonDecideAlike() throws Exception {
-        BusMetaStore byReference = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000, null, true);
+        BusMetaStore byReference = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000, null, ElectionSettings.StoreReach.PROCESS_ONLY);
         BusMetaStore asJson = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000);
         byte[] lease = NodeHarness.await(asJson.get("election/leader")).orElseThrow();
         byte[] staleLease = java.util.Arrays.copyOf(lease, lease.length + 1);

@@ -48,7 +48,7 @@ class StoreTransactionBusTest {
 
     @Test
     void transactionsByReferenceAndAsJsonDecideAlike() throws Exception {
-        BusMetaStore byReference = new BusMetaStore(vertx, ADDRESS, () -> EPOCH, 5_000, null, true);
+        BusMetaStore byReference = new BusMetaStore(vertx, ADDRESS, () -> EPOCH, 5_000, null, ElectionSettings.StoreReach.PROCESS_ONLY);
         BusMetaStore asJson = new BusMetaStore(vertx, ADDRESS, () -> EPOCH, 5_000);
         byte[] lease = b("lease");
         assertThat(await(asJson.cas(GUARD, null, lease))).isTrue();
