@@ -43,6 +43,8 @@ public final class Catalog {
     public static final int MAX_TABLE_PAGE = 256;
     public static final int MAX_TOMBSTONE_PAGE = 1000;
     static final int SNAPSHOT_PAGE = 1000;
+    /** A drop marker older than this is an interrupted drop, which a table create clears. */
+    public static final long ABANDONED_DROP_MS = 30_000;
 
     private final CatalogPort port;
     private final String catalogRoot;
@@ -120,7 +122,8 @@ public final class Catalog {
      * marker with the generation, or delete only the marker. The record itself is untouched until
      * the end, so reads see the namespace throughout. A drop interrupted after the first step is
      * finished (or undone) by the next drop of the same namespace; creates meanwhile are refused
-     * as {@link CatalogException.Contended}.
+     * as {@link CatalogException.Contended}, until the marker is {@value #ABANDONED_DROP_MS} ms old
+     * and the next create clears it.
      */
     public Future<Namespace> dropNamespace(String ns) {
         return start(() -> {
@@ -132,7 +135,7 @@ public final class Catalog {
                 Future<Optional<byte[]>> existing = port.get(markerKey);
                 return Future.all(record, existing).compose(read -> {
                     Stored<Namespace> current = record.result();
-                    byte[] fresh = dropMarker();
+                    byte[] fresh = newDropMarker();
                     Future<Optional<byte[]>> marked = existing.result().isPresent() ? Future.succeededFuture(existing.result())
                             : apply(Transaction.of(List.of(Op.create(markerKey, fresh), Op.checkValue(key, current.bytes()))))
                                     .map(o -> o.applied() ? Optional.of(fresh) : Optional.empty());
@@ -181,12 +184,44 @@ public final class Catalog {
             return apply(tx).compose(o -> {
                 if (o.applied()) return Future.succeededFuture(new Table(ns, name, reg));
                 if (o.failed().contains(1)) return Future.failedFuture(namespaceNotFound(ns));
-                if (o.failed().contains(2)) {
-                    return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped; retry"));
-                }
+                // Once cleared, the create is tried again (a new marker, if any, is recent: no loop).
+                if (o.failed().contains(2)) return clearAbandonedDrop(ns).compose(cleared -> createTable(ns, name, columns, engine));
                 return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
             });
         });
+    }
+
+    /**
+     * A create met the namespace's drop marker. A drop takes a few store calls; a marker older than
+     * {@value #ABANDONED_DROP_MS} ms belongs to a drop that was interrupted (its leader crashed or
+     * lost the lease between marking and deciding), and would otherwise block every create until
+     * someone drops the namespace again: it is deleted (on its exact bytes) and the create goes on
+     * ({@code true}). Deleting a marker is always safe: a drop still running fails its final
+     * transaction, which needs its own marker's exact bytes, re-reads and sees the new table. A
+     * recent marker fails with {@link CatalogException.Contended}, saying since when.
+     */
+    private Future<Void> clearAbandonedDrop(String ns) {
+        String key = CatalogKeys.droppingMarker(ns);
+        return port.get(key).compose(marker -> {
+            if (marker.isEmpty()) return Future.succeededFuture();
+            long started = markerStartedMs(marker.get());
+            long now = wallMillis.getAsLong();
+            if (started < 0 || now - started > ABANDONED_DROP_MS) {
+                return apply(Transaction.of(List.of(Op.delete(key, marker.get())))).mapEmpty();
+            }
+            return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped (for "
+                    + (now - started) + " ms); retry, or after " + ABANDONED_DROP_MS / 1000 + " s a create clears an abandoned drop"));
+        });
+    }
+
+    /** When the drop that wrote {@code marker} began, or -1 if the marker does not say. */
+    private static long markerStartedMs(byte[] marker) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode started = CatalogJson.parseObject("drop marker", marker).get("started_ms");
+            return started != null && started.canConvertToLong() && started.asLong() >= 0 ? started.asLong() : -1;
+        } catch (CatalogException.CorruptRecord unreadable) {
+            return -1;
+        }
     }
 
     /** One page of a namespace's table names; {@code limit} 1 to {@value #MAX_TABLE_PAGE}; {@link CatalogException.NotFound} without the namespace. */
@@ -356,9 +391,15 @@ public final class Catalog {
         return new CatalogException.NotFound("namespace '" + ns + "' does not exist");
     }
 
-    /** A dropping marker: when the drop began, for an operator looking at a drop that never finished. */
-    private byte[] dropMarker() {
-        return ("{\"started_ms\":" + wallMillis.getAsLong() + "}").getBytes(StandardCharsets.UTF_8);
+    /**
+     * A new drop marker: when the drop began (for an abandoned drop and for an operator) and a
+     * UUIDv7 of its own. The id makes every marker's bytes unique: a drop's final transaction
+     * deletes its marker on exact bytes, which proves no other drop re-marked the namespace (and
+     * let a create in) in between, as the generation's fresh value does for snapshots.
+     */
+    byte[] newDropMarker() {
+        long now = wallMillis.getAsLong();
+        return ("{\"started_ms\":" + now + ",\"drop_id\":\"" + UuidV7.next(now, random) + "\"}").getBytes(StandardCharsets.UTF_8);
     }
 
     private Future<Stored<Registration>> readTable(String ns, String name) {

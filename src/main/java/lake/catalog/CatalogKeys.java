@@ -8,7 +8,7 @@ package lake.catalog;
  *   <li>{@code __lake_internal/catalog-directory-generation} → UUIDv7 text, rewritten in the same
  *       transaction as every table and namespace create and drop, never by a version commit;</li>
  *   <li>{@code __lake_internal/namespaces/<ns>} → {@code {"properties":{…}}}, the namespace index;</li>
- *   <li>{@code __lake_internal/dropping-namespaces/<ns>} → {@code {"started_ms":…}} while a drop of
+ *   <li>{@code __lake_internal/dropping-namespaces/<ns>} → {@code {"started_ms":…,"drop_id":…}} (never the same bytes twice) while a drop of
  *       {@code ns} decides whether it is empty (it exists only while the namespace record does);</li>
  *   <li>{@code drop/<ns>/<name>/<incarnation_id or "legacy">} → a drop tombstone (lake keys it
  *       {@code drop/<ns>/<name>}; keying by incarnation keeps every tombstone of a re-created name).</li>

@@ -142,4 +142,43 @@ abstract class CatalogConcurrencyContract extends CatalogFixture {
         }
         assertThat(createsWon + dropsWon).isEqualTo(2 * ROUNDS);
     }
+
+    /**
+     * Found by the review: with markers of equal bytes (two drops in one millisecond), a drop whose
+     * scan found nothing could delete a namespace that, meanwhile, another drop had un-marked, a
+     * create had filled and a third drop had re-marked. Drop A's scan of {@code tbl/ns/} answers
+     * only after exactly that happened, all in A's millisecond.
+     */
+    @Test
+    void dropNeverDeletesANamespaceAnotherDropReMarked() throws Exception {
+        newNamespace("ns");
+        long frozen = System.currentTimeMillis();
+        String markerKey = CatalogKeys.droppingMarker("ns");
+        Catalog other = new Catalog(port, ROOT, () -> frozen, new java.util.Random());
+        AtomicBoolean interleaved = new AtomicBoolean();
+        CatalogPort hooked = new CatalogPort() {
+            @Override public Future<java.util.Optional<byte[]>> get(String key) { return port.get(key); }
+            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction tx) { return port.transact(tx); }
+            @Override public Future<lake.meta.ScanPage> scan(String prefix, String continuation, int limit) {
+                Future<lake.meta.ScanPage> scanned = port.scan(prefix, continuation, limit);
+                if (!prefix.equals("tbl/ns/") || !interleaved.compareAndSet(false, true)) return scanned;
+                return scanned.compose(page -> port.get(markerKey)
+                        // B, refused, takes A's marker away; a create gets in; C marks the namespace again.
+                        .compose(m -> port.transact(lake.meta.Transaction.of(List.of(lake.meta.Transaction.Op.delete(markerKey, m.orElseThrow())))))
+                        .compose(o -> other.createTable("ns", "t2", COLUMNS, null))
+                        .compose(t -> port.transact(lake.meta.Transaction.of(List.of(
+                                lake.meta.Transaction.Op.create(markerKey, other.newDropMarker()),
+                                lake.meta.Transaction.Op.checkExists(CatalogKeys.namespace("ns"))))))
+                        .map(page));
+            }
+        };
+        Catalog a = new Catalog(hooked, ROOT, () -> frozen, new java.util.Random());
+
+        Throwable refused = failure(a.dropNamespace("ns"));
+
+        assertThat(interleaved).isTrue();
+        assertThat(raw("tbl/ns/t2")).isNotNull();
+        assertThat(raw(CatalogKeys.namespace("ns"))).as("t2 keeps its namespace").isNotNull();
+        assertThat(refused).isInstanceOf(CatalogException.NamespaceNotEmpty.class).hasMessageContaining("table 't2'");
+    }
 }

@@ -92,14 +92,18 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         assertThat(generation()).isEqualTo(afterDrop);
     }
 
-    /** A drop that stopped after its marker (a crash, a lost leadership) blocks creates until the next drop decides. */
+    /**
+     * A drop that stopped after its marker (a crash, a lost leadership) refuses creates as being
+     * dropped until the next drop decides, or until it is old enough to count as abandoned.
+     */
     @Test
     void interruptedNamespaceDropIsFinishedByTheNextDrop() throws Exception {
         newNamespace("ns");
         newTable("ns", "keep");
         newNamespace("empty");
         for (String ns : List.of("ns", "empty")) {
-            assertThat(await(store.cas(CatalogKeys.droppingMarker(ns), null, b("{\"started_ms\":1}")))).isTrue();
+            byte[] recent = b("{\"started_ms\":" + System.currentTimeMillis() + ",\"drop_id\":\"x\"}");
+            assertThat(await(store.cas(CatalogKeys.droppingMarker(ns), null, recent))).isTrue();
         }
         String before = generation();
 
@@ -262,6 +266,22 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
     }
 
     /** A snapshot larger than one scan page is every page, in key order, once. */
+    @Test
+    void createClearsAnAbandonedDrop() throws Exception {
+        newNamespace("ns");
+        newNamespace("garbled");
+        long old = System.currentTimeMillis() - Catalog.ABANDONED_DROP_MS - 1_000;
+        assertThat(await(store.cas(CatalogKeys.droppingMarker("ns"), null, b("{\"started_ms\":" + old + ",\"drop_id\":\"x\"}")))).isTrue();
+        assertThat(await(store.cas(CatalogKeys.droppingMarker("garbled"), null, b("not json")))).isTrue();
+
+        assertThat(newTable("ns", "t").name()).isEqualTo("t");
+        assertThat(newTable("garbled", "t").name()).isEqualTo("t");
+
+        assertThat(raw(CatalogKeys.droppingMarker("ns"))).as("the abandoned marker is gone").isNull();
+        assertThat(raw(CatalogKeys.droppingMarker("garbled"))).isNull();
+        assertThat(await(catalog.getNamespace("ns")).dropping()).isFalse();
+    }
+
     @Test
     void snapshotReadsEveryPage() throws Exception {
         Catalog paged = new Catalog(port, ROOT, System::currentTimeMillis, new java.util.Random(), 2);
