@@ -168,6 +168,10 @@ public final class Catalog {
      * conflict with each other.
      */
     public Future<Table> createTable(String ns, String name, List<String> columns, String engine) {
+        return createTable(ns, name, columns, engine, 1);
+    }
+
+    private Future<Table> createTable(String ns, String name, List<String> columns, String engine, int attempt) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
@@ -184,8 +188,14 @@ public final class Catalog {
             return apply(tx).compose(o -> {
                 if (o.applied()) return Future.succeededFuture(new Table(ns, name, reg));
                 if (o.failed().contains(1)) return Future.failedFuture(namespaceNotFound(ns));
-                // Once cleared, the create is tried again (a new marker, if any, is recent: no loop).
-                if (o.failed().contains(2)) return clearAbandonedDrop(ns).compose(cleared -> createTable(ns, name, columns, engine));
+                // The marker was gone or abandoned (now cleared): try again, a bounded number of times.
+                if (o.failed().contains(2)) {
+                    if (attempt >= MAX_ATTEMPTS) {
+                        return Future.failedFuture(new CatalogException.Contended("create " + what + " met namespace drops "
+                                + MAX_ATTEMPTS + " times; retry later"));
+                    }
+                    return clearAbandonedDrop(ns).compose(cleared -> createTable(ns, name, columns, engine, attempt + 1));
+                }
                 return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
             });
         });
@@ -195,8 +205,10 @@ public final class Catalog {
      * A create met the namespace's drop marker. A drop takes a few store calls; a marker older than
      * {@value #ABANDONED_DROP_MS} ms belongs to a drop that was interrupted (its leader crashed or
      * lost the lease between marking and deciding), and would otherwise block every create until
-     * someone drops the namespace again: it is deleted (on its exact bytes) and the create goes on
-     * ({@code true}). Deleting a marker is always safe: a drop still running fails its final
+     * someone drops the namespace again: it is deleted (on its exact bytes) and the create goes on.
+     * The age compares this leader's clock with the clock of the leader that wrote the marker: skew
+     * after a leader change only moves when a create clears it (a marker dated ahead by more than
+     * the same bound counts as abandoned too), never safety. Deleting a marker is always safe: a drop still running fails its final
      * transaction, which needs its own marker's exact bytes, re-reads and sees the new table. A
      * recent marker fails with {@link CatalogException.Contended}, saying since when.
      */
@@ -206,7 +218,7 @@ public final class Catalog {
             if (marker.isEmpty()) return Future.succeededFuture();
             long started = markerStartedMs(marker.get());
             long now = wallMillis.getAsLong();
-            if (started < 0 || now - started > ABANDONED_DROP_MS) {
+            if (started < 0 || Math.abs(now - started) > ABANDONED_DROP_MS) {
                 return apply(Transaction.of(List.of(Op.delete(key, marker.get())))).mapEmpty();
             }
             return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped (for "

@@ -265,11 +265,15 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         assertThat(((CatalogSnapshot.Snapshot) changed).tables()).extracting(Table::name).containsExactly("t", "u");
     }
 
-    /** A snapshot larger than one scan page is every page, in key order, once. */
+    /** A marker older (or, from a skewed clock, younger) than the bound, or unreadable, is an abandoned drop. */
     @Test
     void createClearsAnAbandonedDrop() throws Exception {
         newNamespace("ns");
         newNamespace("garbled");
+        newNamespace("ahead");
+        long ahead = System.currentTimeMillis() + Catalog.ABANDONED_DROP_MS + 60_000;
+        assertThat(await(store.cas(CatalogKeys.droppingMarker("ahead"), null, b("{\"started_ms\":" + ahead + ",\"drop_id\":\"x\"}")))).isTrue();
+        assertThat(newTable("ahead", "t").name()).isEqualTo("t");
         long old = System.currentTimeMillis() - Catalog.ABANDONED_DROP_MS - 1_000;
         assertThat(await(store.cas(CatalogKeys.droppingMarker("ns"), null, b("{\"started_ms\":" + old + ",\"drop_id\":\"x\"}")))).isTrue();
         assertThat(await(store.cas(CatalogKeys.droppingMarker("garbled"), null, b("not json")))).isTrue();
@@ -282,6 +286,7 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         assertThat(await(catalog.getNamespace("ns")).dropping()).isFalse();
     }
 
+    /** A snapshot larger than one scan page is every page, in key order, once. */
     @Test
     void snapshotReadsEveryPage() throws Exception {
         Catalog paged = new Catalog(port, ROOT, System::currentTimeMillis, new java.util.Random(), 2);

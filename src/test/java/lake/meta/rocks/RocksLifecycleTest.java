@@ -62,8 +62,10 @@ class RocksLifecycleTest {
         RocksMetaStore store = RocksMetaStore.open(RocksConfig.defaults(dir));
         // A caller without a context whose callback throws: it runs on the writer thread.
         List<Future<Boolean>> throwing = new ArrayList<>();
+        int onWriterThread = 0;
         for (int i = 0; i < 20; i++) {
             Future<Boolean> f = store.cas("throw/" + i, null, V);
+            if (!f.isComplete()) onWriterThread++;
             try {
                 f.onComplete(ar -> {
                     throw new IllegalStateException("caller bug (test)");
@@ -75,6 +77,7 @@ class RocksLifecycleTest {
             throwing.add(f);
         }
         for (Future<Boolean> f : throwing) assertThat(await(f)).isTrue();
+        assertThat(onWriterThread).as("some callbacks were registered before their write completed").isPositive();
 
         // A caller whose Vert.x instance closes while its writes are in flight.
         io.vertx.core.Vertx doomed = io.vertx.core.Vertx.vertx();
