@@ -138,17 +138,17 @@ final class CatalogCommands {
     }
 
     @Command(name = "commit", mixinStandardHelpOptions = true,
-            description = "Move table NS NAME from --expected-version to --version (exit 1 if it is at another version).")
+            description = "Move table NS NAME from --expected-version to --new-version (exit 1 if it is at another version).")
     static final class TableCommit extends Base {
         @Parameters(index = "0", paramLabel = "NS") String ns;
         @Parameters(index = "1", paramLabel = "NAME") String name;
         @Option(names = "--expected-version", required = true, paramLabel = "N") String expected;
-        @Option(names = "--version", required = true, paramLabel = "M") String version;
+        @Option(names = "--new-version", required = true, paramLabel = "M") String version;
         @Option(names = "--incarnation", paramLabel = "ID", description = "Refuse if the table was re-created since (its incarnation id).")
         String incarnation;
 
         @Override int run(MetasrvClient client) {
-            printTable(this, await(client.commitVersion(ns, name, u64(expected, "--expected-version"), u64(version, "--version"), incarnation)));
+            printTable(this, await(client.commitVersion(ns, name, u64(expected, "--expected-version"), u64(version, "--new-version"), incarnation)));
             return ExitCodes.OK;
         }
 

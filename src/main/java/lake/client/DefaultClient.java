@@ -280,10 +280,27 @@ final class DefaultClient implements MetasrvClient {
         return catalogRead("snapshot", "/v1/catalog", Map.of(), CatalogSnapshot::from);
     }
 
+    /** How often {@link #awaitSnapshot} looks while the catalog has no generation yet (the server can only wait for a change from one). */
+    private static final long NO_GENERATION_POLL_MS = 500;
+
     @Override
     public Future<CatalogSnapshot> awaitSnapshot(String knownGeneration, long waitMs) {
+        if (knownGeneration == null) return awaitFirstGeneration(System.nanoTime() + waitMs * 1_000_000L);
         return run(Call.read("catalog.snapshot", "/v1/catalog" + HttpReplies.query("known_generation", knownGeneration, "wait_ms", waitMs),
                 Json.withoutNulls(Json.object("known_generation", knownGeneration, "wait_ms", waitMs))).waiting(waitMs), CatalogSnapshot::from);
+    }
+
+    /**
+     * A catalog never written has no generation to wait on: look every {@link #NO_GENERATION_POLL_MS}
+     * until one appears (answered as modified) or the wait ends (not modified).
+     */
+    private Future<CatalogSnapshot> awaitFirstGeneration(long untilNanos) {
+        return snapshot().compose(s -> {
+            long leftMs = (untilNanos - System.nanoTime()) / 1_000_000L;
+            if (s.generation() != null) return Future.succeededFuture(s);
+            if (leftMs <= 0) return Future.succeededFuture(new CatalogSnapshot(false, null, List.of()));
+            return retrier.transport().delay(Math.min(leftMs, NO_GENERATION_POLL_MS)).compose(v -> awaitFirstGeneration(untilNanos));
+        });
     }
 
     @Override
