@@ -51,31 +51,33 @@ final class KvCommands {
         }
     }
 
-    @Command(name = "put", mixinStandardHelpOptions = true,
-            description = "Set KEY to VALUE whatever it holds (a one-operation transaction).")
-    static final class Put extends Base {
+    /** A command that writes VALUE (or --file) to KEY: put and create differ only in the call. */
+    abstract static class ValueWrite extends Base {
         @Parameters(index = "0", paramLabel = "KEY") String key;
         @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE") String value;
         @Mixin Values values;
 
+        abstract io.vertx.core.Future<WriteResult> write(MetasrvClient client, byte[] v);
+
+        abstract String refusal();
+
         @Override
         int run(MetasrvClient client) {
-            byte[] v = values.value(value, root().in);
-            return written(this, await(client.put(key, v)), "put of '" + key + "'");
+            return written(this, await(write(client, values.value(value, root().in))), refusal());
         }
     }
 
-    @Command(name = "create", mixinStandardHelpOptions = true, description = "Set KEY to VALUE only if KEY is absent (exit 1 if it exists).")
-    static final class Create extends Base {
-        @Parameters(index = "0", paramLabel = "KEY") String key;
-        @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE") String value;
-        @Mixin Values values;
+    @Command(name = "put", mixinStandardHelpOptions = true,
+            description = "Set KEY to VALUE whatever it holds (a one-operation transaction).")
+    static final class Put extends ValueWrite {
+        @Override io.vertx.core.Future<WriteResult> write(MetasrvClient client, byte[] v) { return client.put(key, v); }
+        @Override String refusal() { return "put of '" + key + "'"; }
+    }
 
-        @Override
-        int run(MetasrvClient client) {
-            byte[] v = values.value(value, root().in);
-            return written(this, await(client.create(key, v)), "key '" + key + "' exists");
-        }
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Set KEY to VALUE only if KEY is absent (exit 1 if it exists).")
+    static final class Create extends ValueWrite {
+        @Override io.vertx.core.Future<WriteResult> write(MetasrvClient client, byte[] v) { return client.create(key, v); }
+        @Override String refusal() { return "key '" + key + "' exists"; }
     }
 
     @Command(name = "cas", mixinStandardHelpOptions = true,

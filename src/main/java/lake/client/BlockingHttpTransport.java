@@ -41,19 +41,10 @@ final class BlockingHttpTransport implements Transport {
     @Override
     public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs) {
         String body = call.httpBody() == null ? null : Json.write(call.httpBody());
-        return exchange(endpoints.get(endpoint), call.method().name(), call.path(), body, call.epoch(), timeoutMs)
-                .compose(r -> {
-                    try {
-                        return Future.succeededFuture(HttpReplies.interpret(r.status, r.retryAfter, r.body));
-                    } catch (MetasrvException e) {
-                        return Future.failedFuture(e);
-                    }
-                });
+        return HttpReplies.reply(exchange(endpoints.get(endpoint), call.method().name(), call.path(), body, call.epoch(), timeoutMs));
     }
 
-    private record Answer(int status, String retryAfter, String body) {}
-
-    private Future<Answer> exchange(URI base, String method, String path, String body, Long epoch, long timeoutMs) {
+    private Future<HttpReplies.Answer> exchange(URI base, String method, String path, String body, Long epoch, long timeoutMs) {
         HttpURLConnection c;
         try {
             c = (HttpURLConnection) URI.create(stripSlash(base.toString()) + path).toURL().openConnection();
@@ -85,7 +76,7 @@ final class BlockingHttpTransport implements Transport {
                 int status = c.getResponseCode();
                 InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
                 String text = in == null ? "" : readAll(in);
-                return Future.succeededFuture(new Answer(status, c.getHeaderField("Retry-After"), text));
+                return Future.succeededFuture(new HttpReplies.Answer(status, c.getHeaderField("Retry-After"), text));
             } catch (IOException e) {
                 c.disconnect();
                 return Future.failedFuture(new Lost("no answer from " + base + ": " + e, e));
@@ -111,14 +102,14 @@ final class BlockingHttpTransport implements Transport {
     public Future<List<NodeHealth>> health(long timeoutMs) {
         List<NodeHealth> out = new ArrayList<>();
         for (URI e : endpoints) {
-            Future<Answer> h = exchange(e, "GET", "/health", null, null, timeoutMs);
-            if (h.failed() || h.result().status != 200) {
-                out.add(new NodeHealth(e.toString(), false, null, false, h.failed() ? h.cause().getMessage() : "HTTP " + h.result().status));
+            Future<HttpReplies.Answer> h = exchange(e, "GET", "/health", null, null, timeoutMs);
+            if (h.failed() || h.result().status() != 200) {
+                out.add(new NodeHealth(e.toString(), false, null, false, h.failed() ? h.cause().getMessage() : "HTTP " + h.result().status()));
                 continue;
             }
-            String node = Json.stringOrNull(Json.parseObject(h.result().body), "node_id");
-            Future<Answer> ready = exchange(e, "GET", "/ready", null, null, timeoutMs);
-            out.add(new NodeHealth(e.toString(), true, node, ready.succeeded() && ready.result().status == 200, null));
+            String node = Json.stringOrNull(Json.parseObject(h.result().body()), "node_id");
+            Future<HttpReplies.Answer> ready = exchange(e, "GET", "/ready", null, null, timeoutMs);
+            out.add(new NodeHealth(e.toString(), true, node, ready.succeeded() && ready.result().status() == 200, null));
         }
         return Future.succeededFuture(out);
     }
@@ -133,7 +124,6 @@ final class BlockingHttpTransport implements Transport {
         }
         return Future.succeededFuture();
     }
-
 
     @Override public Future<Void> close() { return Future.succeededFuture(); }
 }

@@ -8,6 +8,20 @@ import java.util.Map;
 final class HttpReplies {
     private HttpReplies() {}
 
+    /** One HTTP answer as a transport received it: status, {@code Retry-After} header, body text. */
+    record Answer(int status, String retryAfter, String body) {}
+
+    /** {@link #interpret} of an answer that arrived; a failure to get one passes through as it is. */
+    static io.vertx.core.Future<Map<String, Object>> reply(io.vertx.core.Future<Answer> answer) {
+        return answer.compose(a -> {
+            try {
+                return io.vertx.core.Future.succeededFuture(interpret(a.status(), a.retryAfter(), a.body()));
+            } catch (MetasrvException e) {
+                return io.vertx.core.Future.failedFuture(e);
+            }
+        });
+    }
+
     /**
      * The reply body of a 200, or the typed error of any other status: the envelope's code and
      * message, with {@code Retry-After} (seconds) kept on the exception. An answer that is not the

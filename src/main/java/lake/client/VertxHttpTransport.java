@@ -47,19 +47,10 @@ final class VertxHttpTransport implements Transport {
     @Override
     public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs) {
         String body = call.httpBody() == null ? null : Json.write(call.httpBody());
-        return exchange(endpoints.get(endpoint), call.method(), call.path(), body, call.epoch(), timeoutMs)
-                .compose(a -> {
-                    try {
-                        return Future.succeededFuture(HttpReplies.interpret(a.status, a.retryAfter, a.body));
-                    } catch (MetasrvException e) {
-                        return Future.failedFuture(e);
-                    }
-                });
+        return HttpReplies.reply(exchange(endpoints.get(endpoint), call.method(), call.path(), body, call.epoch(), timeoutMs));
     }
 
-    private record Answer(int status, String retryAfter, String body) {}
-
-    private Future<Answer> exchange(URI base, HttpMethod method, String path, String body, Long epoch, long timeoutMs) {
+    private Future<HttpReplies.Answer> exchange(URI base, HttpMethod method, String path, String body, Long epoch, long timeoutMs) {
         int port = base.getPort() != -1 ? base.getPort() : "https".equals(base.getScheme()) ? 443 : 80;
         RequestOptions ro = new RequestOptions().setMethod(method).setHost(base.getHost()).setPort(port)
                 .setSsl("https".equals(base.getScheme())).setURI(path).setFollowRedirects(false)
@@ -68,7 +59,7 @@ final class VertxHttpTransport implements Transport {
         if (token != null) ro.putHeader("Authorization", "Bearer " + token);
         if (epoch != null) ro.putHeader("Lake-Epoch", Long.toUnsignedString(epoch));
         if (body != null) ro.putHeader("Content-Type", "application/json");
-        Promise<Answer> answer = Promise.promise();
+        Promise<HttpReplies.Answer> answer = Promise.promise();
         long timer = vertx.setTimer(Math.max(1, timeoutMs), id -> answer.tryFail(new Lost("no answer from " + base + " within "
                 + timeoutMs + " ms", null)));
         http.request(ro).onComplete(ar -> {
@@ -80,7 +71,7 @@ final class VertxHttpTransport implements Transport {
             // From here on the request may reach the node: every failure is Lost.
             answer.future().onFailure(t -> req.reset());
             (body == null ? req.send() : req.send(Buffer.buffer(body)))
-                    .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.getHeader("Retry-After"), b.toString())))
+                    .compose(resp -> resp.body().map(b -> new HttpReplies.Answer(resp.statusCode(), resp.getHeader("Retry-After"), b.toString())))
                     .onComplete(r -> {
                         if (r.succeeded()) answer.tryComplete(r.result());
                         else answer.tryFail(new Lost("no answer from " + base + ": " + r.cause(), r.cause()));
@@ -94,10 +85,10 @@ final class VertxHttpTransport implements Transport {
         List<Future<NodeHealth>> each = new ArrayList<>();
         for (URI e : endpoints) {
             each.add(exchange(e, HttpMethod.GET, "/health", null, null, timeoutMs).compose(h -> {
-                if (h.status != 200) return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, "HTTP " + h.status));
-                String node = Json.stringOrNull(Json.parseObject(h.body), "node_id");
+                if (h.status() != 200) return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, "HTTP " + h.status()));
+                String node = Json.stringOrNull(Json.parseObject(h.body()), "node_id");
                 return exchange(e, HttpMethod.GET, "/ready", null, null, timeoutMs)
-                        .map(r -> new NodeHealth(e.toString(), true, node, r.status == 200, null))
+                        .map(r -> new NodeHealth(e.toString(), true, node, r.status() == 200, null))
                         .otherwise(t -> new NodeHealth(e.toString(), true, node, false, null));
             }).otherwise(t -> new NodeHealth(e.toString(), false, null, false, t.getMessage())));
         }
