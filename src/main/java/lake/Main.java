@@ -38,6 +38,11 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("ctl")) {
+            // java -jar lake-metasrv.jar ctl …: the command line client, not a node.
+            lake.cli.Lakectl.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         int code = run(args, System.out, System.err);
         if (code != 0) System.exit(code);
     }

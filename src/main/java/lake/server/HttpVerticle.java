@@ -317,6 +317,9 @@ public final class HttpVerticle extends VerticleBase {
         MultiMap headers = HttpHeaders.headers();
         String token = ctx.get(AccessControl.TOKEN_HEADER);
         if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
+        // The epoch a write expects (every write, catalog ones included), as on the bus; the decoder
+        // refuses it given twice, malformed, or disagreeing with a body's "epoch".
+        for (String epoch : ctx.request().headers().getAll(Bus.EPOCH_HEADER)) headers.add(Bus.EPOCH_HEADER, epoch);
         long timer = vertx.setTimer(requestTimeoutMs + waitMs, id -> fail(ctx, new ApiError(504, "outcome_unknown",
                 "no answer within the request timeout; a write may or may not have applied", null)));
         // A long poll whose client hangs up stops waiting at once: it holds one of the node's bounded slots.

@@ -131,6 +131,59 @@ abstract class ClusterFailoverContract {
         }
     }
 
+    /**
+     * The Java client under a write loop through every node while the leader is SIGKILLed: the
+     * only failure it may surface is OutcomeUnknown (writes in flight on the dead node or its
+     * forwarders), it carries on through the new leader by itself, and every write it acknowledged
+     * is readable afterwards.
+     */
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void clientSurvivesLeaderKill() throws Exception {
+        Node leader = faultableLeader();
+        List<java.net.URI> endpoints = cluster.nodes.stream().map(n -> java.net.URI.create("http://127.0.0.1:" + n.httpPort())).toList();
+        Vertx vertx = Vertx.vertx();
+        lake.client.ClientOptions options = lake.client.ClientOptions.defaults().withEndpoints(endpoints)
+                .withCallTimeout(Duration.ofSeconds(20));
+        List<String> acknowledged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> unknown = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> other = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        String prefix = "client-kill-" + System.nanoTime() + "/";
+        try (lake.client.MetasrvClient client = lake.client.MetasrvClient.http(vertx, options)) {
+            Thread loop = new Thread(() -> {
+                for (int i = 0; !stop.get(); i++) {
+                    String key = prefix + i;
+                    try {
+                        lake.client.WriteResult r = client.create(key, "v:" + key).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                        if (r.applied()) acknowledged.add(key);
+                        else other.add(new AssertionError("a fresh key was not applied: " + key));
+                    } catch (ExecutionException e) {
+                        (e.getCause() instanceof lake.client.MetasrvException.OutcomeUnknown ? unknown : other).add(e.getCause());
+                    } catch (Exception e) {
+                        other.add(e);
+                    }
+                }
+            }, "client-write-loop");
+            loop.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= MIN_ACKS_BEFORE_FAULT);
+            leader.process().kill();
+            faulted.add(leader.id());
+            int atKill = acknowledged.size();
+            await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.size() >= atKill + MIN_ACKS_BEFORE_FAULT);
+            stop.set(true);
+            loop.join(Duration.ofSeconds(90).toMillis());
+            assertThat(other).as("only OutcomeUnknown may surface").isEmpty();
+            for (String key : acknowledged) {
+                assertThat(client.getString(key).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS))
+                        .as("acknowledged %s", key).contains("v:" + key);
+            }
+            System.out.printf("clientSurvivesLeaderKill: %d acknowledged, %d unknown%n", acknowledged.size(), unknown.size());
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void followerForwardsWriteToLeader() throws Exception {

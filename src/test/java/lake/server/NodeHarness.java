@@ -20,9 +20,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-/** Deploys Metasrv nodes in one Vert.x instance and talks to them over real HTTP. */
-final class NodeHarness implements AutoCloseable {
-    final Vertx vertx = Vertx.vertx();
+/** Deploys Metasrv nodes in one Vert.x instance and talks to them over real HTTP. Public for the client's tests (lake.client). */
+public final class NodeHarness implements AutoCloseable {
+    public final Vertx vertx = Vertx.vertx();
     final WebClient http = WebClient.create(vertx);
     private final List<MetasrvNode> nodes = new ArrayList<>();
 
@@ -31,13 +31,13 @@ final class NodeHarness implements AutoCloseable {
                 "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, storeTimeoutMs);
     }
 
-    static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs) {
+    public static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs) {
         return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
                 "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000);
     }
 
     /** Deploys a node; {@code store} null means it uses the store another node already hosts. */
-    MetasrvNode deploy(Settings s, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> store) throws Exception {
+    public MetasrvNode deploy(Settings s, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> store) throws Exception {
         MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, clock, store, Bus.STORE, false)));
         nodes.add(node);
         return node;
@@ -47,7 +47,7 @@ final class NodeHarness implements AutoCloseable {
      * One node over RocksDB under {@code dir}, its store behind a {@link RecordingStore} (handed to
      * {@code recorder} once open), serving the public bus API too; returns once it leads.
      */
-    MetasrvNode recordedLeader(Path dir, NodeClock clock, java.util.function.Consumer<RecordingStore> recorder) throws Exception {
+    public MetasrvNode recordedLeader(Path dir, NodeClock clock, java.util.function.Consumer<RecordingStore> recorder) throws Exception {
         return recordedLeader(dir, clock, v -> lake.meta.rocks.RocksMetaStore.open(v, lake.meta.rocks.RocksConfig.defaults(dir.resolve("rocks"))), recorder);
     }
 
@@ -65,12 +65,12 @@ final class NodeHarness implements AutoCloseable {
         return node;
     }
 
-    Leadership campaign(MetasrvNode node) throws Exception {
+    public Leadership campaign(MetasrvNode node) throws Exception {
         return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "campaign"))).body();
     }
 
-    Leadership status(MetasrvNode node) throws Exception {
+    public Leadership status(MetasrvNode node) throws Exception {
         return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))).body();
     }
@@ -97,7 +97,7 @@ final class NodeHarness implements AutoCloseable {
         return send(node, HttpMethod.POST, uri, body.encode());
     }
 
-    static <T> T await(Future<T> f) throws Exception {
+    public static <T> T await(Future<T> f) throws Exception {
         try {
             return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {

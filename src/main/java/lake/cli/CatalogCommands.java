@@ -1,0 +1,213 @@
+package lake.cli;
+
+import lake.client.CatalogSnapshot;
+import lake.client.MetasrvClient;
+import lake.client.MetasrvException;
+import lake.client.NamePage;
+import lake.client.Namespace;
+import lake.client.Registration;
+import lake.client.Table;
+import lake.client.Tombstone;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The catalog commands: ns, table, catalog. */
+final class CatalogCommands {
+    private CatalogCommands() {}
+
+    static void printTable(Base cmd, Table t) {
+        if (cmd.root().json()) {
+            cmd.println(t.toJson());
+            return;
+        }
+        Registration r = t.registration();
+        new Columns("FIELD", "VALUE").row("table", t.namespace() + "/" + t.name()).row("version", Long.toUnsignedString(r.currentVersion()))
+                .row("location", r.location()).row("engine", r.engine()).row("incarnation", r.incarnationId())
+                .row("columns", r.columns().stream().map(Registration.Column::toString).collect(Collectors.joining(", ")))
+                .print(cmd.root().out);
+    }
+
+    static void printNamespace(Base cmd, Namespace n) {
+        if (cmd.root().json()) {
+            cmd.println(n.toJson());
+            return;
+        }
+        cmd.println(n.name() + (n.dropping() ? " (dropping)" : ""));
+        if (!n.properties().isEmpty()) {
+            Columns c = new Columns("PROPERTY", "VALUE");
+            new java.util.TreeMap<>(n.properties()).forEach(c::row);
+            c.print(cmd.root().out);
+        }
+    }
+
+    static void printNames(Base cmd, List<String> names, String field) {
+        if (cmd.root().json()) cmd.println(new NamePage(names, null).toJson(field));
+        else names.forEach(cmd::println);
+    }
+
+    @Command(name = "ns", mixinStandardHelpOptions = true, description = "Namespaces of the table catalog.",
+            subcommands = {NsCreate.class, NsLs.class, NsGet.class, NsDrop.class})
+    static final class Ns {}
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create namespace NAME (exit 1 if it exists).")
+    static final class NsCreate extends Base {
+        @Parameters(paramLabel = "NAME") String name;
+        @Option(names = {"-p", "--property"}, paramLabel = "KEY=VALUE", description = "A property; repeat for more.")
+        Map<String, String> properties = new LinkedHashMap<>();
+
+        @Override int run(MetasrvClient client) {
+            printNamespace(this, await(client.createNamespace(name, properties)));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List every namespace.")
+    static final class NsLs extends Base {
+        @Override int run(MetasrvClient client) {
+            printNames(this, await(client.namespacePages(1000).collect(NamePage::names)), "namespaces");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true, description = "Show namespace NAME and its properties (exit 1 if absent).")
+    static final class NsGet extends Base {
+        @Parameters(paramLabel = "NAME") String name;
+
+        @Override int run(MetasrvClient client) {
+            printNamespace(this, await(client.getNamespace(name)));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drop namespace NAME; it must hold no tables (exit 1 if it does).")
+    static final class NsDrop extends Base {
+        @Parameters(paramLabel = "NAME") String name;
+
+        @Override int run(MetasrvClient client) {
+            Namespace n = await(client.dropNamespace(name));
+            if (root().json()) println(n.toJson());
+            else println("dropped namespace " + n.name());
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "table", mixinStandardHelpOptions = true, description = "Tables of the catalog.",
+            subcommands = {TableCreate.class, TableLs.class, TableGet.class, TableCommit.class, TableDrop.class})
+    static final class TableCommand {}
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create table NAME in namespace NS (the server picks its location).")
+    static final class TableCreate extends Base {
+        @Parameters(index = "0", paramLabel = "NS") String ns;
+        @Parameters(index = "1", paramLabel = "NAME") String name;
+        @Option(names = {"-c", "--column"}, paramLabel = "NAME:TYPE", required = true,
+                description = "A column, e.g. id:i64 (types i64, f64, utf8, bool, file); repeat for more.")
+        List<String> columns;
+        @Option(names = "--engine", paramLabel = "ENGINE", description = "The table's engine (default lance).") String engine;
+
+        @Override int run(MetasrvClient client) {
+            printTable(this, await(client.createTable(ns, name, columns, engine)));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List the tables of namespace NS.")
+    static final class TableLs extends Base {
+        @Parameters(paramLabel = "NS") String ns;
+
+        @Override int run(MetasrvClient client) {
+            printNames(this, await(client.tablePages(ns, 256).collect(NamePage::names)), "names");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true, description = "Show table NS NAME: version, location, columns (exit 1 if absent).")
+    static final class TableGet extends Base {
+        @Parameters(index = "0", paramLabel = "NS") String ns;
+        @Parameters(index = "1", paramLabel = "NAME") String name;
+
+        @Override int run(MetasrvClient client) {
+            printTable(this, await(client.getTable(ns, name)));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "commit", mixinStandardHelpOptions = true,
+            description = "Move table NS NAME from --expected-version to --new-version (exit 1 if it is at another version).")
+    static final class TableCommit extends Base {
+        @Parameters(index = "0", paramLabel = "NS") String ns;
+        @Parameters(index = "1", paramLabel = "NAME") String name;
+        @Option(names = "--expected-version", required = true, paramLabel = "N") String expected;
+        @Option(names = "--new-version", required = true, paramLabel = "M") String version;
+        @Option(names = "--incarnation", paramLabel = "ID", description = "Refuse if the table was re-created since (its incarnation id).")
+        String incarnation;
+
+        @Override int run(MetasrvClient client) {
+            printTable(this, await(client.commitVersion(ns, name, u64(expected, "--expected-version"), u64(version, "--new-version"), incarnation)));
+            return ExitCodes.OK;
+        }
+
+        private static long u64(String v, String name) {
+            try {
+                return Long.parseUnsignedLong(v);
+            } catch (NumberFormatException e) {
+                throw new MetasrvException.InvalidArgument(name + ": '" + v + "' is not an unsigned 64-bit integer");
+            }
+        }
+    }
+
+    @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drop table NS NAME (a tombstone keeps its last registration).")
+    static final class TableDrop extends Base {
+        @Parameters(index = "0", paramLabel = "NS") String ns;
+        @Parameters(index = "1", paramLabel = "NAME") String name;
+
+        @Override int run(MetasrvClient client) {
+            Tombstone t = await(client.dropTable(ns, name));
+            if (root().json()) println(t.toJson());
+            else println("dropped table " + t.namespace() + "/" + t.name() + " (incarnation " + t.incarnationId() + ")");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "catalog", mixinStandardHelpOptions = true,
+            description = {"Print a consistent snapshot of every table; with --watch, print each new generation as it happens",
+                    "(a long poll; runs until interrupted). -o json prints one JSON snapshot a line."})
+    static final class CatalogCommand extends Base {
+        @Option(names = "--watch", description = "Keep printing each new generation.") boolean watch;
+        @Option(names = "--wait", paramLabel = "MS", defaultValue = "30000", description = "Long-poll wait per request, ms (1-60000, default 30000).")
+        long waitMs;
+
+        @Override int run(MetasrvClient client) {
+            if (waitMs < 1 || waitMs > 60_000) throw new MetasrvException.InvalidArgument("--wait must be 1 to 60000 ms, got " + waitMs);
+            CatalogSnapshot s = await(client.snapshot());
+            print(s);
+            while (watch) {
+                CatalogSnapshot next = await(client.awaitSnapshot(s.generation(), waitMs));
+                if (next.modified()) {
+                    s = next;
+                    print(s);
+                }
+            }
+            return ExitCodes.OK;
+        }
+
+        private void print(CatalogSnapshot s) {
+            if (root().json()) {
+                println(s.toJson());
+            } else {
+                println("generation " + s.generation() + ": " + s.tables().size() + " table" + (s.tables().size() == 1 ? "" : "s"));
+                if (!s.tables().isEmpty()) {
+                    Columns c = new Columns("NAMESPACE", "TABLE", "VERSION", "LOCATION");
+                    for (Table t : s.tables()) c.row(t.namespace(), t.name(), Long.toUnsignedString(t.registration().currentVersion()), t.registration().location());
+                    c.print(root().out);
+                }
+            }
+            root().out.flush();
+        }
+    }
+}

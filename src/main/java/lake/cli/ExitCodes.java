@@ -1,0 +1,44 @@
+package lake.cli;
+
+import lake.client.MetasrvException;
+
+/**
+ * lakectl's exit codes (docs/cli.md), one place: 0 done; 1 the condition did not hold
+ * ({@code applied:false}) or the key, namespace or table was not found; 2 usage or invalid
+ * argument; 3 unavailable after retries (no leader, store down, nothing reachable, or a server
+ * fault); 4 outcome unknown; 5 unauthorized or forbidden; 6 fenced or epoch mismatch.
+ */
+final class ExitCodes {
+    private ExitCodes() {}
+
+    static final int OK = 0;
+    static final int NOT_APPLIED = 1;
+    static final int USAGE = 2;
+    static final int UNAVAILABLE = 3;
+    static final int OUTCOME_UNKNOWN = 4;
+    static final int ACCESS = 5;
+    static final int FENCED = 6;
+
+    /** The exit code of a failure. */
+    static int of(Throwable t) {
+        if (!(t instanceof MetasrvException e)) return t instanceof IllegalArgumentException ? USAGE : UNAVAILABLE;
+        if (e instanceof MetasrvException.OutcomeUnknown) return OUTCOME_UNKNOWN;
+        if (e instanceof MetasrvException.Unauthorized || e instanceof MetasrvException.Forbidden) return ACCESS;
+        if (e instanceof MetasrvException.Fenced || e instanceof MetasrvException.EpochMismatch) return FENCED;
+        if (e instanceof MetasrvException.InvalidArgument || e instanceof MetasrvException.TooLarge) return USAGE;
+        if (e instanceof MetasrvException.NotFound || e instanceof MetasrvException.AlreadyExists
+                || e instanceof MetasrvException.VersionConflict || e instanceof MetasrvException.IncarnationMismatch
+                || e instanceof MetasrvException.NamespaceNotEmpty) return NOT_APPLIED;
+        return UNAVAILABLE;
+    }
+
+    /** One line naming what went wrong: the API's code and message. */
+    static String describe(Throwable t) {
+        if (t instanceof MetasrvException e) return e.code() + ": " + oneLine(e.getMessage());
+        return oneLine(String.valueOf(t.getMessage() == null ? t : t.getMessage()));
+    }
+
+    static String oneLine(String s) {
+        return s == null ? "" : s.replace('\n', ' ').replace('\r', ' ');
+    }
+}

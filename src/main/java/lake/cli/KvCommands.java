@@ -1,0 +1,171 @@
+package lake.cli;
+
+import lake.client.Entry;
+import lake.client.EntryPage;
+import lake.client.MetasrvClient;
+import lake.client.MetasrvException;
+import lake.client.Pages;
+import lake.client.Txn;
+import lake.client.WriteResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The key-value commands: get, put, create, cas, del, ls, txn. */
+final class KvCommands {
+    private KvCommands() {}
+
+    /** Prints a write's result; 0 if applied, 1 (and one line on stderr) if its condition did not hold. */
+    static int written(Base cmd, WriteResult r, String what) {
+        if (cmd.root().json()) cmd.println(r.toJson());
+        else if (r.applied()) cmd.println("applied (epoch " + Long.toUnsignedString(r.epoch()) + ")");
+        if (r.applied()) return ExitCodes.OK;
+        cmd.fail("not applied: " + what + (r.failed().isEmpty() ? "" : "; failed operations " + r.failed()));
+        return ExitCodes.NOT_APPLIED;
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true, description = "Print the value of KEY (exit 1 if absent).")
+    static final class Get extends Base {
+        @Parameters(paramLabel = "KEY") String key;
+        @Mixin Values values;
+
+        @Override
+        int run(MetasrvClient client) {
+            Optional<Entry> e = await(client.get(key));
+            if (e.isEmpty()) {
+                fail("not_found: key '" + key + "' not found");
+                return ExitCodes.NOT_APPLIED;
+            }
+            if (root().json()) println(e.get().toJson());
+            else values.print(e.get().value(), root().out);
+            return ExitCodes.OK;
+        }
+    }
+
+    /** A command that writes VALUE (or --file) to KEY: put and create differ only in the call. */
+    abstract static class ValueWrite extends Base {
+        @Parameters(index = "0", paramLabel = "KEY") String key;
+        @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE") String value;
+        @Mixin Values values;
+
+        abstract io.vertx.core.Future<WriteResult> write(MetasrvClient client, byte[] v);
+
+        abstract String refusal();
+
+        @Override
+        int run(MetasrvClient client) {
+            return written(this, await(write(client, values.value(value, root().in))), refusal());
+        }
+    }
+
+    @Command(name = "put", mixinStandardHelpOptions = true,
+            description = "Set KEY to VALUE whatever it holds (a one-operation transaction).")
+    static final class Put extends ValueWrite {
+        @Override io.vertx.core.Future<WriteResult> write(MetasrvClient client, byte[] v) { return client.put(key, v); }
+        @Override String refusal() { return "put of '" + key + "'"; }
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Set KEY to VALUE only if KEY is absent (exit 1 if it exists).")
+    static final class Create extends ValueWrite {
+        @Override io.vertx.core.Future<WriteResult> write(MetasrvClient client, byte[] v) { return client.create(key, v); }
+        @Override String refusal() { return "key '" + key + "' exists"; }
+    }
+
+    @Command(name = "cas", mixinStandardHelpOptions = true,
+            description = "Set KEY to VALUE only if it holds exactly EXPECTED (exit 1 if not).")
+    static final class Cas extends Base {
+        @Parameters(index = "0", paramLabel = "KEY") String key;
+        @Parameters(index = "1", paramLabel = "EXPECTED") String expected;
+        @Parameters(index = "2", arity = "0..1", paramLabel = "VALUE") String value;
+        @Mixin Values values;
+
+        @Override
+        int run(MetasrvClient client) {
+            byte[] e = values.arg(expected, "EXPECTED");
+            byte[] v = values.value(value, root().in);
+            return written(this, await(client.cas(key, e, v)), "key '" + key + "' does not hold the expected value");
+        }
+    }
+
+    @Command(name = "del", mixinStandardHelpOptions = true,
+            description = "Delete KEY; with --expected only if it holds exactly that value (exit 1 if not).")
+    static final class Del extends Base {
+        @Parameters(paramLabel = "KEY") String key;
+        @Option(names = "--expected", paramLabel = "V", description = "Delete only if KEY holds exactly V.") String expected;
+        @Option(names = "--base64", description = "--expected is base64.") boolean base64;
+
+        @Override
+        int run(MetasrvClient client) {
+            if (expected == null) return written(this, await(client.txn(Txn.builder().delete(key).build())), "delete of '" + key + "'");
+            Values v = new Values();
+            v.base64 = base64;
+            return written(this, await(client.delete(key, v.arg(expected, "--expected"))),
+                    "key '" + key + "' is absent or does not hold the expected value");
+        }
+    }
+
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List the keys under PREFIX (all pages) with their values.")
+    static final class Ls extends Base {
+        @Parameters(arity = "0..1", paramLabel = "PREFIX", defaultValue = "") String prefix;
+        @Option(names = "--keys-only", description = "Print keys only.") boolean keysOnly;
+        @Option(names = "--page-size", paramLabel = "N", defaultValue = "1000", description = "Entries per request, 1-1000 (default 1000).")
+        int pageSize;
+        @Option(names = "--base64", description = "Show values as base64.") boolean base64;
+
+        @Override
+        int run(MetasrvClient client) {
+            if (pageSize < 1 || pageSize > 1000) throw new MetasrvException.InvalidArgument("--page-size must be 1 to 1000, got " + pageSize);
+            Pages<EntryPage> pages = client.scanPages(prefix, pageSize);
+            List<Entry> all = await(pages.collect(EntryPage::entries));
+            if (root().json()) {
+                println(new EntryPage(all, null).toJson());
+                return ExitCodes.OK;
+            }
+            Values v = new Values();
+            v.base64 = base64;
+            if (keysOnly) {
+                all.forEach(e -> println(e.key()));
+                return ExitCodes.OK;
+            }
+            Columns c = new Columns("KEY", "VALUE");
+            for (Entry e : all) c.row(e.key(), v.display(e.value()));
+            if (!all.isEmpty()) c.print(root().out);
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "txn", mixinStandardHelpOptions = true,
+            description = {"Apply a transaction: FILE (or - for stdin) holds the JSON of POST /v1/txn,",
+                    "{\"ops\":[{\"key\",\"expected\"?|\"exists\"?,\"value\"?|\"delete\"?}]}, values base64.",
+                    "Exit 1 if a condition did not hold (nothing was written)."})
+    static final class TxnCommand extends Base {
+        @Parameters(paramLabel = "FILE|-") String file;
+
+        @Override
+        int run(MetasrvClient client) throws IOException {
+            String text = file.equals("-") ? new String(root().in.readAllBytes(), StandardCharsets.UTF_8)
+                    : readFile(file);
+            Txn t = Txn.fromJson(text);
+            List<String> keys = new ArrayList<>();
+            for (Txn.Op op : t.ops()) keys.add(op.key());
+            return written(this, await(client.txn(t)), "a condition did not hold (keys " + keys + ")");
+        }
+
+        private static String readFile(String f) {
+            try {
+                return Files.readString(Path.of(f), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new MetasrvException.InvalidArgument("cannot read " + f + ": " + e.getMessage());
+            }
+        }
+    }
+}

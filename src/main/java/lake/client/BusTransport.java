@@ -1,0 +1,84 @@
+package lake.client;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The public event-bus API ({@code lake.v1.*}, docs/event-bus.md) from the caller's own Vert.x
+ * instance — clustered with Metasrv's nodes, or the node's own. The bus balances requests over the
+ * nodes by itself, so there is one "endpoint".
+ *
+ * <p>Invariant: {@code NO_HANDLERS} (no node registered the address) is {@link Transport.NotSent};
+ * {@code TIMEOUT} is {@link Transport.Lost}; a recipient failure is the error JSON the node sent,
+ * its failure code the HTTP status of the same error.
+ */
+final class BusTransport implements Transport {
+    private static final String TOKEN_HEADER = "lake-token";
+    private static final String EPOCH_HEADER = "lake-epoch";
+
+    private final Vertx vertx;
+    private final String token;
+
+    BusTransport(Vertx vertx, ClientOptions options) {
+        this.vertx = vertx;
+        this.token = options.token();
+    }
+
+    @Override public int endpoints() { return 1; }
+
+    @Override public String endpoint(int i) { return "event bus"; }
+
+    @Override
+    public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs) {
+        DeliveryOptions opts = new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs));
+        if (token != null) opts.addHeader(TOKEN_HEADER, token);
+        if (call.epoch() != null) opts.addHeader(EPOCH_HEADER, Long.toUnsignedString(call.epoch()));
+        // JSON text: the node decodes it with its strict decoder, exactly as an HTTP body.
+        return vertx.eventBus().<Object>request("lake.v1." + call.op(), Json.write(call.busBody()), opts)
+                .transform(ar -> {
+                    if (ar.succeeded()) {
+                        Object body = ar.result().body();
+                        String text = body instanceof JsonObject j ? j.encode() : String.valueOf(body);
+                        try {
+                            return Future.succeededFuture(Json.parseObject(text));
+                        } catch (IllegalArgumentException e) {
+                            return Future.failedFuture(new MetasrvException.ServerError("unexpected_reply", 0, "the reply is not a JSON object: " + text));
+                        }
+                    }
+                    if (!(ar.cause() instanceof ReplyException re)) return Future.failedFuture(new Lost(String.valueOf(ar.cause()), ar.cause()));
+                    return switch (re.failureType()) {
+                        case NO_HANDLERS -> Future.failedFuture(new NotSent("no Metasrv node serves lake.v1." + call.op() + " on this bus", re));
+                        case TIMEOUT -> Future.failedFuture(new Lost("no reply within " + timeoutMs + " ms", re));
+                        default -> Future.failedFuture(recipientFailure(re));
+                    };
+                });
+    }
+
+    private static Throwable recipientFailure(ReplyException re) {
+        try {
+            return HttpReplies.interpret(re.failureCode(), re.failureCode() == 503 ? "1" : null, re.getMessage()) == null ? re : re;
+        } catch (MetasrvException e) {
+            return e;
+        }
+    }
+
+    @Override
+    public Future<List<NodeHealth>> health(long timeoutMs) {
+        return send(Call.read("leader", "/v1/leader", Map.of()), 0, timeoutMs)
+                .map(o -> List.of(new NodeHealth("event bus", true, Json.stringOrNull(o, "node_id"), "leader".equals(o.get("role")), null)))
+                .otherwise(t -> List.of(new NodeHealth("event bus", false, null, false, t.getMessage())));
+    }
+
+    @Override
+    public Future<Void> delay(long ms) {
+        return vertx.timer(Math.max(1, ms)).mapEmpty();
+    }
+
+    @Override public Future<Void> close() { return Future.succeededFuture(); }
+}

@@ -1,0 +1,330 @@
+package lake.client;
+
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpMethod;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * {@link MetasrvClient} over one {@link Transport}: builds each call in both wire forms, runs it
+ * through the {@link Retrier}, and reads the reply into its typed result. A view made by
+ * {@link #withEpoch(long)} shares the transport and retrier and owns neither.
+ */
+final class DefaultClient implements MetasrvClient {
+    private final Retrier retrier;
+    private final boolean owner;
+    private final boolean pinFirst;
+    /** The epoch every write carries; {@code null}: none (yet). Shared with pinFirst so the first reply sets it once. */
+    private final AtomicReference<Long> pinned;
+
+    DefaultClient(Transport transport, ClientOptions options) {
+        this(new Retrier(transport, options), true, options.pinFirstEpoch(), new AtomicReference<>());
+    }
+
+    private DefaultClient(Retrier retrier, boolean owner, boolean pinFirst, AtomicReference<Long> pinned) {
+        this.retrier = retrier;
+        this.owner = owner;
+        this.pinFirst = pinFirst;
+        this.pinned = pinned;
+    }
+
+    private Future<Map<String, Object>> run(Call call) {
+        Future<Map<String, Object>> reply = retrier.run(call.withEpoch(pinned.get()));
+        if (!call.write()) return reply;
+        return reply.onSuccess(r -> {
+            if (pinFirst && r.get("epoch") != null) {
+                try {
+                    pinned.compareAndSet(null, Json.u64(r, "epoch"));
+                } catch (MetasrvException notAnEpoch) {
+                    // A catalog reply without an epoch: nothing to pin.
+                }
+            }
+        });
+    }
+
+    private <T> Future<T> run(Call call, Function<Map<String, Object>, T> read) {
+        return run(call).map(read);
+    }
+
+    private static String kv(String key) {
+        requireKey(key);
+        return "/v1/kv/" + HttpReplies.path(key, true);
+    }
+
+    private static void requireKey(String key) {
+        if (key == null || key.isEmpty()) throw new MetasrvException.InvalidArgument("a key is non-empty UTF-8 text");
+    }
+
+    // ---- keys and values
+
+    @Override
+    public Future<Optional<Entry>> get(String key) {
+        Future<Entry> f;
+        try {
+            f = run(Call.read("kv.get", kv(key), Json.object("key", key)), Entry::from);
+        } catch (MetasrvException e) {
+            return Future.failedFuture(e);
+        }
+        return f.map(Optional::of).recover(t -> t instanceof MetasrvException.NotFound
+                ? Future.succeededFuture(Optional.empty()) : Future.failedFuture(t));
+    }
+
+    @Override
+    public Future<EntryPage> scan(String prefix, String continuation, int limit) {
+        String p = prefix == null ? "" : prefix;
+        return run(Call.read("kv.scan", "/v1/kv" + HttpReplies.query("prefix", p, "limit", limit, "continuation", continuation),
+                Json.withoutNulls(Json.object("prefix", p, "continuation", continuation, "limit", (long) limit))), EntryPage::from);
+    }
+
+    @Override
+    public Future<WriteResult> cas(String key, byte[] expected, byte[] value) {
+        return guard(() -> {
+            requireKey(key);
+            Map<String, Object> body = Json.object("key", key, "expected", expected == null ? null : Txn.b64(expected), "value", Txn.b64(value));
+            Txn intent = expected == null ? Txn.builder().create(key, value).build() : Txn.builder().update(key, expected, value).build();
+            return run(Call.write("kv.cas", HttpMethod.POST, "/v1/kv/cas", body, body, intent), WriteResult::from);
+        });
+    }
+
+    @Override
+    public Future<WriteResult> delete(String key, byte[] expected) {
+        return guard(() -> {
+            requireKey(key);
+            if (expected == null) throw new MetasrvException.InvalidArgument("a delete needs the key's exact current value");
+            Map<String, Object> body = Json.object("key", key, "expected", Txn.b64(expected));
+            return run(Call.write("kv.delete", HttpMethod.POST, "/v1/kv/delete", body, body,
+                    Txn.builder().deleteIf(key, expected).build()), WriteResult::from);
+        });
+    }
+
+    @Override
+    public Future<WriteResult> txn(Txn txn) {
+        Map<String, Object> body = txn.toMap();
+        return run(Call.write("kv.txn", HttpMethod.POST, "/v1/txn", body, body, txn), WriteResult::from);
+    }
+
+    /** Runs {@code f}, turning an argument refused on this thread into a failed future. */
+    private static <T> Future<T> guard(java.util.function.Supplier<Future<T>> f) {
+        try {
+            return f.get();
+        } catch (MetasrvException e) {
+            return Future.failedFuture(e);
+        }
+    }
+
+    // ---- the service
+
+    @Override
+    public Future<LeaderInfo> leader() {
+        return run(Call.read("leader", "/v1/leader", Map.of()), LeaderInfo::from);
+    }
+
+    @Override
+    public Future<ClusterInfo> cluster() {
+        return run(Call.read("cluster", "/v1/cluster", Map.of()), ClusterInfo::from);
+    }
+
+    @Override
+    public Future<Boolean> resign() {
+        // Not a store write, but it changes who leads: an unknown outcome is not retried either.
+        return run(Call.write("leader.resign", HttpMethod.POST, "/v1/leader/resign", null, Map.of(), null),
+                r -> Json.bool(r, "resigned"));
+    }
+
+    @Override
+    public Future<List<NodeHealth>> health() {
+        return retrier.transport().health(HEALTH_TIMEOUT_MS);
+    }
+
+    /** How long one endpoint's health check may take: a health check answers quickly or reports the node down. */
+    private static final long HEALTH_TIMEOUT_MS = 5_000;
+
+    // ---- epochs
+
+    @Override
+    public MetasrvClient withEpoch(long epoch) {
+        return new DefaultClient(retrier, false, false, new AtomicReference<>(epoch));
+    }
+
+    @Override
+    public Future<MetasrvClient> pinCurrentEpoch() {
+        return leader().compose(l -> l.epoch() == null
+                ? Future.failedFuture(new MetasrvException.NotLeader("there is no leader to pin the epoch of"))
+                : Future.succeededFuture(withEpoch(l.epoch())));
+    }
+
+    @Override
+    public OptionalLong pinnedEpoch() {
+        Long e = pinned.get();
+        return e == null ? OptionalLong.empty() : OptionalLong.of(e);
+    }
+
+    // ---- unknown outcomes
+
+    @Override
+    public Future<ReadBack> resolve(MetasrvException.OutcomeUnknown unknown) {
+        Txn write = unknown.write();
+        if (write == null) return Future.failedFuture(new IllegalArgumentException("the unknown outcome carries no KV write to read back"));
+        List<Future<Boolean>> checks = new ArrayList<>();
+        for (Txn.Op op : write.ops()) {
+            if (op.action() == Txn.Action.CHECK) continue;
+            checks.add(get(op.key()).map(now -> op.action() == Txn.Action.DELETE ? now.isEmpty()
+                    : now.isPresent() && Arrays.equals(now.get().value(), op.value())));
+        }
+        return Future.all(checks).map(all -> checks.stream().allMatch(Future::result) ? ReadBack.IN_EFFECT : ReadBack.NOT_IN_EFFECT);
+    }
+
+    // ---- the catalog
+
+    private static String ns(String namespace) {
+        if (namespace == null || namespace.isEmpty()) throw new MetasrvException.InvalidArgument("a namespace name is 1-255 bytes of UTF-8");
+        return "/v1/namespaces/" + HttpReplies.path(namespace, false);
+    }
+
+    private static String table(String namespace, String name) {
+        if (name == null || name.isEmpty()) throw new MetasrvException.InvalidArgument("a table name is 1-255 bytes of UTF-8");
+        return ns(namespace) + "/tables/" + HttpReplies.path(name, false);
+    }
+
+    private <T> Future<T> catalogRead(String op, String path, Map<String, Object> busBody, Function<Map<String, Object>, T> read) {
+        return run(Call.read("catalog." + op, path, Json.withoutNulls(busBody)), read);
+    }
+
+    private <T> Future<T> catalogWrite(String op, HttpMethod method, String path, Map<String, Object> httpBody,
+                                       Map<String, Object> busBody, Function<Map<String, Object>, T> read) {
+        return run(Call.write("catalog." + op, method, path, httpBody, busBody, null), read);
+    }
+
+    @Override
+    public Future<Namespace> createNamespace(String namespace, Map<String, String> properties) {
+        Map<String, Object> body = Json.object("namespace", namespace);
+        if (properties != null && !properties.isEmpty()) body.put("properties", new java.util.TreeMap<>(properties));
+        return catalogWrite("create-namespace", HttpMethod.POST, "/v1/namespaces", body, body, Namespace::from);
+    }
+
+    @Override
+    public Future<NamePage> listNamespaces(String continuation, int limit) {
+        return catalogRead("list-namespaces", "/v1/namespaces" + HttpReplies.query("limit", limit, "continuation", continuation),
+                Json.object("limit", (long) limit, "continuation", continuation),
+                r -> new NamePage(Json.strings(r, "namespaces"), Json.stringOrNull(r, "continuation")));
+    }
+
+    @Override
+    public Future<Namespace> getNamespace(String namespace) {
+        return guard(() -> catalogRead("get-namespace", ns(namespace), Json.object("namespace", namespace), Namespace::from));
+    }
+
+    @Override
+    public Future<Namespace> dropNamespace(String namespace) {
+        return guard(() -> catalogWrite("drop-namespace", HttpMethod.DELETE, ns(namespace), null,
+                Json.object("namespace", namespace), Namespace::from));
+    }
+
+    @Override
+    public Future<Table> createTable(String namespace, String name, List<String> columns, String engine) {
+        return guard(() -> {
+            Map<String, Object> body = Json.object("name", name, "columns", List.copyOf(columns));
+            if (engine != null) body.put("engine", engine);
+            Map<String, Object> bus = Json.object("namespace", namespace);
+            bus.putAll(body);
+            return catalogWrite("create-table", HttpMethod.POST, ns(namespace) + "/tables", body, bus, Table::from);
+        });
+    }
+
+    @Override
+    public Future<NamePage> listTables(String namespace, String continuation, int limit) {
+        return guard(() -> catalogRead("list-tables", ns(namespace) + "/tables" + HttpReplies.query("limit", limit, "continuation", continuation),
+                Json.object("namespace", namespace, "limit", (long) limit, "continuation", continuation),
+                r -> new NamePage(Json.strings(r, "names"), Json.stringOrNull(r, "continuation"))));
+    }
+
+    @Override
+    public Future<Table> getTable(String namespace, String name) {
+        return guard(() -> catalogRead("resolve", table(namespace, name), Json.object("namespace", namespace, "name", name), Table::from));
+    }
+
+    @Override
+    public Future<TableChange> awaitTableChange(String namespace, String name, long knownVersion, long waitMs) {
+        return guard(() -> run(Call.read("catalog.resolve",
+                        table(namespace, name) + HttpReplies.query("known_version", Long.toUnsignedString(knownVersion), "wait_ms", waitMs),
+                        Json.object("namespace", namespace, "name", name, "known_version", Json.u64Value(knownVersion), "wait_ms", waitMs))
+                .waiting(waitMs), TableChange::from));
+    }
+
+    @Override
+    public Future<Table> commitVersion(String namespace, String name, long expectedVersion, long version, String incarnationId) {
+        return guard(() -> {
+            Map<String, Object> body = Json.object("expected_version", Json.u64Value(expectedVersion), "version", Json.u64Value(version));
+            if (incarnationId != null) body.put("incarnation_id", incarnationId);
+            Map<String, Object> bus = Json.object("namespace", namespace, "name", name);
+            bus.putAll(body);
+            return catalogWrite("commit-version", HttpMethod.POST, table(namespace, name) + "/versions", body, bus, Table::from);
+        });
+    }
+
+    @Override
+    public Future<Tombstone> dropTable(String namespace, String name) {
+        return guard(() -> catalogWrite("drop-table", HttpMethod.DELETE, table(namespace, name), null,
+                Json.object("namespace", namespace, "name", name), Tombstone::from));
+    }
+
+    @Override
+    public Future<CatalogSnapshot> snapshot() {
+        return catalogRead("snapshot", "/v1/catalog", Map.of(), CatalogSnapshot::from);
+    }
+
+    /** How often {@link #awaitSnapshot} looks while the catalog has no generation yet (the server can only wait for a change from one). */
+    private static final long NO_GENERATION_POLL_MS = 500;
+
+    @Override
+    public Future<CatalogSnapshot> awaitSnapshot(String knownGeneration, long waitMs) {
+        if (knownGeneration == null) return awaitFirstGeneration(System.nanoTime() + waitMs * 1_000_000L);
+        return run(Call.read("catalog.snapshot", "/v1/catalog" + HttpReplies.query("known_generation", knownGeneration, "wait_ms", waitMs),
+                Json.withoutNulls(Json.object("known_generation", knownGeneration, "wait_ms", waitMs))).waiting(waitMs), CatalogSnapshot::from);
+    }
+
+    /**
+     * A catalog never written has no generation to wait on: look every {@link #NO_GENERATION_POLL_MS}
+     * until one appears (answered as modified) or the wait ends (not modified).
+     */
+    private Future<CatalogSnapshot> awaitFirstGeneration(long untilNanos) {
+        return snapshot().compose(s -> {
+            long leftMs = (untilNanos - System.nanoTime()) / 1_000_000L;
+            if (s.generation() != null) return Future.succeededFuture(s);
+            if (leftMs <= 0) return Future.succeededFuture(new CatalogSnapshot(false, null, List.of()));
+            return retrier.transport().delay(Math.min(leftMs, NO_GENERATION_POLL_MS)).compose(v -> awaitFirstGeneration(untilNanos));
+        });
+    }
+
+    @Override
+    public Future<TombstonePage> listTombstones(String continuation, int limit) {
+        return catalogRead("list-tombstones", "/v1/catalog/tombstones" + HttpReplies.query("limit", limit, "continuation", continuation),
+                Json.object("limit", (long) limit, "continuation", continuation), r -> {
+                    List<Tombstone> ts = new ArrayList<>();
+                    for (Map<String, Object> t : Json.objects(r, "tombstones")) ts.add(Tombstone.from(t));
+                    return new TombstonePage(ts, Json.stringOrNull(r, "continuation"));
+                });
+    }
+
+    @Override
+    public Future<Tombstone> purgeTombstone(String namespace, String name, String incarnationId) {
+        return guard(() -> {
+            if (incarnationId == null || incarnationId.isEmpty()) throw new MetasrvException.InvalidArgument("an incarnation id is required");
+            return catalogWrite("purge-tombstone", HttpMethod.DELETE, "/v1/catalog/tombstones/" + HttpReplies.path(namespace, false)
+                            + "/" + HttpReplies.path(name, false) + "/" + HttpReplies.path(incarnationId, false), null,
+                    Json.object("namespace", namespace, "name", name, "incarnation_id", incarnationId), Tombstone::from);
+        });
+    }
+
+    @Override
+    public Future<Void> closeAsync() {
+        return owner ? retrier.transport().close() : Future.succeededFuture();
+    }
+}

@@ -1,0 +1,219 @@
+package lake.client;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.streams.ReadStream;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The Metasrv API as Java: every operation of {@code docs/http-api.md} and {@code docs/catalog.md},
+ * each returning a Vert.x {@link Future}. Values are {@code byte[]} (exact bytes; base64 is the
+ * wire's business), with UTF-8 {@code String} conveniences.
+ *
+ * <p>Outcomes: a condition that did not hold is a {@link WriteResult} with {@code applied == false};
+ * a missing key an empty {@code Optional}; every refusal and fault a typed {@link MetasrvException}.
+ * Retries follow one rule (see {@code docs/client.md}): a call is sent again only when it certainly
+ * did not apply ({@code not_leader}, {@code backend_unavailable}, {@code contended},
+ * {@code too_many_waiters}, a connection refused) or it is a read; a write whose answer did not
+ * come fails with {@link MetasrvException.OutcomeUnknown} and is never sent again —
+ * {@link #resolve(MetasrvException.OutcomeUnknown)} reads its keys back.
+ *
+ * <p>Transports: {@link #http(Vertx, ClientOptions)} (non-blocking, a list of endpoints),
+ * {@link #bus(Vertx, ClientOptions)} (the event bus of a Vert.x instance clustered with Metasrv),
+ * and {@link #httpBlocking(ClientOptions)} (the JDK's HTTP client on the caller's thread, for
+ * command-line tools: no event loop to start). Implementations are thread-safe.
+ */
+public interface MetasrvClient extends AutoCloseable {
+
+    /** HTTP over {@code vertx}'s non-blocking client; {@link #close()} leaves {@code vertx} running. */
+    static MetasrvClient http(Vertx vertx, ClientOptions options) {
+        return new DefaultClient(new VertxHttpTransport(vertx, false, options), options);
+    }
+
+    /** HTTP over a Vert.x instance of its own, closed with the client. */
+    static MetasrvClient http(ClientOptions options) {
+        return new DefaultClient(new VertxHttpTransport(Vertx.vertx(), true, options), options);
+    }
+
+    /**
+     * The public event-bus API through {@code vertx}, which must be clustered with the Metasrv
+     * nodes (or be a node's own instance). {@code options.endpoints()} is not used.
+     */
+    static MetasrvClient bus(Vertx vertx, ClientOptions options) {
+        return new DefaultClient(new BusTransport(vertx, options), options);
+    }
+
+    /**
+     * HTTP on the calling thread (the JDK's {@code HttpURLConnection}): every method blocks until
+     * its answer and returns a completed future. Starts in milliseconds; never call it from a
+     * Vert.x event loop.
+     */
+    static MetasrvClient httpBlocking(ClientOptions options) {
+        return new DefaultClient(new BlockingHttpTransport(options), options);
+    }
+
+    // ---- keys and values
+
+    /** The key's value, or empty when the key is absent. Reads are strongly consistent. */
+    Future<Optional<Entry>> get(String key);
+
+    /** {@link #get(String)} as UTF-8 text. */
+    default Future<Optional<String>> getString(String key) {
+        return get(key).map(o -> o.map(Entry::valueUtf8));
+    }
+
+    /** One page (≤ {@code limit}, 1–1000) of the keys under {@code prefix}, from {@code continuation} ({@code null}: the first). */
+    Future<EntryPage> scan(String prefix, String continuation, int limit);
+
+    /** Every page of the keys under {@code prefix}, {@code pageSize} at a time, as a paged iterator. */
+    default Pages<EntryPage> scanPages(String prefix, int pageSize) {
+        return new Pages<>(c -> scan(prefix, c, pageSize), EntryPage::continuation);
+    }
+
+    /** Every page of the keys under {@code prefix} as a stream (back-pressured: a page is fetched only on demand). */
+    default ReadStream<EntryPage> scanStream(String prefix, int pageSize) {
+        return scanPages(prefix, pageSize).stream();
+    }
+
+    /** Every entry under {@code prefix}, all pages read. */
+    default Future<List<Entry>> scanAll(String prefix) {
+        return scanPages(prefix, 1000).collect(EntryPage::entries);
+    }
+
+    /** Writes {@code value} if the key holds exactly {@code expected} ({@code null}: the key must be absent). */
+    Future<WriteResult> cas(String key, byte[] expected, byte[] value);
+
+    /** {@link #cas(String, byte[], byte[])} with UTF-8 text. */
+    default Future<WriteResult> cas(String key, String expected, String value) {
+        return cas(key, expected == null ? null : utf8(expected), utf8(value));
+    }
+
+    /** Writes {@code value} only if the key is absent. */
+    default Future<WriteResult> create(String key, byte[] value) { return cas(key, null, value); }
+
+    /** {@link #create(String, byte[])} with UTF-8 text. */
+    default Future<WriteResult> create(String key, String value) { return create(key, utf8(value)); }
+
+    /** Writes {@code value} whatever the key holds: a one-operation transaction. */
+    default Future<WriteResult> put(String key, byte[] value) { return txn(Txn.builder().put(key, value).build()); }
+
+    /** {@link #put(String, byte[])} with UTF-8 text. */
+    default Future<WriteResult> put(String key, String value) { return put(key, utf8(value)); }
+
+    /** Deletes the key if it holds exactly {@code expected}. */
+    Future<WriteResult> delete(String key, byte[] expected);
+
+    /** {@link #delete(String, byte[])} with UTF-8 text. */
+    default Future<WriteResult> delete(String key, String expected) { return delete(key, utf8(expected)); }
+
+    /** Applies every operation of {@code txn} in one atomic, fenced step, or none. */
+    Future<WriteResult> txn(Txn txn);
+
+    // ---- the service
+
+    /** The lease as the answering node sees it. */
+    Future<LeaderInfo> leader();
+
+    /** The cluster's members. */
+    Future<ClusterInfo> cluster();
+
+    /** Asks the answering node to hand its lease over; {@code false} when it was not leading. */
+    Future<Boolean> resign();
+
+    /** Each endpoint's health and readiness (the bus: the answering node's). Never fails. */
+    Future<List<NodeHealth>> health();
+
+    // ---- epoch pinning
+
+    /**
+     * A view of this client whose every write carries {@code epoch} (unsigned 64-bit): a write
+     * decided under any other epoch is refused with {@link MetasrvException.EpochMismatch} and
+     * writes nothing. Shares this client's connections; closing the view does nothing.
+     */
+    MetasrvClient withEpoch(long epoch);
+
+    /**
+     * Reads the current leader's epoch and returns a view pinned to it ({@link #withEpoch(long)});
+     * fails with {@link MetasrvException.NotLeader} when there is no leader.
+     */
+    Future<MetasrvClient> pinCurrentEpoch();
+
+    /** The epoch this client's writes carry, if any (pinned by {@link #withEpoch(long)} or {@code pinFirstEpoch}). */
+    OptionalLong pinnedEpoch();
+
+    // ---- unknown outcomes
+
+    /**
+     * Reads back the keys of a write that failed with {@link MetasrvException.OutcomeUnknown} and
+     * tells whether the store now holds what it would have produced ({@link ReadBack}). Fails with
+     * {@link IllegalArgumentException} if the exception carries no KV write (a catalog write:
+     * resolve the table or namespace instead).
+     */
+    Future<ReadBack> resolve(MetasrvException.OutcomeUnknown unknown);
+
+    // ---- the catalog
+
+    Future<Namespace> createNamespace(String namespace, Map<String, String> properties);
+
+    Future<NamePage> listNamespaces(String continuation, int limit);
+
+    /** Every namespace name, page by page. */
+    default Pages<NamePage> namespacePages(int pageSize) {
+        return new Pages<>(c -> listNamespaces(c, pageSize), NamePage::continuation);
+    }
+
+    Future<Namespace> getNamespace(String namespace);
+
+    Future<Namespace> dropNamespace(String namespace);
+
+    /** Creates a table; {@code columns} as {@code "name:type"}; {@code engine} {@code null} means {@code lance}. */
+    Future<Table> createTable(String namespace, String name, List<String> columns, String engine);
+
+    Future<NamePage> listTables(String namespace, String continuation, int limit);
+
+    /** Every table name of {@code namespace}, page by page. */
+    default Pages<NamePage> tablePages(String namespace, int pageSize) {
+        return new Pages<>(c -> listTables(namespace, c, pageSize), NamePage::continuation);
+    }
+
+    /** The table's registration now. */
+    Future<Table> getTable(String namespace, String name);
+
+    /** A long poll: answers once the table's version differs from {@code knownVersion}, or after {@code waitMs} (≤ 60,000) unchanged. */
+    Future<TableChange> awaitTableChange(String namespace, String name, long knownVersion, long waitMs);
+
+    /** Moves the table from {@code expectedVersion} to {@code version}; {@code incarnationId} {@code null}: any incarnation. */
+    Future<Table> commitVersion(String namespace, String name, long expectedVersion, long version, String incarnationId);
+
+    Future<Tombstone> dropTable(String namespace, String name);
+
+    /** A consistent snapshot of every table. */
+    Future<CatalogSnapshot> snapshot();
+
+    /** A long poll: the snapshot once the generation differs from {@code knownGeneration}, or not modified after {@code waitMs}. */
+    Future<CatalogSnapshot> awaitSnapshot(String knownGeneration, long waitMs);
+
+    Future<TombstonePage> listTombstones(String continuation, int limit);
+
+    Future<Tombstone> purgeTombstone(String namespace, String name, String incarnationId);
+
+    /** Closes the connections (and the Vert.x instance the client created itself). */
+    Future<Void> closeAsync();
+
+    /** {@link #closeAsync()}, waiting at most 10 s. */
+    @Override
+    default void close() {
+        try {
+            closeAsync().toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+        }
+    }
+
+    private static byte[] utf8(String s) { return s.getBytes(StandardCharsets.UTF_8); }
+}

@@ -1,0 +1,110 @@
+package lake.client;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Runs one call to completion within its deadline: the only place that decides whether to send a
+ * call again.
+ *
+ * <ul>
+ *   <li>Success: the endpoint that answered becomes the preferred one for later calls.</li>
+ *   <li>A retryable refusal ({@code not_leader}, {@code backend_unavailable}, {@code contended},
+ *       {@code too_many_waiters}: the node certainly wrote nothing), or {@link Transport.NotSent}:
+ *       try the next endpoint. The first sweep over the endpoints goes at once; every later one
+ *       waits a jittered exponential backoff ({@code backoffBase}·2^n, at most {@code backoffMax},
+ *       times a random 0.5–1), and at least the server's {@code Retry-After} (capped by
+ *       {@code maxRetryAfter}) before asking an endpoint that asked for it again.</li>
+ *   <li>{@link Transport.Lost} or {@code outcome_unknown}: a read is retried like the above; a
+ *       write is never sent again — it fails with {@link MetasrvException.OutcomeUnknown}.</li>
+ *   <li>Any other refusal fails the call as it is.</li>
+ *   <li>The deadline: no attempt starts after it, and no backoff would end after it; the call
+ *       then fails with the last refusal, or {@link MetasrvException.Unreachable} when no node
+ *       answered at all. A write in flight when the deadline passes is {@code OutcomeUnknown}.</li>
+ * </ul>
+ */
+final class Retrier {
+    private final Transport transport;
+    private final ClientOptions options;
+    private volatile int preferred;
+
+    Retrier(Transport transport, ClientOptions options) {
+        this.transport = transport;
+        this.options = options;
+    }
+
+    Transport transport() { return transport; }
+
+    Future<Map<String, Object>> run(Call call) {
+        long deadline = System.nanoTime() + options.callTimeout().toNanos() + call.waitMs() * 1_000_000L;
+        Promise<Map<String, Object>> result = Promise.promise();
+        attempt(call, preferred, 0, deadline, null, 0, result);
+        return result.future();
+    }
+
+    private void attempt(Call call, int endpoint, int attempt, long deadline, Throwable last, long lastRetryAfterMs,
+                         Promise<Map<String, Object>> result) {
+        long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
+        if (remainingMs <= 0) {
+            result.fail(giveUp(call, last));
+            return;
+        }
+        transport.send(call, endpoint, remainingMs).onComplete(ar -> {
+            if (ar.succeeded()) {
+                preferred = endpoint;
+                result.complete(ar.result());
+                return;
+            }
+            Throwable t = ar.cause();
+            String where = transport.endpoint(endpoint);
+            if (t instanceof MetasrvException.OutcomeUnknown || t instanceof Transport.Lost) {
+                if (call.write()) {
+                    String why = t instanceof Transport.Lost ? t.getMessage() + "; the write may or may not have applied"
+                            : t.getMessage();
+                    result.fail(new MetasrvException.OutcomeUnknown(call.op() + " at " + where + ": " + why
+                            + " (read the keys back before retrying)", call.intent(), t));
+                    return;
+                }
+            } else if (t instanceof MetasrvException e && !e.retryable()) {
+                result.fail(e);
+                return;
+            } else if (!(t instanceof MetasrvException) && !(t instanceof Transport.NotSent)) {
+                result.fail(t);
+                return;
+            }
+            // Safe to send again: certainly not applied, or a read.
+            int next = (endpoint + 1) % transport.endpoints();
+            int n = attempt + 1;
+            long retryAfter = Math.max(lastRetryAfterMs, t instanceof MetasrvException e ? e.retryAfterMillis() : 0);
+            long waitMs = 0;
+            if (n % transport.endpoints() == 0) {
+                // A full sweep ended: back off before asking the same endpoints again.
+                int sweep = n / transport.endpoints();
+                long cap = Math.min(options.backoffMax().toMillis(), options.backoffBase().toMillis() << Math.min(20, sweep - 1));
+                waitMs = (long) (cap * (0.5 + ThreadLocalRandom.current().nextDouble() * 0.5));
+                waitMs = Math.max(waitMs, Math.min(retryAfter, options.maxRetryAfter().toMillis()));
+                retryAfter = 0;
+            }
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (waitMs >= left) {
+                result.fail(giveUp(call, t));
+                return;
+            }
+            long carried = retryAfter;
+            Future<Void> pause = waitMs == 0 ? Future.succeededFuture() : transport.delay(waitMs);
+            pause.onComplete(v -> attempt(call, next, n, deadline, t, carried, result));
+        });
+    }
+
+    private Throwable giveUp(Call call, Throwable last) {
+        if (last instanceof MetasrvException e) return e;
+        String what = call.op() + ": no endpoint answered within " + options.callTimeout().toMillis() + " ms";
+        if (last instanceof Transport.Lost && call.write()) {
+            return new MetasrvException.OutcomeUnknown(what + "; the write may or may not have applied", call.intent(), last);
+        }
+        return new MetasrvException.Unreachable(what + (last == null ? "" : " (last: " + last.getMessage() + ")"), last);
+    }
+}

@@ -1,0 +1,41 @@
+package lake.client;
+
+import io.vertx.core.Future;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How a {@link Call} reaches a node: HTTP to one of a list of endpoints, or the event bus. A send
+ * completes with the reply body, or fails with exactly one of: a {@link MetasrvException} (a node
+ * answered with that error), {@link NotSent} (certainly never reached a node: connection refused,
+ * no handler), or {@link Lost} (it may have reached one and no answer came). {@link Retrier} decides
+ * from that distinction alone whether a retry is safe.
+ */
+interface Transport {
+    /** How many endpoints there are to rotate through (the bus: 1, it balances by itself). */
+    int endpoints();
+
+    /** Endpoint {@code i}, for messages. */
+    String endpoint(int i);
+
+    Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs);
+
+    /** The health of every endpoint. */
+    Future<List<NodeHealth>> health(long timeoutMs);
+
+    /** Completes after {@code ms}: the pause between retries (a timer on Vert.x, the caller's thread when blocking). */
+    Future<Void> delay(long ms);
+
+    Future<Void> close();
+
+    /** The request certainly did not reach any node; any call may be sent again. */
+    final class NotSent extends Exception {
+        NotSent(String message, Throwable cause) { super(message, cause, false, false); }
+    }
+
+    /** The request may have reached a node and no answer came (connection broke, deadline passed). */
+    final class Lost extends Exception {
+        Lost(String message, Throwable cause) { super(message, cause, false, false); }
+    }
+}

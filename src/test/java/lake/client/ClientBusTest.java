@@ -1,0 +1,12 @@
+package lake.client;
+
+import lake.server.MetasrvNode;
+import lake.server.NodeHarness;
+
+/** The client over the public event-bus API, from the node's own Vert.x instance (the same addresses a clustered member uses). */
+class ClientBusTest extends ClientContract {
+    @Override
+    protected MetasrvClient client(NodeHarness h, MetasrvNode node) {
+        return MetasrvClient.bus(h.vertx, ClientOptions.defaults());
+    }
+}

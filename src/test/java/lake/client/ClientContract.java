@@ -1,0 +1,199 @@
+package lake.client;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import lake.server.ManualClock;
+import lake.server.MetasrvNode;
+import lake.server.NodeHarness;
+import lake.server.RecordingStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Every client operation against a real node (RocksDB, leading epoch 1) through one transport:
+ * the subclasses run it over Vert.x HTTP, the blocking HTTP transport and the event bus.
+ */
+abstract class ClientContract {
+    @TempDir Path dir;
+    NodeHarness h;
+    MetasrvNode node;
+    RecordingStore store;
+    MetasrvClient client;
+
+    /** The client under test, talking to {@code node}. */
+    protected abstract MetasrvClient client(NodeHarness h, MetasrvNode node);
+
+    static ClientOptions options(int... ports) {
+        List<java.net.URI> e = new ArrayList<>();
+        for (int p : ports) e.add(java.net.URI.create("http://127.0.0.1:" + p));
+        return ClientOptions.defaults().withEndpoints(e).withCallTimeout(java.time.Duration.ofSeconds(10));
+    }
+
+    @BeforeEach
+    void leader() throws Exception {
+        h = new NodeHarness();
+        node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), r -> store = r);
+        client = client(h, node);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        client.close();
+        h.close();
+    }
+
+    static <T> T await(Future<T> f) throws Exception {
+        return NodeHarness.await(f);
+    }
+
+    @Test
+    void keysAndValuesRoundTripExactBytes() throws Exception {
+        byte[] binary = {0, (byte) 0xff, 10, 13, (byte) 0x80, 'x'};
+        assertThat(await(client.get("kv/absent"))).isEmpty();
+        WriteResult created = await(client.create("kv/bin", binary));
+        assertThat(created.applied()).isTrue();
+        assertThat(created.epoch()).isEqualTo(1L);
+        assertThat(await(client.get("kv/bin")).orElseThrow().value()).isEqualTo(binary);
+        assertThat(await(client.create("kv/bin", "again")).applied()).as("create of an existing key").isFalse();
+
+        assertThat(await(client.cas("kv/text", null, "v1")).applied()).isTrue();
+        assertThat(await(client.cas("kv/text", "wrong", "v2")).applied()).isFalse();
+        assertThat(await(client.cas("kv/text", "v1", "v2")).applied()).isTrue();
+        assertThat(await(client.getString("kv/text"))).contains("v2");
+        assertThat(await(client.put("kv/text", "v3")).applied()).as("put needs no condition").isTrue();
+        assertThat(await(client.getString("kv/text"))).contains("v3");
+
+        assertThat(await(client.delete("kv/text", "v2")).applied()).isFalse();
+        assertThat(await(client.delete("kv/text", "v3")).applied()).isTrue();
+        assertThat(await(client.get("kv/text"))).isEmpty();
+
+        // Keys with characters a path must escape, read back by the same key.
+        for (String key : List.of("kv/a b+c?d#e%f", "kv/../dots", "kv/ünï/çødé", "kv//double")) {
+            assertThat(await(client.put(key, key)).applied()).isTrue();
+            assertThat(await(client.getString(key))).as(key).contains(key);
+        }
+    }
+
+    @Test
+    void transactionsApplyWhollyOrNameEveryFailedOperation() throws Exception {
+        WriteResult ok = await(client.txn(Txn.builder().create("tx/a", "1").put("tx/b", "2").build()));
+        assertThat(ok.applied()).isTrue();
+        assertThat(ok.failed()).isEmpty();
+        WriteResult refused = await(client.txn(Txn.builder().create("tx/c", "3").create("tx/a", "x").checkAbsent("tx/b").build()));
+        assertThat(refused.applied()).isFalse();
+        assertThat(refused.failed()).containsExactly(1, 2);
+        assertThat(await(client.get("tx/c"))).as("nothing of a refused transaction is written").isEmpty();
+        WriteResult both = await(client.txn(Txn.builder().checkExists("tx/a").deleteIf("tx/b", "2".getBytes()).build()));
+        assertThat(both.applied()).isTrue();
+        assertThat(await(client.get("tx/b"))).isEmpty();
+    }
+
+    @Test
+    void scansWalkEveryPageAsIteratorStreamAndList() throws Exception {
+        for (int i = 0; i < 25; i++) await(client.create(String.format("scan/%02d", i), "v" + i));
+        await(client.create("scanx", "outside"));
+        EntryPage first = await(client.scan("scan/", null, 10));
+        assertThat(first.entries()).hasSize(10);
+        assertThat(first.hasMore()).isTrue();
+
+        Pages<EntryPage> pages = client.scanPages("scan/", 10);
+        List<Integer> sizes = new ArrayList<>();
+        while (pages.hasNext()) sizes.add(await(pages.next()).entries().size());
+        assertThat(sizes).containsExactly(10, 10, 5);
+
+        List<String> streamed = new ArrayList<>();
+        Promise<Void> ended = Promise.promise();
+        client.scanStream("scan/", 7).exceptionHandler(ended::tryFail).endHandler(v -> ended.tryComplete())
+                .handler(p -> p.entries().forEach(e -> streamed.add(e.key())));
+        await(ended.future());
+        assertThat(streamed).hasSize(25).isSorted().allMatch(k -> k.startsWith("scan/"));
+
+        List<Entry> all = await(client.scanAll("scan/"));
+        assertThat(all).hasSize(25);
+        assertThat(all.get(24).valueUtf8()).isEqualTo("v24");
+    }
+
+    @Test
+    void serviceCallsDescribeTheLeaderAndTheCluster() throws Exception {
+        LeaderInfo l = await(client.leader());
+        assertThat(l.leader()).isEqualTo("a");
+        assertThat(l.epoch()).isEqualTo(1L);
+        assertThat(l.role()).isEqualTo("leader");
+        ClusterInfo c = await(client.cluster());
+        assertThat(c.members()).extracting(ClusterInfo.Member::nodeId).contains("a");
+        List<NodeHealth> health = await(client.health());
+        assertThat(health).isNotEmpty().allMatch(NodeHealth::up).allMatch(NodeHealth::ready);
+        assertThat(await(client.resign())).isTrue();
+        assertThat(await(client.resign())).as("no longer leading").isFalse();
+    }
+
+    @Test
+    void refusalsAreTypedExceptions() throws Exception {
+        assertThatThrownBy(() -> await(client.put("election/leader", "mine")))
+                .isInstanceOf(MetasrvException.InvalidArgument.class).hasMessageContaining("election/leader");
+        assertThatThrownBy(() -> await(client.get(""))).isInstanceOf(MetasrvException.InvalidArgument.class);
+        assertThatThrownBy(() -> await(client.scan("", null, 5000))).isInstanceOf(MetasrvException.InvalidArgument.class);
+        assertThatThrownBy(() -> await(client.withEpoch(7).create("kv/e", "x")))
+                .isInstanceOf(MetasrvException.EpochMismatch.class);
+        assertThat(await(client.get("kv/e"))).isEmpty();
+        assertThatThrownBy(() -> await(client.getNamespace("nope"))).isInstanceOf(MetasrvException.NotFound.class);
+    }
+
+    @Test
+    void catalogOperations() throws Exception {
+        Namespace ns = await(client.createNamespace("robots", Map.of("owner", "lab")));
+        assertThat(ns.properties()).containsEntry("owner", "lab");
+        assertThatThrownBy(() -> await(client.createNamespace("robots", Map.of()))).isInstanceOf(MetasrvException.AlreadyExists.class);
+        assertThat(await(client.namespacePages(100).collect(NamePage::names))).containsExactly("robots");
+        assertThat(await(client.getNamespace("robots")).name()).isEqualTo("robots");
+
+        Table t = await(client.createTable("robots", "episodes", List.of("id:i64", "video:file"), null));
+        assertThat(t.registration().engine()).isEqualTo("lance");
+        assertThat(t.registration().columns()).extracting(Registration.Column::toString).containsExactly("id:i64", "video:file");
+        assertThat(await(client.tablePages("robots", 10).collect(NamePage::names))).containsExactly("episodes");
+        CatalogSnapshot s = await(client.snapshot());
+        assertThat(s.tables()).extracting(Table::name).containsExactly("episodes");
+        assertThat(await(client.awaitSnapshot(s.generation(), 1)).modified()).isFalse();
+
+        Table v1 = await(client.commitVersion("robots", "episodes", 0, 1, t.registration().incarnationId()));
+        assertThat(v1.registration().currentVersion()).isEqualTo(1L);
+        assertThatThrownBy(() -> await(client.commitVersion("robots", "episodes", 0, 2, null)))
+                .isInstanceOf(MetasrvException.VersionConflict.class).hasMessageContaining("version 1");
+        assertThat(await(client.getTable("robots", "episodes")).registration().currentVersion()).isEqualTo(1L);
+        TableChange unchanged = await(client.awaitTableChange("robots", "episodes", 1, 1));
+        assertThat(unchanged.modified()).isFalse();
+        assertThat(await(client.awaitTableChange("robots", "episodes", 0, 1)).modified()).isTrue();
+
+        assertThatThrownBy(() -> await(client.dropNamespace("robots"))).isInstanceOf(MetasrvException.NamespaceNotEmpty.class);
+        Tombstone dropped = await(client.dropTable("robots", "episodes"));
+        assertThat(dropped.incarnationId()).isEqualTo(t.registration().incarnationId());
+        TombstonePage tombstones = await(client.listTombstones(null, 10));
+        assertThat(tombstones.tombstones()).extracting(Tombstone::name).containsExactly("episodes");
+        assertThat(await(client.purgeTombstone("robots", "episodes", dropped.incarnationId())).name()).isEqualTo("episodes");
+        assertThat(await(client.dropNamespace("robots")).name()).isEqualTo("robots");
+        assertThat(await(client.awaitSnapshot(s.generation(), 1)).modified()).isTrue();
+        assertThat(await(client.get("tbl/robots/episodes"))).isEqualTo(Optional.empty());
+    }
+
+    @Test
+    void pinFirstEpochMakesLaterWritesCarryIt() throws Exception {
+        assertThat(client.pinnedEpoch()).isEmpty();
+        MetasrvClient pinned = await(client.pinCurrentEpoch());
+        assertThat(pinned.pinnedEpoch()).hasValue(1L);
+        assertThat(await(pinned.create("pin/a", "x")).applied()).isTrue();
+        assertThat(await(pinned.createNamespace("pinned", Map.of())).name()).isEqualTo("pinned");
+        assertThatThrownBy(() -> await(client.withEpoch(2).createNamespace("other", Map.of())))
+                .as("a catalog write carries the pinned epoch too").isInstanceOf(MetasrvException.EpochMismatch.class);
+    }
+}

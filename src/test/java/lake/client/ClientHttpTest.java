@@ -1,0 +1,12 @@
+package lake.client;
+
+import lake.server.MetasrvNode;
+import lake.server.NodeHarness;
+
+/** The client over Vert.x's non-blocking HTTP client. */
+class ClientHttpTest extends ClientContract {
+    @Override
+    protected MetasrvClient client(NodeHarness h, MetasrvNode node) {
+        return MetasrvClient.http(h.vertx, options(node.httpPort()));
+    }
+}

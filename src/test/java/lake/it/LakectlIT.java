@@ -1,0 +1,258 @@
+package lake.it;
+
+import io.vertx.core.json.JsonObject;
+import lake.client.TcpProxy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * lakectl as a user runs it: {@code bin/lakectl} as a real process against a real Metasrv process
+ * (the fat jar) that requires tokens (a read-write and a read-only one).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LakectlIT {
+    static final String RW = "rw-token-0123456789abcdef";
+    static final String RO = "ro-token-0123456789abcdef";
+
+    Path dir;
+    MetasrvProcess server;
+    int port;
+    Path rwTokenFile;
+
+    record Run(int exit, byte[] out, String err) {
+        String text() { return new String(out, StandardCharsets.UTF_8); }
+        List<String> errLines() { return err.isEmpty() ? List.of() : List.of(err.split("\n")); }
+    }
+
+    @BeforeAll
+    void startServer() throws Exception {
+        dir = Files.createTempDirectory("lakectl-it");
+        String tokens = "[{\"name\":\"writer\",\"access\":\"read-write\",\"token\":\"" + RW + "\"},"
+                + "{\"name\":\"reader\",\"access\":\"read\",\"token\":\"" + RO + "\"}]";
+        server = MetasrvProcess.start(List.of("--data-dir", dir.resolve("data").toString(), "--http-port", "0"),
+                Map.of("LAKE_AUTH_TOKENS", tokens));
+        port = server.awaitListening(Duration.ofSeconds(60));
+        await().atMost(Duration.ofSeconds(20)).until(() -> MetasrvProcess.get(port, "/ready").statusCode() == 200);
+        rwTokenFile = Files.writeString(dir.resolve("rw-token"), RW + "\n");
+    }
+
+    @AfterAll
+    void stopServer() throws Exception {
+        if (server != null) server.close();
+    }
+
+    static Path lakectl() {
+        return Path.of(System.getProperty("lake.home"), "bin", "lakectl");
+    }
+
+    ProcessBuilder builder(Map<String, String> env, List<String> args) {
+        List<String> cmd = new ArrayList<>(List.of(lakectl().toString()));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().remove("LAKECTL_TOKEN");
+        pb.environment().put("LAKECTL_ENDPOINTS", "http://127.0.0.1:" + port);
+        pb.environment().putAll(env);
+        return pb;
+    }
+
+    Run run(Map<String, String> env, byte[] stdin, String... args) throws Exception {
+        Path err = Files.createTempFile(dir, "err", ".txt");
+        Process p = builder(env, List.of(args)).redirectError(err.toFile()).start();
+        try (var in = p.getOutputStream()) {
+            if (stdin != null) in.write(stdin);
+        }
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("lakectl %s ends", Arrays.toString(args)).isTrue();
+        return new Run(p.exitValue(), out, Files.readString(err).strip());
+    }
+
+    /** lakectl with the read-write token from a file. */
+    Run rw(String... args) throws Exception {
+        List<String> a = new ArrayList<>(List.of("--token-file", rwTokenFile.toString()));
+        a.addAll(List.of(args));
+        return run(Map.of(), null, a.toArray(String[]::new));
+    }
+
+    static void failsWith(Run r, int exit, String named) {
+        assertThat(r.exit()).as("exit of %s", r).isEqualTo(exit);
+        assertThat(r.errLines()).as("one line on stderr").hasSize(1);
+        assertThat(r.err()).startsWith("lakectl: ").contains(named);
+    }
+
+    @Test
+    void lakectlExitCodesFollowTheTable() throws Exception {
+        assertThat(rw("create", "exit/k", "v").exit()).isEqualTo(0);
+        failsWith(rw("create", "exit/k", "v"), 1, "exit/k");
+        failsWith(rw("get", "exit/missing"), 1, "not_found");
+        failsWith(rw("cas", "exit/k", "wrong", "x"), 1, "expected value");
+        failsWith(rw("get"), 2, "KEY");
+        failsWith(rw("put", "election/leader", "mine"), 2, "invalid_argument");
+        failsWith(rw("--timeout", "1s", "--endpoints", "http://127.0.0.1:" + closedPort(), "get", "exit/k"), 3, "unreachable");
+        try (TcpProxy silent = new TcpProxy(port, TcpProxy.Mode.WITHHOLD)) {
+            failsWith(rw("--timeout", "2s", "--endpoints", "http://127.0.0.1:" + silent.port(), "create", "exit/unknown", "v"),
+                    4, "outcome_unknown");
+            assertThat(silent.requests()).as("sent once").isEqualTo(1);
+        }
+        assertThat(rw("get", "exit/unknown").text()).as("the unknown write did apply").isEqualTo("v\n");
+        failsWith(run(Map.of(), null, "get", "exit/k"), 5, "unauthorized");
+        failsWith(run(Map.of("LAKECTL_TOKEN", RO), null, "put", "exit/k", "x"), 5, "forbidden");
+        assertThat(run(Map.of("LAKECTL_TOKEN", RO), null, "get", "exit/k").text()).isEqualTo("v\n");
+        failsWith(rw("--epoch", "99", "put", "exit/k", "x"), 6, "epoch_mismatch");
+        assertThat(rw("get", "exit/k").text()).as("nothing written by refused commands").isEqualTo("v\n");
+    }
+
+    @Test
+    void lakectlPrintsTextForPeopleAndJsonForScripts() throws Exception {
+        assertThat(rw("put", "out/a", "first").text()).startsWith("applied (epoch ");
+        rw("put", "out/bb", "second value");
+        assertThat(rw("ls", "out/").text()).isEqualTo("KEY     VALUE\nout/a   first\nout/bb  second value\n");
+        JsonObject page = new JsonObject(rw("-o", "json", "ls", "out/").text());
+        assertThat(page.getJsonArray("entries")).hasSize(2);
+        assertThat(page.getValue("continuation")).isNull();
+        assertThat(new JsonObject(rw("-o", "json", "get", "out/a").text()).getString("value")).isEqualTo("Zmlyc3Q=");
+        assertThat(new JsonObject(rw("-o", "json", "put", "out/a", "x").text()).getBoolean("applied")).isTrue();
+        assertThat(new JsonObject(rw("-o", "json", "leader").text()).getLong("epoch")).isEqualTo(1L);
+        assertThat(rw("leader").text()).startsWith("LEADER").contains("1");
+        assertThat(rw("cluster").text()).startsWith("NODE").contains("leader");
+        Run health = rw("health");
+        assertThat(health.exit()).isZero();
+        assertThat(health.text()).contains("up", "yes");
+        Path txn = Files.writeString(dir.resolve("txn.json"),
+                "{\"ops\":[{\"key\":\"out/t1\",\"expected\":null,\"value\":\"djE=\"},{\"key\":\"out/a\",\"exists\":true}]}");
+        assertThat(rw("txn", txn.toString()).exit()).isZero();
+        Run again = run(Map.of("LAKECTL_TOKEN", RW), Files.readAllBytes(txn), "-o", "json", "txn", "-");
+        assertThat(again.exit()).isEqualTo(1);
+        assertThat(new JsonObject(again.text()).getJsonArray("failed").getList()).containsExactly(0);
+        assertThat(rw("del", "out/t1").exit()).isZero();
+        failsWith(rw("del", "out/a", "--expected", "nope"), 1, "out/a");
+    }
+
+    @Test
+    void lakectlRoundTripsBinaryValuesByteForByte() throws Exception {
+        byte[] value = new byte[4096];
+        new Random(13).nextBytes(value);
+        Path in = Files.write(dir.resolve("value.bin"), value);
+        assertThat(rw("put", "bin/file", "--file", in.toString()).exit()).isZero();
+        Path out = dir.resolve("out.bin");
+        assertThat(rw("get", "bin/file", "--file", out.toString()).exit()).isZero();
+        assertThat(Files.readAllBytes(out)).isEqualTo(value);
+        assertThat(rw("get", "bin/file", "--file", "-").out()).isEqualTo(value);
+        assertThat(run(Map.of("LAKECTL_TOKEN", RW), value, "create", "bin/stdin", "--file", "-").exit()).isZero();
+        assertThat(rw("get", "bin/stdin", "--file", "-").out()).isEqualTo(value);
+        String b64 = java.util.Base64.getEncoder().encodeToString(value);
+        assertThat(rw("put", "bin/b64", "--base64", b64).exit()).isZero();
+        assertThat(rw("get", "bin/b64", "--base64").text().strip()).isEqualTo(b64);
+        assertThat(rw("ls", "bin/").text()).contains("<4096 bytes, binary; use --base64>");
+    }
+
+    @Test
+    void lakectlCatalogCommandsAndWatch() throws Exception {
+        Process watch = builder(Map.of("LAKECTL_TOKEN", RW), List.of("catalog", "--watch"))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> new java.io.BufferedReader(new java.io.InputStreamReader(watch.getInputStream(),
+                StandardCharsets.UTF_8)).lines().forEach(lines::add));
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("generation")));
+            assertThat(rw("ns", "create", "robots", "-p", "owner=lab").text()).contains("robots", "owner", "lab");
+            failsWith(rw("ns", "create", "robots"), 1, "already_exists");
+            Run created = rw("-o", "json", "table", "create", "robots", "episodes", "-c", "id:i64", "-c", "video:file");
+            assertThat(created.exit()).isZero();
+            String incarnation = new JsonObject(created.text()).getJsonObject("registration").getString("incarnation_id");
+            await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("robots") && l.contains("episodes")));
+            assertThat(lines.stream().filter(l -> l.startsWith("generation")).count()).as("the watch printed the new generation").isGreaterThanOrEqualTo(2);
+            assertThat(rw("ns", "ls").text()).isEqualTo("robots\n");
+            assertThat(rw("ns", "get", "robots").text()).contains("owner");
+            assertThat(rw("table", "ls", "robots").text()).isEqualTo("episodes\n");
+            assertThat(rw("table", "get", "robots", "episodes").text()).contains("version", "id:i64, video:file");
+            assertThat(rw("table", "commit", "robots", "episodes", "--expected-version", "0", "--new-version", "1",
+                    "--incarnation", incarnation).exit()).isZero();
+            failsWith(rw("table", "commit", "robots", "episodes", "--expected-version", "0", "--new-version", "2"), 1, "version_conflict");
+            failsWith(rw("ns", "drop", "robots"), 1, "namespace_not_empty");
+            assertThat(rw("table", "drop", "robots", "episodes").text()).contains("dropped table robots/episodes");
+            failsWith(rw("table", "get", "robots", "episodes"), 1, "not_found");
+            assertThat(rw("ns", "drop", "robots").exit()).isZero();
+            assertThat(rw("catalog").text()).contains("0 tables");
+        } finally {
+            watch.destroy();
+            watch.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void lakectlNeverShowsTheToken() throws Exception {
+        // A long-running lakectl: its arguments are what every local user can read from the process list.
+        Process watch = builder(Map.of(), List.of("--token-file", rwTokenFile.toString(), "catalog", "--watch"))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(Path.of("/proc/" + watch.pid() + "/cmdline"))
+                    && Files.readString(Path.of("/proc/" + watch.pid() + "/cmdline")).contains("Lakectl"));
+            String cmdline = Files.readString(Path.of("/proc/" + watch.pid() + "/cmdline")).replace('\0', ' ');
+            assertThat(cmdline).contains("--token-file").doesNotContain(RW);
+        } finally {
+            watch.destroy();
+            watch.waitFor(10, TimeUnit.SECONDS);
+        }
+        Run bad = run(Map.of("LAKECTL_TOKEN", "wrong-token-0123456789"), null, "-o", "json", "get", "x");
+        failsWith(bad, 5, "unauthorized");
+        assertThat(bad.err() + bad.text()).doesNotContain("wrong-token-0123456789");
+        Run plain = run(Map.of(), null, "--token", RW, "get", "exit/none");
+        assertThat(plain.err()).contains("warning: --token puts the token in the process list");
+        assertThat(plain.err() + plain.text()).doesNotContain(RW);
+        for (Run r : List.of(rw("put", "tok/k", "v"), rw("-o", "json", "get", "tok/k"), rw("--help"), rw("health"))) {
+            assertThat(r.err() + r.text()).doesNotContain(RW);
+        }
+    }
+
+    @Test
+    void everyCommandHasHelpAndCompletionIsGenerated() throws Exception {
+        for (List<String> c : List.of(List.of("get"), List.of("put"), List.of("create"), List.of("cas"), List.of("del"), List.of("ls"),
+                List.of("txn"), List.of("leader"), List.of("cluster"), List.of("resign"), List.of("health"), List.of("ns", "create"),
+                List.of("ns", "ls"), List.of("ns", "get"), List.of("ns", "drop"), List.of("table", "create"), List.of("table", "ls"),
+                List.of("table", "get"), List.of("table", "commit"), List.of("table", "drop"), List.of("catalog"))) {
+            List<String> args = new ArrayList<>(c);
+            args.add("--help");
+            Run r = run(Map.of(), null, args.toArray(String[]::new));
+            assertThat(r.exit()).as("%s --help", c).isZero();
+            assertThat(r.text()).as("%s --help", c).startsWith("Usage: lakectl " + String.join(" ", c));
+        }
+        Run completion = run(Map.of(), null, "generate-completion");
+        assertThat(completion.exit()).isZero();
+        assertThat(completion.text()).contains("complete -F", "lakectl");
+        // The fat jar runs the same CLI.
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                MetasrvProcess.jar().toString(), "ctl", "--endpoints", "http://127.0.0.1:" + port, "--token-file",
+                rwTokenFile.toString(), "leader").start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+        assertThat(out).startsWith("LEADER");
+    }
+
+    static int closedPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
