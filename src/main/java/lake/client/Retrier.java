@@ -52,7 +52,12 @@ final class Retrier {
             result.fail(giveUp(call, last));
             return;
         }
-        transport.send(call, endpoint, remainingMs).onComplete(ar -> {
+        // A read may go elsewhere: one silent node (paused, half-open) must not take the whole
+        // deadline, so with several endpoints a read's attempt gets a share of it. A write gets all
+        // of it: once sent, it is never sent elsewhere.
+        long budgetMs = call.write() || transport.endpoints() == 1 ? remainingMs
+                : Math.min(remainingMs, Math.max(1_000, options.callTimeout().toMillis() / transport.endpoints()) + call.waitMs());
+        transport.send(call, endpoint, budgetMs).onComplete(ar -> {
             if (ar.succeeded()) {
                 preferred = endpoint;
                 result.complete(ar.result());
@@ -60,6 +65,10 @@ final class Retrier {
             }
             Throwable t = ar.cause();
             String where = transport.endpoint(endpoint);
+            // A node that did not answer is not where the next call should start.
+            if ((t instanceof Transport.Lost || t instanceof Transport.NotSent) && preferred == endpoint) {
+                preferred = (endpoint + 1) % transport.endpoints();
+            }
             if (t instanceof MetasrvException.OutcomeUnknown || t instanceof Transport.Lost) {
                 if (call.write()) {
                     String why = t instanceof Transport.Lost ? t.getMessage() + "; the write may or may not have applied"

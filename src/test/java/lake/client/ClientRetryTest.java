@@ -131,6 +131,27 @@ class ClientRetryTest {
         }
     }
 
+    /** Found by the review: a node that accepts connections but never answers held every call for its whole deadline. */
+    @Test
+    void readsSkipASilentEndpoint() throws Exception {
+        try (MetasrvClient seed = MetasrvClient.httpBlocking(ClientContract.options(a.httpPort()))) {
+            NodeHarness.await(seed.create("silent/x", "v"));
+        }
+        try (TcpProxy silent = new TcpProxy(a.httpPort(), TcpProxy.Mode.WITHHOLD)) {
+            ClientOptions o = ClientContract.options(silent.port(), a.httpPort()).withCallTimeout(Duration.ofSeconds(6));
+            int[] i = {0};
+            forEachHttpClient(o, c -> {
+                long started = System.nanoTime();
+                assertThat(NodeHarness.await(c.getString("silent/x"))).contains("v");
+                assertThat((System.nanoTime() - started) / 1_000_000).as("answered by the other node within the deadline").isLessThan(6_000);
+                int before = silent.requests();
+                String key = "silent/w" + i[0]++;
+                assertThat(NodeHarness.await(c.create(key, "w")).applied()).as("the next write starts on the node that answered").isTrue();
+                assertThat(silent.requests()).isEqualTo(before);
+            });
+        }
+    }
+
     @Test
     void readsRetryAfterALostAnswer() throws Exception {
         try (MetasrvClient seed = MetasrvClient.httpBlocking(ClientContract.options(a.httpPort()))) {
