@@ -205,11 +205,16 @@ public interface MetasrvClient extends AutoCloseable {
     /** Closes the connections (and the Vert.x instance the client created itself). */
     Future<Void> closeAsync();
 
-    /** {@link #closeAsync()}, waiting at most 10 s. */
+    /**
+     * {@link #closeAsync()}, waiting at most 10 s; on a Vert.x event-loop thread it starts the close
+     * and returns at once (waiting there would block the loop the close may need).
+     */
     @Override
     default void close() {
+        Future<Void> closing = closeAsync();
+        if (io.vertx.core.Context.isOnEventLoopThread()) return;
         try {
-            closeAsync().toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            closing.toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
         }

@@ -77,7 +77,7 @@ public final class BusBatch {
          */
         public Future<JsonObject> request(String address, JsonObject body, DeliveryOptions options) {
             Pending p = new Pending(body, options, estimate(body), Promise.promise());
-            if (vertx.getOrCreateContext() == context) {
+            if (Vertx.currentContext() == context) {
                 enqueue(address, p);
             } else {
                 // The lanes belong to the context that created this sender.
