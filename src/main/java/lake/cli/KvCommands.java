@@ -115,6 +115,9 @@ final class KvCommands {
 
     @Command(name = "ls", mixinStandardHelpOptions = true, description = "List the keys under PREFIX (all pages) with their values.")
     static final class Ls extends Base {
+        /** Text rows held for alignment before a block is printed. */
+        static final int ROWS_HELD = 10_000;
+
         @Parameters(arity = "0..1", paramLabel = "PREFIX", defaultValue = "") String prefix;
         @Option(names = "--keys-only", description = "Print keys only.") boolean keysOnly;
         @Option(names = "--page-size", paramLabel = "N", defaultValue = "1000", description = "Entries per request, 1-1000 (default 1000).")
@@ -124,21 +127,37 @@ final class KvCommands {
         @Override
         int run(MetasrvClient client) {
             if (pageSize < 1 || pageSize > 1000) throw new MetasrvException.InvalidArgument("--page-size must be 1 to 1000, got " + pageSize);
-            Pages<EntryPage> pages = client.scanPages(prefix, pageSize);
-            List<Entry> all = await(pages.collect(EntryPage::entries));
-            if (root().json()) {
-                println(new EntryPage(all, null).toJson());
-                return ExitCodes.OK;
-            }
             Values v = new Values();
             v.base64 = base64;
-            if (keysOnly) {
-                all.forEach(e -> println(e.key()));
-                return ExitCodes.OK;
+            // Memory holds at most ROWS_HELD entries however many keys there are: text rows are held
+            // until then so ordinary listings align exactly; a longer one prints in blocks whose
+            // columns never get narrower than the blocks before.
+            Pages<EntryPage> pages = client.scanPages(prefix, pageSize);
+            boolean first = true;
+            int[] widths = new int[0];
+            Columns held = new Columns("KEY", "VALUE");
+            int heldRows = 0;
+            if (root().json()) root().out.print("{\"entries\":[");
+            while (pages.hasNext()) {
+                for (Entry e : await(pages.next()).entries()) {
+                    if (root().json()) {
+                        root().out.print((first ? "" : ",") + e.toJson());
+                        first = false;
+                    } else if (keysOnly) {
+                        println(e.key());
+                    } else {
+                        held.row(e.key(), v.display(e.value()));
+                        if (++heldRows == ROWS_HELD) {
+                            widths = held.print(root().out, first, widths);
+                            first = false;
+                            held = new Columns("KEY", "VALUE");
+                            heldRows = 0;
+                        }
+                    }
+                }
             }
-            Columns c = new Columns("KEY", "VALUE");
-            for (Entry e : all) c.row(e.key(), v.display(e.value()));
-            if (!all.isEmpty()) c.print(root().out);
+            if (heldRows > 0) held.print(root().out, first, widths);
+            if (root().json()) println("],\"continuation\":null}");
             return ExitCodes.OK;
         }
     }

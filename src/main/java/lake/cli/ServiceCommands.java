@@ -79,7 +79,8 @@ final class ServiceCommands {
             }
             List<NodeHealth> down = all.stream().filter(h -> !h.up()).toList();
             if (down.isEmpty()) return ExitCodes.OK;
-            for (NodeHealth h : down) fail("unreachable: " + h.endpoint() + ": " + ExitCodes.oneLine(h.error()));
+            List<String> why = down.stream().map(h -> h.endpoint() + ": " + ExitCodes.oneLine(h.error())).toList();
+            fail("unreachable: " + String.join("; ", why));
             return ExitCodes.UNAVAILABLE;
         }
     }

@@ -107,7 +107,13 @@ final class BlockingHttpTransport implements Transport {
                 out.add(new NodeHealth(e.toString(), false, null, false, h.failed() ? h.cause().getMessage() : "HTTP " + h.result().status()));
                 continue;
             }
-            String node = Json.stringOrNull(Json.parseObject(h.result().body()), "node_id");
+            String node;
+            try {
+                node = HttpReplies.healthNodeId(h.result().body());
+            } catch (IllegalArgumentException notMetasrv) {
+                out.add(new NodeHealth(e.toString(), false, null, false, notMetasrv.getMessage()));
+                continue;
+            }
             Future<HttpReplies.Answer> ready = exchange(e, "GET", "/ready", null, null, timeoutMs);
             out.add(new NodeHealth(e.toString(), true, node, ready.succeeded() && ready.result().status() == 200, null));
         }

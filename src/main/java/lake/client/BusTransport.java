@@ -60,12 +60,17 @@ final class BusTransport implements Transport {
                 });
     }
 
+    /**
+     * A node's refusal carries the API's error envelope as its message and the HTTP status as its
+     * failure code. The bus has no {@code Retry-After}: a 503 waits the one second the HTTP API's
+     * 503s name. Anything else (a handler that failed outside the API, a code no API error has)
+     * is {@link Lost}: nobody can say whether a write applied.
+     */
     private static Throwable recipientFailure(ReplyException re) {
-        try {
-            return HttpReplies.interpret(re.failureCode(), re.failureCode() == 503 ? "1" : null, re.getMessage()) == null ? re : re;
-        } catch (MetasrvException e) {
-            return e;
-        }
+        MetasrvException e = HttpReplies.envelope(re.failureCode(), re.getMessage());
+        if (e != null) return HttpReplies.withRetryAfter(e, re.failureCode() == 503 ? "1" : null);
+        return new Lost("the node failed the request outside the API (failure code " + re.failureCode() + "): "
+                + HttpReplies.snippet(String.valueOf(re.getMessage())), re);
     }
 
     @Override

@@ -20,7 +20,7 @@ import java.util.List;
  *   <li>{@code backoffBase} / {@code backoffMax}: the jittered exponential backoff between rounds
  *       over the endpoints (default 50 ms doubling up to 1 s).</li>
  *   <li>{@code maxRetryAfter}: the most a server's {@code Retry-After} makes the client wait
- *       before asking the same endpoint again (default 2 s).</li>
+ *       before asking the same endpoint again (default 2 s; zero ignores it).</li>
  *   <li>{@code pinFirstEpoch}: pin the epoch of the first write reply, so every later write
  *       carries it (see {@link MetasrvClient#withEpoch(long)}).</li>
  * </ul>
@@ -35,22 +35,61 @@ public final class ClientOptions {
     private final Duration maxRetryAfter;
     private final boolean pinFirstEpoch;
 
-    private ClientOptions(List<URI> endpoints, String token, Duration callTimeout, Duration connectTimeout,
-                          Duration backoffBase, Duration backoffMax, Duration maxRetryAfter, boolean pinFirstEpoch) {
-        this.endpoints = List.copyOf(endpoints);
-        this.token = token;
-        this.callTimeout = positive(callTimeout, "callTimeout");
-        this.connectTimeout = positive(connectTimeout, "connectTimeout");
-        this.backoffBase = positive(backoffBase, "backoffBase");
-        this.backoffMax = positive(backoffMax, "backoffMax");
-        this.maxRetryAfter = maxRetryAfter;
-        this.pinFirstEpoch = pinFirstEpoch;
+    /** The fields while a copy is being changed; {@link ClientOptions}'s constructor validates them. */
+    private static final class Draft {
+        List<URI> endpoints;
+        String token;
+        Duration callTimeout;
+        Duration connectTimeout;
+        Duration backoffBase;
+        Duration backoffMax;
+        Duration maxRetryAfter;
+        boolean pinFirstEpoch;
+    }
+
+    private ClientOptions(Draft d) {
+        if (d.endpoints == null || d.endpoints.isEmpty()) throw new IllegalArgumentException("at least one endpoint");
+        this.endpoints = List.copyOf(d.endpoints);
+        this.token = d.token;
+        this.callTimeout = positive(d.callTimeout, "callTimeout");
+        this.connectTimeout = positive(d.connectTimeout, "connectTimeout");
+        this.backoffBase = positive(d.backoffBase, "backoffBase");
+        this.backoffMax = positive(d.backoffMax, "backoffMax");
+        if (backoffMax.compareTo(backoffBase) < 0) {
+            throw new IllegalArgumentException("backoffMax (" + backoffMax + ") must not be below backoffBase (" + backoffBase + ")");
+        }
+        if (d.maxRetryAfter == null || d.maxRetryAfter.isNegative()) {
+            throw new IllegalArgumentException("maxRetryAfter must be zero (ignore Retry-After) or positive, got " + d.maxRetryAfter);
+        }
+        this.maxRetryAfter = d.maxRetryAfter;
+        this.pinFirstEpoch = d.pinFirstEpoch;
+    }
+
+    /** A copy of these options with {@code change} applied, validated like any other. */
+    private ClientOptions with(java.util.function.Consumer<Draft> change) {
+        Draft d = new Draft();
+        d.endpoints = endpoints;
+        d.token = token;
+        d.callTimeout = callTimeout;
+        d.connectTimeout = connectTimeout;
+        d.backoffBase = backoffBase;
+        d.backoffMax = backoffMax;
+        d.maxRetryAfter = maxRetryAfter;
+        d.pinFirstEpoch = pinFirstEpoch;
+        change.accept(d);
+        return new ClientOptions(d);
     }
 
     /** The defaults: one endpoint, {@code http://127.0.0.1:8080}. */
     public static ClientOptions defaults() {
-        return new ClientOptions(List.of(URI.create("http://127.0.0.1:8080")), null, Duration.ofSeconds(30),
-                Duration.ofSeconds(2), Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(2), false);
+        Draft d = new Draft();
+        d.endpoints = List.of(URI.create("http://127.0.0.1:8080"));
+        d.callTimeout = Duration.ofSeconds(30);
+        d.connectTimeout = Duration.ofSeconds(2);
+        d.backoffBase = Duration.ofMillis(50);
+        d.backoffMax = Duration.ofSeconds(1);
+        d.maxRetryAfter = Duration.ofSeconds(2);
+        return new ClientOptions(d);
     }
 
     private static Duration positive(Duration d, String name) {
@@ -85,36 +124,27 @@ public final class ClientOptions {
         return out;
     }
 
-    public ClientOptions withEndpoints(List<URI> e) {
-        if (e.isEmpty()) throw new IllegalArgumentException("at least one endpoint");
-        return new ClientOptions(e, token, callTimeout, connectTimeout, backoffBase, backoffMax, maxRetryAfter, pinFirstEpoch);
-    }
+    public ClientOptions withEndpoints(List<URI> e) { return with(d -> d.endpoints = e); }
 
     public ClientOptions withEndpoints(String commaList) { return withEndpoints(parseEndpoints(commaList)); }
 
-    public ClientOptions withToken(String t) {
-        return new ClientOptions(endpoints, t, callTimeout, connectTimeout, backoffBase, backoffMax, maxRetryAfter, pinFirstEpoch);
-    }
+    public ClientOptions withToken(String t) { return with(d -> d.token = t); }
 
-    public ClientOptions withCallTimeout(Duration d) {
-        return new ClientOptions(endpoints, token, d, connectTimeout, backoffBase, backoffMax, maxRetryAfter, pinFirstEpoch);
-    }
+    public ClientOptions withCallTimeout(Duration t) { return with(d -> d.callTimeout = t); }
 
-    public ClientOptions withConnectTimeout(Duration d) {
-        return new ClientOptions(endpoints, token, callTimeout, d, backoffBase, backoffMax, maxRetryAfter, pinFirstEpoch);
-    }
+    public ClientOptions withConnectTimeout(Duration t) { return with(d -> d.connectTimeout = t); }
 
     public ClientOptions withBackoff(Duration base, Duration max) {
-        return new ClientOptions(endpoints, token, callTimeout, connectTimeout, base, max, maxRetryAfter, pinFirstEpoch);
+        return with(d -> {
+            d.backoffBase = base;
+            d.backoffMax = max;
+        });
     }
 
-    public ClientOptions withMaxRetryAfter(Duration d) {
-        return new ClientOptions(endpoints, token, callTimeout, connectTimeout, backoffBase, backoffMax, d, pinFirstEpoch);
-    }
+    /** The most a {@code Retry-After} makes the client wait; zero ignores it (the backoff alone paces retries). */
+    public ClientOptions withMaxRetryAfter(Duration t) { return with(d -> d.maxRetryAfter = t); }
 
-    public ClientOptions withPinFirstEpoch(boolean pin) {
-        return new ClientOptions(endpoints, token, callTimeout, connectTimeout, backoffBase, backoffMax, maxRetryAfter, pin);
-    }
+    public ClientOptions withPinFirstEpoch(boolean pin) { return with(d -> d.pinFirstEpoch = pin); }
 
     public List<URI> endpoints() { return endpoints; }
     public String token() { return token; }

@@ -174,11 +174,21 @@ final class DefaultClient implements MetasrvClient {
         if (write == null) return Future.failedFuture(new IllegalArgumentException("the unknown outcome carries no KV write to read back"));
         List<Future<Boolean>> checks = new ArrayList<>();
         for (Txn.Op op : write.ops()) {
-            if (op.action() == Txn.Action.CHECK) continue;
+            if (!changes(op)) continue;
             checks.add(get(op.key()).map(now -> op.action() == Txn.Action.DELETE ? now.isEmpty()
                     : now.isPresent() && Arrays.equals(now.get().value(), op.value())));
         }
+        if (checks.isEmpty()) return Future.succeededFuture(ReadBack.CANNOT_TELL);
         return Future.all(checks).map(all -> checks.stream().allMatch(Future::result) ? ReadBack.IN_EFFECT : ReadBack.NOT_IN_EFFECT);
+    }
+
+    /** Whether applying {@code op} leaves its key different from what its own condition already requires. */
+    private static boolean changes(Txn.Op op) {
+        return switch (op.action()) {
+            case CHECK -> false;
+            case PUT -> !(op.condition() == Txn.Condition.VALUE && Arrays.equals(op.expected(), op.value()));
+            case DELETE -> op.condition() != Txn.Condition.ABSENT;
+        };
     }
 
     // ---- the catalog

@@ -18,16 +18,23 @@ final class HttpReplies {
                 return io.vertx.core.Future.succeededFuture(interpret(a.status(), a.retryAfter(), a.body()));
             } catch (MetasrvException e) {
                 return io.vertx.core.Future.failedFuture(e);
+            } catch (Transport.Lost e) {
+                return io.vertx.core.Future.failedFuture(e);
             }
         });
     }
 
     /**
      * The reply body of a 200, or the typed error of any other status: the envelope's code and
-     * message, with {@code Retry-After} (seconds) kept on the exception. An answer that is not the
-     * envelope (a proxy's page, an empty 501) is a {@link MetasrvException.ServerError} naming the status.
+     * message, with {@code Retry-After} (seconds) kept on the exception.
+     *
+     * <p>An answer that is not Metasrv's envelope came from something in between (a proxy, a load
+     * balancer) or from a node failing outside the API. With a 5xx status it is {@link Transport.Lost}:
+     * a gateway's 502/504 may follow a write that reached the node, so a write surfaces as
+     * {@code OutcomeUnknown} and a read goes on to the next endpoint. Any other status is a
+     * {@link MetasrvException.ServerError} naming it (nothing in between applies a request it refuses).
      */
-    static Map<String, Object> interpret(int status, String retryAfter, String body) throws MetasrvException {
+    static Map<String, Object> interpret(int status, String retryAfter, String body) throws MetasrvException, Transport.Lost {
         if (status == 200) {
             try {
                 return Json.parseObject(body);
@@ -35,18 +42,38 @@ final class HttpReplies {
                 throw new MetasrvException.ServerError("unexpected_reply", status, "the reply is not a JSON object: " + e.getMessage());
             }
         }
-        MetasrvException error;
-        try {
-            Map<String, Object> e = Json.object(Json.parseObject(body), "error");
-            error = MetasrvException.of(status, Json.string(e, "code"), Json.stringOrNull(e, "message"));
-        } catch (IllegalArgumentException | MetasrvException notTheEnvelope) {
-            error = new MetasrvException.ServerError("http_" + status, status, "HTTP " + status
-                    + (body == null || body.isBlank() ? "" : ": " + (body.length() > 200 ? body.substring(0, 200) + "…" : body)));
-        }
-        return throwWith(error, retryAfter);
+        MetasrvException error = envelope(status, body);
+        if (error != null) throw withRetryAfter(error, retryAfter);
+        String what = "HTTP " + status + (body == null || body.isBlank() ? "" : ": " + snippet(body));
+        if (status >= 500) throw new Transport.Lost(what + " (not Metasrv's error envelope)", null);
+        throw new MetasrvException.ServerError("http_" + status, status, what);
     }
 
-    private static Map<String, Object> throwWith(MetasrvException e, String retryAfter) {
+    /** The typed error a Metasrv error envelope ({@code {"error":{"code","message"}}}) names; null if {@code body} is not one. */
+    static MetasrvException envelope(int status, String body) {
+        try {
+            Map<String, Object> e = Json.object(Json.parseObject(body), "error");
+            return MetasrvException.of(status, Json.string(e, "code"), Json.stringOrNull(e, "message"));
+        } catch (IllegalArgumentException | MetasrvException notTheEnvelope) {
+            return null;
+        }
+    }
+
+    /** The node id a {@code /health} 200 names; {@link IllegalArgumentException} naming the reply when it is not Metasrv's. */
+    static String healthNodeId(String body) {
+        try {
+            return Json.stringOrNull(Json.parseObject(body), "node_id");
+        } catch (IllegalArgumentException | MetasrvException e) {
+            throw new IllegalArgumentException("HTTP 200 from /health is not Metasrv's: " + snippet(String.valueOf(body)));
+        }
+    }
+
+    static String snippet(String body) {
+        return body.length() > 200 ? body.substring(0, 200) + "…" : body;
+    }
+
+    /** {@code retryAfter} is the header's text: delta-seconds; an HTTP date counts as one second. */
+    static MetasrvException withRetryAfter(MetasrvException e, String retryAfter) {
         if (retryAfter != null) {
             try {
                 e.retryAfter(Math.max(0, Long.parseLong(retryAfter.strip())) * 1000);
@@ -54,7 +81,7 @@ final class HttpReplies {
                 e.retryAfter(1000);
             }
         }
-        throw e;
+        return e;
     }
 
     /**

@@ -2,6 +2,7 @@ package lake.client;
 
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Promise;
 import io.vertx.core.streams.ReadStream;
 
 import java.util.ArrayList;
@@ -43,15 +44,37 @@ public final class Pages<P> {
     /** Every remaining page, in order, mapped by {@code items} and concatenated. */
     public <T> Future<List<T>> collect(Function<P, List<T>> items) {
         List<T> out = new ArrayList<>();
-        return drain(items, out).map(v -> out);
+        Promise<List<T>> all = Promise.promise();
+        drain(items, out, all);
+        return all.future();
     }
 
-    private <T> Future<Void> drain(Function<P, List<T>> items, List<T> out) {
-        if (!hasNext()) return Future.succeededFuture();
-        return next().compose(p -> {
-            out.addAll(items.apply(p));
-            return drain(items, out);
-        });
+    /**
+     * Loops while pages arrive at once (a blocking transport completes them on the caller's
+     * thread) and continues from the callback when one arrives later, so the stack stays flat
+     * however many pages there are.
+     */
+    private <T> void drain(Function<P, List<T>> items, List<T> out, Promise<List<T>> all) {
+        while (hasNext()) {
+            Future<P> page = next();
+            if (!page.isComplete()) {
+                page.onComplete(ar -> {
+                    if (ar.failed()) {
+                        all.fail(ar.cause());
+                        return;
+                    }
+                    out.addAll(items.apply(ar.result()));
+                    drain(items, out, all);
+                });
+                return;
+            }
+            if (page.failed()) {
+                all.fail(page.cause());
+                return;
+            }
+            out.addAll(items.apply(page.result()));
+        }
+        all.complete(out);
     }
 
     /** The remaining pages as a stream: each handled page, then the end, or one exception. */
@@ -86,37 +109,53 @@ public final class Pages<P> {
             return this;
         }
 
-        /** Fetches one page at a time while a handler is set, there is demand and pages remain. */
+        /**
+         * Fetches one page at a time while a handler is set, there is demand and pages remain. A
+         * page that arrived at once is handled in this loop, not by a nested call, so the stack
+         * stays flat on a blocking transport.
+         */
         private void pump() {
-            synchronized (this) {
-                if (fetching || ended || handler == null || demand == 0) return;
-                if (!hasNext()) {
-                    ended = true;
-                } else {
-                    fetching = true;
-                }
-            }
-            if (ended) {
-                Handler<Void> end = endHandler;
-                if (end != null) end.handle(null);
-                return;
-            }
-            next().onComplete(ar -> {
-                Handler<P> h;
+            while (true) {
                 synchronized (this) {
-                    fetching = false;
-                    if (demand != Long.MAX_VALUE) demand--;
-                    h = handler;
+                    if (fetching || ended || handler == null || demand == 0) return;
+                    if (!hasNext()) {
+                        ended = true;
+                    } else {
+                        fetching = true;
+                    }
                 }
-                if (ar.failed()) {
-                    synchronized (this) { ended = true; }
-                    Handler<Throwable> eh = exceptionHandler;
-                    if (eh != null) eh.handle(ar.cause());
+                if (ended) {
+                    Handler<Void> end = endHandler;
+                    if (end != null) end.handle(null);
                     return;
                 }
-                if (h != null) h.handle(ar.result());
-                pump();
-            });
+                Future<P> page = next();
+                if (!page.isComplete()) {
+                    page.onComplete(ar -> {
+                        if (deliver(ar)) pump();
+                    });
+                    return;
+                }
+                if (!deliver(page)) return;
+            }
+        }
+
+        /** Hands one fetched page (or its failure) on; false when the stream ended with it. */
+        private boolean deliver(io.vertx.core.AsyncResult<P> ar) {
+            Handler<P> h;
+            synchronized (this) {
+                fetching = false;
+                if (demand != Long.MAX_VALUE) demand--;
+                h = handler;
+            }
+            if (ar.failed()) {
+                synchronized (this) { ended = true; }
+                Handler<Throwable> eh = exceptionHandler;
+                if (eh != null) eh.handle(ar.cause());
+                return false;
+            }
+            if (h != null) h.handle(ar.result());
+            return true;
         }
     }
 }

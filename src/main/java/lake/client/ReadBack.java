@@ -16,5 +16,12 @@ public enum ReadBack {
      * another write changed the key since. Sending the same conditional write again is safe — its
      * condition decides — but an unconditional put would overwrite whatever is there now.
      */
-    NOT_IN_EFFECT
+    NOT_IN_EFFECT,
+    /**
+     * The write would leave every key as its own condition requires it to be already (a
+     * transaction of checks only, a put of the value it expects, a delete of a key that must be
+     * absent): it changes nothing whether it applied or not, so reading back cannot tell, and
+     * nothing was read. Whether its conditions held then is unknowable now; ask again if it matters.
+     */
+    CANNOT_TELL
 }

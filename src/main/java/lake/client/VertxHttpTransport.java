@@ -86,7 +86,12 @@ final class VertxHttpTransport implements Transport {
         for (URI e : endpoints) {
             each.add(exchange(e, HttpMethod.GET, "/health", null, null, timeoutMs).compose(h -> {
                 if (h.status() != 200) return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, "HTTP " + h.status()));
-                String node = Json.stringOrNull(Json.parseObject(h.body()), "node_id");
+                String node;
+                try {
+                    node = HttpReplies.healthNodeId(h.body());
+                } catch (IllegalArgumentException notMetasrv) {
+                    return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, notMetasrv.getMessage()));
+                }
                 return exchange(e, HttpMethod.GET, "/ready", null, null, timeoutMs)
                         .map(r -> new NodeHealth(e.toString(), true, node, r.status() == 200, null))
                         .otherwise(t -> new NodeHealth(e.toString(), true, node, false, null));

@@ -2,6 +2,8 @@ package lake.client;
 
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
+import lake.meta.MetaException;
+import lake.server.FaultyStore;
 import lake.server.ManualClock;
 import lake.server.MetasrvNode;
 import lake.server.NodeHarness;
@@ -14,6 +16,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,6 +35,8 @@ class ClientRetryTest {
     @TempDir Path dir;
     NodeHarness h;
     MetasrvNode a;
+    /** a's store: transparent until a test injects a fault. */
+    FaultyStore store;
     MetasrvNode b;
     ManualClock clockB;
 
@@ -39,7 +44,7 @@ class ClientRetryTest {
     void twoNodes() throws Exception {
         h = new NodeHarness();
         a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000), new ManualClock(T0),
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(r -> store = new FaultyStore(r)));
         clockB = new ManualClock(T0);
         b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), clockB, null);
         assertThat(h.campaign(a).epoch()).isEqualTo(1L);
@@ -184,6 +189,140 @@ class ClientRetryTest {
             assertThat(NodeHarness.await(c.put("pin/unpinned", "y")).epoch()).isEqualTo(2L);
             assertThat(c.pinnedEpoch()).hasValue(2L);
         });
+    }
+
+    /** The backoff alone would wait 10-20 ms; the node's 503 names Retry-After: 1, and the client waits that second. */
+    @Test
+    void backendUnavailableIsRetriedAfterItsRetryAfter() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(a.httpPort(), TcpProxy.Mode.FORWARD)) {
+            ClientOptions o = ClientContract.options(proxy.port()).withBackoff(Duration.ofMillis(20), Duration.ofMillis(20))
+                    .withMaxRetryAfter(Duration.ofSeconds(5)).withCallTimeout(Duration.ofSeconds(10));
+            int[] i = {0};
+            forEachHttpClient(o, c -> {
+                int before = proxy.requests();
+                store.failNext(new MetaException.RetryableBackend("throttled by test", null), 1);
+                String key = "unavailable/" + i[0]++;
+                assertThat(NodeHarness.await(c.create(key, "v")).applied()).isTrue();
+                List<Long> times = proxy.requestTimes().subList(before, proxy.requests());
+                assertThat(times).as("refused once (backend_unavailable), then applied").hasSize(2);
+                assertThat((times.get(1) - times.get(0)) / 1_000_000).as("waited the server's Retry-After").isGreaterThanOrEqualTo(1_000);
+                assertThat(NodeHarness.await(c.getString(key))).contains("v");
+            });
+        }
+    }
+
+    /** maxRetryAfter caps what a server may ask for: here 100 ms instead of the node's one second. */
+    @Test
+    void retryAfterIsCappedByMaxRetryAfter() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(a.httpPort(), TcpProxy.Mode.FORWARD)) {
+            ClientOptions o = ClientContract.options(proxy.port()).withBackoff(Duration.ofMillis(20), Duration.ofMillis(20))
+                    .withMaxRetryAfter(Duration.ofMillis(100)).withCallTimeout(Duration.ofSeconds(10));
+            int[] i = {0};
+            forEachHttpClient(o, c -> {
+                int before = proxy.requests();
+                store.failNext(new MetaException.RetryableBackend("throttled by test", null), 1);
+                assertThat(NodeHarness.await(c.create("capped/" + i[0]++, "v")).applied()).isTrue();
+                List<Long> times = proxy.requestTimes().subList(before, proxy.requests());
+                assertThat(times).hasSize(2);
+                long gapMs = (times.get(1) - times.get(0)) / 1_000_000;
+                assertThat(gapMs).as("at least the capped Retry-After, well short of the server's 1 s").isBetween(100L, 900L);
+            });
+        }
+    }
+
+    /**
+     * not_leader everywhere until the deadline: every pause between attempts is the jittered
+     * backoff (half to all of 20·2^n ms, at most 40 ms; Retry-After ignored), so a 2 s deadline
+     * holds many attempts, where an unbounded doubling would hold about seven.
+     */
+    @Test
+    void backoffBetweenAttemptsIsBoundedAndJittered() throws Exception {
+        try (TcpProxy toB = new TcpProxy(b.httpPort(), TcpProxy.Mode.FORWARD)) {
+            ClientOptions o = ClientContract.options(toB.port()).withBackoff(Duration.ofMillis(20), Duration.ofMillis(40))
+                    .withMaxRetryAfter(Duration.ZERO).withCallTimeout(Duration.ofSeconds(2));
+            forEachHttpClient(o, c -> {
+                int before = toB.requests();
+                assertThatThrownBy(() -> NodeHarness.await(c.create("backoff/x", "v"))).isInstanceOf(MetasrvException.NotLeader.class);
+                List<Long> times = toB.requestTimes().subList(before, toB.requests());
+                assertThat(times.size()).as("attempts within the 2 s deadline").isGreaterThanOrEqualTo(12);
+                for (int k = 1; k < times.size(); k++) {
+                    assertThat((times.get(k) - times.get(k - 1)) / 1_000_000).as("pause %d is at least half the base", k)
+                            .isGreaterThanOrEqualTo(10);
+                }
+            });
+        }
+    }
+
+    /**
+     * An answer that is not Metasrv's envelope with a 5xx (a load balancer's 502 page) may follow a
+     * write that reached a node: the write is an unknown outcome, never sent on; a read goes on.
+     */
+    @Test
+    void gatewayErrorIsAnUnknownOutcomeForWritesAndRetriedForReads() throws Exception {
+        io.vertx.core.http.HttpServer gateway = NodeHarness.await(h.vertx.createHttpServer()
+                .requestHandler(r -> r.response().setStatusCode(502).putHeader("Content-Type", "text/html")
+                        .end("<html><body>502 Bad Gateway</body></html>"))
+                .listen(0, "127.0.0.1"));
+        try {
+            ClientOptions o = ClientContract.options(gateway.actualPort(), a.httpPort());
+            int[] i = {0};
+            forEachHttpClient(o, c -> {
+                String key = "gateway/" + i[0]++;
+                assertThatThrownBy(() -> NodeHarness.await(c.create(key, "v"))).isInstanceOf(MetasrvException.OutcomeUnknown.class)
+                        .hasMessageContaining("502");
+                assertThat(NodeHarness.await(c.get(key))).as("not sent to the second node; the read went there").isEmpty();
+            });
+        } finally {
+            NodeHarness.await(gateway.close());
+        }
+    }
+
+    /**
+     * On the bus, a handler that failed outside the API (no error envelope, a code no API error
+     * has) may have written: a write is an unknown outcome, sent once; a read is retried.
+     */
+    @Test
+    void busFailureOutsideTheApiIsAnUnknownOutcome() throws Exception {
+        io.vertx.core.Vertx other = io.vertx.core.Vertx.vertx();
+        try {
+            java.util.concurrent.atomic.AtomicInteger cas = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger gets = new java.util.concurrent.atomic.AtomicInteger();
+            other.eventBus().consumer("lake.v1.kv.cas", m -> {
+                cas.incrementAndGet();
+                m.fail(-1, "java.lang.IllegalStateException: handler failed");
+            });
+            other.eventBus().consumer("lake.v1.kv.get", m -> {
+                gets.incrementAndGet();
+                m.fail(-1, "java.lang.IllegalStateException: handler failed");
+            });
+            try (MetasrvClient c = MetasrvClient.bus(other, ClientContract.options(a.httpPort())
+                    .withBackoff(Duration.ofMillis(20), Duration.ofMillis(40)).withCallTimeout(Duration.ofSeconds(1)))) {
+                assertThatThrownBy(() -> NodeHarness.await(c.create("bus/x", "v"))).isInstanceOf(MetasrvException.OutcomeUnknown.class)
+                        .hasMessageContaining("outside the API");
+                assertThat(cas.get()).as("sent once").isEqualTo(1);
+                assertThatThrownBy(() -> NodeHarness.await(c.get("bus/x"))).isInstanceOf(MetasrvException.Unreachable.class);
+                assertThat(gets.get()).as("a read is asked again").isGreaterThan(1);
+            }
+        } finally {
+            NodeHarness.await(other.close());
+        }
+    }
+
+    /** A write that changes nothing (checks only, a put of the value it expects) cannot be told applied by reading back. */
+    @Test
+    void resolveCannotTellAWriteThatChangesNothing() throws Exception {
+        try (MetasrvClient c = MetasrvClient.httpBlocking(ClientContract.options(a.httpPort()))) {
+            NodeHarness.await(c.create("same/x", "v"));
+            for (Txn t : List.of(Txn.builder().checkAbsent("same/y").build(),
+                    Txn.builder().update("same/x", "v", "v").build(),
+                    Txn.builder().checkAbsent("same/y").update("same/x", "v", "v").build())) {
+                assertThat(NodeHarness.await(c.resolve(new MetasrvException.OutcomeUnknown("test", t, null))))
+                        .as("%s", t.ops()).isEqualTo(ReadBack.CANNOT_TELL);
+            }
+            assertThat(NodeHarness.await(c.resolve(new MetasrvException.OutcomeUnknown("test",
+                    Txn.builder().update("same/x", "v", "v").put("same/z", "z").build(), null))))
+                    .as("the op that changes something decides").isEqualTo(ReadBack.NOT_IN_EFFECT);
+        }
     }
 
     private static Throwable catchFailure(io.vertx.core.Future<?> f) {

@@ -27,6 +27,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile Mode mode;
     private final AtomicInteger requests = new AtomicInteger();
     private final AtomicInteger suppressedAnswers = new AtomicInteger();
+    private final List<Long> requestTimes = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     public TcpProxy(int targetPort, Mode mode) throws IOException {
@@ -44,6 +45,9 @@ public final class TcpProxy implements AutoCloseable {
 
     /** HTTP requests forwarded to the node (request lines seen). */
     public int requests() { return requests.get(); }
+
+    /** When each request arrived ({@link System#nanoTime()}), in order. */
+    public List<Long> requestTimes() { return List.copyOf(requestTimes); }
 
     /** Answers of the node that the client never got. */
     public int suppressedAnswers() { return suppressedAnswers.get(); }
@@ -71,7 +75,10 @@ public final class TcpProxy implements AutoCloseable {
                 int n;
                 while ((n = in.read(buf)) > 0) {
                     if (request) {
-                        requests.addAndGet(countRequestLines(new String(buf, 0, n, StandardCharsets.ISO_8859_1)));
+                        int lines = countRequestLines(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+                        long now = System.nanoTime();
+                        for (int i = 0; i < lines; i++) requestTimes.add(now);
+                        requests.addAndGet(lines);
                         out.write(buf, 0, n);
                         out.flush();
                         continue;

@@ -4,6 +4,11 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
+import lake.client.ClientOptions;
+import lake.client.MetasrvClient;
+import lake.client.MetasrvException;
+import lake.client.Txn;
+import lake.client.WriteResult;
 import lake.it.ClusterHarness.Node;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -403,9 +408,47 @@ abstract class ClusterFailoverContract {
                         assertThat(e.getMessage()).contains("epoch_mismatch");
                     });
             assertThat(ClusterHarness.value(leader, "bus/stale")).isEmpty();
+
+            // The Java client's bus transport from the same separate member: the documented way for a verticle.
+            try (MetasrvClient c = MetasrvClient.bus(client, ClientOptions.defaults())) {
+                WriteResult created = join(c.txn(Txn.builder().create("busclient/a", "1").create("busclient/b", "2").build()));
+                assertThat(created.applied()).isTrue();
+                assertThat(created.epoch()).isEqualTo(Long.parseLong(epoch));
+                assertThat(join(c.getString("busclient/a"))).contains("1");
+                assertThat(join(c.scanAll("busclient/")).stream().map(lake.client.Entry::key).toList())
+                        .containsExactly("busclient/a", "busclient/b");
+                assertThat(join(c.cas("busclient/a", "1", "one")).applied()).isTrue();
+                assertThat(join(c.cas("busclient/a", "1", "again")).applied()).as("a condition, not an error").isFalse();
+                assertThat(join(c.leader()).epoch()).isEqualTo(Long.parseLong(epoch));
+                assertThatThrownBy(() -> join(c.withEpoch(0).put("busclient/stale", "x")))
+                        .isInstanceOf(MetasrvException.EpochMismatch.class);
+                assertThatThrownBy(() -> join(c.put("election/leader", "mine"))).isInstanceOf(MetasrvException.InvalidArgument.class);
+                assertThat(ClusterHarness.value(leader, "busclient/stale")).isEmpty();
+                assertThat(ClusterHarness.value(leader, "busclient/a")).as("base64 of 'one'").contains("b25l");
+            }
         } finally {
             join(client.close());
         }
+    }
+
+    /**
+     * lakectl resign as an operator runs it: asked of a follower it changes nothing (exit 1);
+     * asked of the leader it hands the lease over (exit 0) and a standby leads a higher epoch.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void lakectlResignHandsTheLeaseToAStandby() throws Exception {
+        Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+        long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
+        Node follower = cluster.others(leader).get(0);
+        LakectlProcess.failsWith(LakectlProcess.run("http://127.0.0.1:" + follower.httpPort(), Map.of(), null, "resign"),
+                1, "not leading");
+        assertThat(ClusterHarness.leaderView(follower).getLong("epoch")).as("a follower's resign moved nothing").isEqualTo(epoch);
+        LakectlProcess.Run resigned = LakectlProcess.run("http://127.0.0.1:" + leader.httpPort(), Map.of(), null, "resign");
+        assertThat(resigned.exit()).as("%s", resigned).isZero();
+        assertThat(resigned.text()).isEqualTo("resigned\n");
+        Node next = cluster.awaitLeader(Duration.ofSeconds(10), cluster.others(leader), epoch + 1);
+        assertThat(next.id()).isNotEqualTo(leader.id());
     }
 
     static <T> T join(io.vertx.core.Future<T> f) throws Exception {

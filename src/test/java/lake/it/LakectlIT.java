@@ -2,6 +2,7 @@ package lake.it;
 
 import io.vertx.core.json.JsonObject;
 import lake.client.TcpProxy;
+import lake.it.LakectlProcess.Run;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import static lake.it.LakectlProcess.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -37,11 +39,6 @@ class LakectlIT {
     MetasrvProcess server;
     int port;
     Path rwTokenFile;
-
-    record Run(int exit, byte[] out, String err) {
-        String text() { return new String(out, StandardCharsets.UTF_8); }
-        List<String> errLines() { return err.isEmpty() ? List.of() : List.of(err.split("\n")); }
-    }
 
     @BeforeAll
     void startServer() throws Exception {
@@ -60,29 +57,16 @@ class LakectlIT {
         if (server != null) server.close();
     }
 
-    static Path lakectl() {
-        return Path.of(System.getProperty("lake.home"), "bin", "lakectl");
+    String endpoints() {
+        return "http://127.0.0.1:" + port;
     }
 
     ProcessBuilder builder(Map<String, String> env, List<String> args) {
-        List<String> cmd = new ArrayList<>(List.of(lakectl().toString()));
-        cmd.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().remove("LAKECTL_TOKEN");
-        pb.environment().put("LAKECTL_ENDPOINTS", "http://127.0.0.1:" + port);
-        pb.environment().putAll(env);
-        return pb;
+        return LakectlProcess.builder(endpoints(), env, args);
     }
 
     Run run(Map<String, String> env, byte[] stdin, String... args) throws Exception {
-        Path err = Files.createTempFile(dir, "err", ".txt");
-        Process p = builder(env, List.of(args)).redirectError(err.toFile()).start();
-        try (var in = p.getOutputStream()) {
-            if (stdin != null) in.write(stdin);
-        }
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("lakectl %s ends", Arrays.toString(args)).isTrue();
-        return new Run(p.exitValue(), out, Files.readString(err).strip());
+        return LakectlProcess.run(endpoints(), env, stdin, args);
     }
 
     /** lakectl with the read-write token from a file. */
@@ -90,12 +74,6 @@ class LakectlIT {
         List<String> a = new ArrayList<>(List.of("--token-file", rwTokenFile.toString()));
         a.addAll(List.of(args));
         return run(Map.of(), null, a.toArray(String[]::new));
-    }
-
-    static void failsWith(Run r, int exit, String named) {
-        assertThat(r.exit()).as("exit of %s", r).isEqualTo(exit);
-        assertThat(r.errLines()).as("one line on stderr").hasSize(1);
-        assertThat(r.err()).startsWith("lakectl: ").contains(named);
     }
 
     @Test
@@ -116,6 +94,9 @@ class LakectlIT {
         failsWith(run(Map.of(), null, "get", "exit/k"), 5, "unauthorized");
         failsWith(run(Map.of("LAKECTL_TOKEN", RO), null, "put", "exit/k", "x"), 5, "forbidden");
         assertThat(run(Map.of("LAKECTL_TOKEN", RO), null, "get", "exit/k").text()).isEqualTo("v\n");
+        failsWith(run(Map.of("LAKECTL_TOKEN", RO), null, "resign"), 5, "forbidden");
+        assertThat(new JsonObject(rw("-o", "json", "leader").text()).getLong("epoch")).as("the refused resign left the lease alone")
+                .isEqualTo(1L);
         failsWith(rw("--epoch", "99", "put", "exit/k", "x"), 6, "epoch_mismatch");
         assertThat(rw("get", "exit/k").text()).as("nothing written by refused commands").isEqualTo("v\n");
     }
@@ -125,9 +106,12 @@ class LakectlIT {
         assertThat(rw("put", "out/a", "first").text()).startsWith("applied (epoch ");
         rw("put", "out/bb", "second value");
         assertThat(rw("ls", "out/").text()).isEqualTo("KEY     VALUE\nout/a   first\nout/bb  second value\n");
+        assertThat(rw("ls", "out/", "--page-size", "1").text()).as("printed page by page, aligned the same")
+                .isEqualTo("KEY     VALUE\nout/a   first\nout/bb  second value\n");
         JsonObject page = new JsonObject(rw("-o", "json", "ls", "out/").text());
         assertThat(page.getJsonArray("entries")).hasSize(2);
         assertThat(page.getValue("continuation")).isNull();
+        assertThat(new JsonObject(rw("-o", "json", "ls", "out/", "--page-size", "1").text())).isEqualTo(page);
         assertThat(new JsonObject(rw("-o", "json", "get", "out/a").text()).getString("value")).isEqualTo("Zmlyc3Q=");
         assertThat(new JsonObject(rw("-o", "json", "put", "out/a", "x").text()).getBoolean("applied")).isTrue();
         assertThat(new JsonObject(rw("-o", "json", "leader").text()).getLong("epoch")).isEqualTo(1L);
@@ -136,6 +120,24 @@ class LakectlIT {
         Run health = rw("health");
         assertThat(health.exit()).isZero();
         assertThat(health.text()).contains("up", "yes");
+        com.sun.net.httpserver.HttpServer notMetasrv = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        notMetasrv.createContext("/", x -> {
+            byte[] hello = "hello from another service".getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, hello.length);
+            x.getResponseBody().write(hello);
+            x.close();
+        });
+        notMetasrv.start();
+        try {
+            String others = "http://127.0.0.1:" + notMetasrv.getAddress().getPort() + ",http://127.0.0.1:" + closedPort();
+            Run mixed = rw("--endpoints", endpoints() + "," + others, "health");
+            failsWith(mixed, 3, "not Metasrv's");
+            assertThat(mixed.err()).contains("127.0.0.1:" + notMetasrv.getAddress().getPort(), others.substring(others.indexOf(',') + 1));
+            assertThat(mixed.text()).as("every endpoint in the table").contains("up", "down");
+        } finally {
+            notMetasrv.stop(0);
+        }
         Path txn = Files.writeString(dir.resolve("txn.json"),
                 "{\"ops\":[{\"key\":\"out/t1\",\"expected\":null,\"value\":\"djE=\"},{\"key\":\"out/a\",\"exists\":true}]}");
         assertThat(rw("txn", txn.toString()).exit()).isZero();

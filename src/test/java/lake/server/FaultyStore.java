@@ -11,19 +11,36 @@ import lake.meta.TransactionOutcome;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** Test decorator over a real store: while a fault is set, every call fails with it instead. */
-final class FaultyStore implements MetaStore {
+/**
+ * Test decorator over a real store: while a fault is set, every call fails with it instead; after
+ * {@link #failNext}, only the next {@code n} calls do.
+ */
+public final class FaultyStore implements MetaStore {
     private final MetaStore real;
     final AtomicReference<MetaException> fault = new AtomicReference<>();
     final java.util.concurrent.atomic.AtomicInteger injected = new java.util.concurrent.atomic.AtomicInteger();
 
-    FaultyStore(MetaStore real) {
+    private final java.util.concurrent.atomic.AtomicInteger failing = new java.util.concurrent.atomic.AtomicInteger();
+
+    public FaultyStore(MetaStore real) {
         this.real = real;
+    }
+
+    /** The next {@code n} calls fail with {@code f}; later ones reach the store again. */
+    public void failNext(MetaException f, int n) {
+        fault.set(f);
+        failing.set(n);
+    }
+
+    /** Calls that failed with an injected fault so far. */
+    public int injected() {
+        return injected.get();
     }
 
     private <T> Future<T> or(java.util.function.Supplier<Future<T>> call) {
         MetaException f = fault.get();
         if (f == null) return call.get();
+        if (failing.get() > 0 && failing.decrementAndGet() == 0) fault.compareAndSet(f, null);
         injected.incrementAndGet();
         return Future.failedFuture(f);
     }
