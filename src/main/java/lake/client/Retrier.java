@@ -21,9 +21,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>{@link Transport.Lost} or {@code outcome_unknown}: a read is retried like the above; a
  *       write is never sent again — it fails with {@link MetasrvException.OutcomeUnknown}.</li>
  *   <li>Any other refusal fails the call as it is.</li>
- *   <li>The deadline: no attempt starts after it, and no backoff would end after it; the call
- *       then fails with the last refusal, or {@link MetasrvException.Unreachable} when no node
- *       answered at all. A write in flight when the deadline passes is {@code OutcomeUnknown}.</li>
+ *   <li>The deadline: no retry starts, and no backoff begins, unless at least
+ *       {@code min(1 s, callTimeout/2)} would be left for the attempt; the call then fails with the
+ *       last refusal, or {@link MetasrvException.Unreachable} when no node answered at all. A write
+ *       in flight when the deadline passes is {@code OutcomeUnknown}.</li>
  * </ul>
  */
 final class Retrier {
@@ -48,7 +49,7 @@ final class Retrier {
     private void attempt(Call call, int endpoint, int attempt, long deadline, Throwable last, long lastRetryAfterMs,
                          Promise<Map<String, Object>> result) {
         long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
-        if (remainingMs <= 0) {
+        if (remainingMs <= 0 || (attempt > 0 && remainingMs < retryFloorMs())) {
             result.fail(giveUp(call, last));
             return;
         }
@@ -57,7 +58,13 @@ final class Retrier {
         // of it: once sent, it is never sent elsewhere.
         long budgetMs = call.write() || transport.endpoints() == 1 ? remainingMs
                 : Math.min(remainingMs, Math.max(1_000, options.callTimeout().toMillis() / transport.endpoints()) + call.waitMs());
-        transport.send(call, endpoint, budgetMs).onComplete(ar -> {
+        Future<Map<String, Object>> sent;
+        try {
+            sent = transport.send(call, endpoint, budgetMs);
+        } catch (RuntimeException bug) {
+            sent = Future.failedFuture(bug);   // a call always completes, whatever a transport does
+        }
+        sent.onComplete(ar -> {
             if (ar.succeeded()) {
                 preferred = endpoint;
                 result.complete(ar.result());
@@ -91,14 +98,13 @@ final class Retrier {
             long waitMs = 0;
             if (n % transport.endpoints() == 0) {
                 // A full sweep ended: back off before asking the same endpoints again.
-                int sweep = n / transport.endpoints();
-                long cap = Math.min(options.backoffMax().toMillis(), options.backoffBase().toMillis() << Math.min(20, sweep - 1));
-                waitMs = (long) (cap * (0.5 + ThreadLocalRandom.current().nextDouble() * 0.5));
+                waitMs = backoffMs(n / transport.endpoints(), options.backoffBase().toMillis(), options.backoffMax().toMillis(),
+                        ThreadLocalRandom.current().nextDouble());
                 waitMs = Math.max(waitMs, Math.min(retryAfter, options.maxRetryAfter().toMillis()));
                 retryAfter = 0;
             }
             long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (waitMs >= left) {
+            if (left - waitMs < retryFloorMs()) {
                 result.fail(giveUp(call, t));
                 return;
             }
@@ -106,6 +112,28 @@ final class Retrier {
             Future<Void> pause = waitMs == 0 ? Future.succeededFuture() : transport.delay(waitMs);
             pause.onComplete(v -> attempt(call, next, n, deadline, t, carried, result));
         });
+    }
+
+    /**
+     * The least time a retry must have left to start. An attempt cut short by the deadline is
+     * {@link Transport.Lost}, which for a write means {@code OutcomeUnknown} although every answer
+     * so far said it certainly did not apply; so a retry that could not finish does not begin, and
+     * the call fails with the last refusal instead. (The first attempt always goes.)
+     */
+    private long retryFloorMs() {
+        return Math.min(RETRY_FLOOR_MS, options.callTimeout().toMillis() / 2);
+    }
+
+    static final long RETRY_FLOOR_MS = 1_000;
+
+    /**
+     * The pause after full sweep {@code sweep} (1, 2, …) over the endpoints: {@code baseMs}·2^(sweep−1),
+     * capped at {@code maxMs}, times a jitter of 0.5 + {@code u}/2 for {@code u} in [0, 1), so
+     * clients refused together do not come back together.
+     */
+    static long backoffMs(int sweep, long baseMs, long maxMs, double u) {
+        long cap = Math.min(maxMs, baseMs << Math.min(20, Math.max(0, sweep - 1)));
+        return (long) (cap * (0.5 + u * 0.5));
     }
 
     private Throwable giveUp(Call call, Throwable last) {

@@ -105,9 +105,11 @@ public final class Txn {
     }
 
     /**
-     * Reads the JSON of {@code POST /v1/txn}, {@code {"ops":[…]}} with base64 values. An
-     * {@code "epoch"} member is refused here: pin an epoch with {@link MetasrvClient#withEpoch(long)}.
-     * Throws {@link MetasrvException.InvalidArgument} naming what is wrong.
+     * Reads the JSON of {@code POST /v1/txn}, {@code {"ops":[…]}} with base64 values, by the
+     * server's own rules: one condition ({@code expected}, or {@code exists: true}) and one action
+     * ({@code value}, or {@code delete: true}) per operation, no unknown field. An {@code "epoch"}
+     * member is refused here: pin an epoch with {@link MetasrvClient#withEpoch(long)}. Throws
+     * {@link MetasrvException.InvalidArgument} naming what is wrong.
      */
     public static Txn fromJson(String text) {
         Map<String, Object> body;
@@ -117,6 +119,10 @@ public final class Txn {
             throw new MetasrvException.InvalidArgument("the transaction is not a JSON object: " + e.getMessage());
         }
         for (String f : body.keySet()) {
+            if (f.equals("epoch")) {
+                throw new MetasrvException.InvalidArgument("field 'epoch' is not part of a Txn: pin the epoch with "
+                        + "MetasrvClient.withEpoch (lakectl: --epoch)");
+            }
             if (!f.equals("ops")) throw new MetasrvException.InvalidArgument("unknown field '" + f + "' (a transaction has only 'ops')");
         }
         if (!(body.get("ops") instanceof List<?> ops)) throw new MetasrvException.InvalidArgument("field 'ops' must be an array of operations");
@@ -130,32 +136,56 @@ public final class Txn {
                 }
             }
             try {
+                // The server's rules exactly (ApiRequests.txnOp): one condition, one action, and
+                // 'exists'/'delete' only as true, so nothing the server would refuse is quietly
+                // read as something else (a dropped "exists": false would make a write unconditional).
+                if (o.containsKey("expected") && o.containsKey("exists")) {
+                    throw new MetasrvException.InvalidArgument("both 'expected' and 'exists'; give one condition");
+                }
+                if (o.containsKey("value") && o.containsKey("delete")) {
+                    throw new MetasrvException.InvalidArgument("both 'value' and 'delete'; give one action");
+                }
                 Condition c = Condition.NONE;
                 byte[] expected = null;
                 if (o.containsKey("expected")) {
-                    expected = o.get("expected") == null ? null : Base64.getDecoder().decode((String) o.get("expected"));
+                    expected = o.get("expected") == null ? null : base64(o.get("expected"), "expected");
                     c = expected == null ? Condition.ABSENT : Condition.VALUE;
-                } else if (Boolean.TRUE.equals(o.get("exists"))) {
+                } else if (o.containsKey("exists")) {
+                    if (!Boolean.TRUE.equals(o.get("exists"))) {
+                        throw new MetasrvException.InvalidArgument("field 'exists' must be true, got " + o.get("exists")
+                                + (Boolean.FALSE.equals(o.get("exists")) ? " (\"expected\": null means absent)" : ""));
+                    }
                     c = Condition.EXISTS;
                 }
                 Action a = Action.CHECK;
                 byte[] value = null;
                 if (o.containsKey("value")) {
-                    value = Base64.getDecoder().decode((String) o.get("value"));
+                    value = base64(o.get("value"), "value");
                     a = Action.PUT;
-                } else if (Boolean.TRUE.equals(o.get("delete"))) {
+                } else if (o.containsKey("delete")) {
+                    if (!Boolean.TRUE.equals(o.get("delete"))) {
+                        throw new MetasrvException.InvalidArgument("field 'delete' must be true, got " + o.get("delete"));
+                    }
                     a = Action.DELETE;
                 }
-                if (!(o.get("key") instanceof String key)) throw new MetasrvException.InvalidArgument("ops[" + i + "]: 'key' must be a string");
+                if (!(o.get("key") instanceof String key)) throw new MetasrvException.InvalidArgument("'key' must be a string");
                 out.add(new Op(key, c, expected, a, value));
             } catch (MetasrvException.InvalidArgument e) {
                 throw new MetasrvException.InvalidArgument("ops[" + i + "]: " + e.getMessage());
-            } catch (IllegalArgumentException | ClassCastException e) {
-                throw new MetasrvException.InvalidArgument("ops[" + i + "]: a value is not base64 text: " + e.getMessage());
             }
         }
         return new Txn(out);
     }
+
+    private static byte[] base64(Object v, String field) {
+        if (!(v instanceof String text)) throw new MetasrvException.InvalidArgument("'" + field + "' must be base64 text, got " + v);
+        try {
+            return Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw new MetasrvException.InvalidArgument("'" + field + "' is not base64: " + e.getMessage());
+        }
+    }
+
 
     static String b64(byte[] b) { return Base64.getEncoder().encodeToString(b); }
 

@@ -8,6 +8,7 @@ import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 
 import java.net.URI;
@@ -28,16 +29,25 @@ final class VertxHttpTransport implements Transport {
     private final boolean ownsVertx;
     private final List<URI> endpoints;
     private final String token;
+    /** Connections per endpoint for calls (Vert.x's default, 5, would queue a busy application's calls). */
+    static final int CALL_POOL = 32;
+    /** Connections per endpoint for long polls, which hold theirs for up to their wait. */
+    static final int POLL_POOL = 64;
+
     private final HttpClientAgent http;
+    /** Long polls have their own pool: polls in progress never make a call wait for a connection. */
+    private final HttpClientAgent polls;
 
     VertxHttpTransport(Vertx vertx, boolean ownsVertx, ClientOptions options) {
         this.vertx = vertx;
         this.ownsVertx = ownsVertx;
         this.endpoints = options.endpoints();
         this.token = options.token();
-        this.http = vertx.createHttpClient(new HttpClientOptions()
+        HttpClientOptions o = new HttpClientOptions()
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
-                .setMaxInitialLineLength(16 * 1024));
+                .setMaxInitialLineLength(16 * 1024);
+        this.http = vertx.createHttpClient(o, new PoolOptions().setHttp1MaxSize(CALL_POOL));
+        this.polls = vertx.createHttpClient(o, new PoolOptions().setHttp1MaxSize(POLL_POOL));
     }
 
     @Override public int endpoints() { return endpoints.size(); }
@@ -47,10 +57,17 @@ final class VertxHttpTransport implements Transport {
     @Override
     public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs) {
         String body = call.httpBody() == null ? null : Json.write(call.httpBody());
-        return HttpReplies.reply(exchange(endpoints.get(endpoint), call.method(), call.path(), body, call.epoch(), timeoutMs));
+        HttpClientAgent client = call.waitMs() > 0 ? polls : http;
+        return HttpReplies.reply(exchange(client, endpoints.get(endpoint), call.method(), call.path(), body, call.epoch(), timeoutMs));
     }
 
-    private Future<HttpReplies.Answer> exchange(URI base, HttpMethod method, String path, String body, Long epoch, long timeoutMs) {
+    /**
+     * One request. Getting a connection (from the pool, or a new one) may take up to the whole
+     * budget and fails as {@link NotSent}: nothing was written. The time left after that is what
+     * the answer may take before the attempt is {@link Lost}.
+     */
+    private Future<HttpReplies.Answer> exchange(HttpClientAgent client, URI base, HttpMethod method, String path, String body,
+                                                Long epoch, long timeoutMs) {
         int port = base.getPort() != -1 ? base.getPort() : "https".equals(base.getScheme()) ? 443 : 80;
         RequestOptions ro = new RequestOptions().setMethod(method).setHost(base.getHost()).setPort(port)
                 .setSsl("https".equals(base.getScheme())).setURI(path).setFollowRedirects(false)
@@ -60,15 +77,23 @@ final class VertxHttpTransport implements Transport {
         if (epoch != null) ro.putHeader("Lake-Epoch", Long.toUnsignedString(epoch));
         if (body != null) ro.putHeader("Content-Type", "application/json");
         Promise<HttpReplies.Answer> answer = Promise.promise();
-        long timer = vertx.setTimer(Math.max(1, timeoutMs), id -> answer.tryFail(new Lost("no answer from " + base + " within "
-                + timeoutMs + " ms", null)));
-        http.request(ro).onComplete(ar -> {
+        long started = System.nanoTime();
+        client.request(ro).onComplete(ar -> {
             if (ar.failed()) {
                 answer.tryFail(new NotSent("cannot connect to " + base + ": " + ar.cause(), ar.cause()));
                 return;
             }
             HttpClientRequest req = ar.result();
+            long leftMs = timeoutMs - (System.nanoTime() - started) / 1_000_000L;
+            if (leftMs <= 0) {
+                req.reset();
+                answer.tryFail(new NotSent("no connection to " + base + " within " + timeoutMs + " ms", null));
+                return;
+            }
             // From here on the request may reach the node: every failure is Lost.
+            long timer = vertx.setTimer(leftMs, id -> answer.tryFail(new Lost("no answer from " + base + " within "
+                    + timeoutMs + " ms", null)));
+            answer.future().onComplete(x -> vertx.cancelTimer(timer));
             answer.future().onFailure(t -> req.reset());
             (body == null ? req.send() : req.send(Buffer.buffer(body)))
                     .compose(resp -> resp.body().map(b -> new HttpReplies.Answer(resp.statusCode(), resp.getHeader("Retry-After"), b.toString())))
@@ -77,14 +102,14 @@ final class VertxHttpTransport implements Transport {
                         else answer.tryFail(new Lost("no answer from " + base + ": " + r.cause(), r.cause()));
                     });
         });
-        return answer.future().onComplete(x -> vertx.cancelTimer(timer));
+        return answer.future();
     }
 
     @Override
     public Future<List<NodeHealth>> health(long timeoutMs) {
         List<Future<NodeHealth>> each = new ArrayList<>();
         for (URI e : endpoints) {
-            each.add(exchange(e, HttpMethod.GET, "/health", null, null, timeoutMs).compose(h -> {
+            each.add(exchange(http, e, HttpMethod.GET, "/health", null, null, timeoutMs).compose(h -> {
                 if (h.status() != 200) return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, "HTTP " + h.status()));
                 String node;
                 try {
@@ -92,7 +117,7 @@ final class VertxHttpTransport implements Transport {
                 } catch (IllegalArgumentException notMetasrv) {
                     return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, notMetasrv.getMessage()));
                 }
-                return exchange(e, HttpMethod.GET, "/ready", null, null, timeoutMs)
+                return exchange(http, e, HttpMethod.GET, "/ready", null, null, timeoutMs)
                         .map(r -> new NodeHealth(e.toString(), true, node, r.status() == 200, null))
                         .otherwise(t -> new NodeHealth(e.toString(), true, node, false, null));
             }).otherwise(t -> new NodeHealth(e.toString(), false, null, false, t.getMessage())));
@@ -111,7 +136,7 @@ final class VertxHttpTransport implements Transport {
 
     @Override
     public Future<Void> close() {
-        Future<Void> closed = http.close();
+        Future<Void> closed = Future.join(http.close(), polls.close()).mapEmpty();
         return ownsVertx ? closed.eventually(vertx::close) : closed;
     }
 }

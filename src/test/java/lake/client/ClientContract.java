@@ -187,7 +187,7 @@ abstract class ClientContract {
     }
 
     @Test
-    void pinFirstEpochMakesLaterWritesCarryIt() throws Exception {
+    void pinCurrentEpochMakesLaterWritesCarryIt() throws Exception {
         assertThat(client.pinnedEpoch()).isEmpty();
         MetasrvClient pinned = await(client.pinCurrentEpoch());
         assertThat(pinned.pinnedEpoch()).hasValue(1L);

@@ -233,8 +233,9 @@ class ClientRetryTest {
 
     /**
      * not_leader everywhere until the deadline: every pause between attempts is the jittered
-     * backoff (half to all of 20·2^n ms, at most 40 ms; Retry-After ignored), so a 2 s deadline
-     * holds many attempts, where an unbounded doubling would hold about seven.
+     * backoff (half to all of 20·2^n ms, at most 40 ms; Retry-After ignored), so the second of
+     * attempts a 2 s deadline leaves (retries stop 1 s before it) holds many attempts, where an
+     * unbounded doubling would hold about six. The jitter's formula: {@code RetrierTest}.
      */
     @Test
     void backoffBetweenAttemptsIsBoundedAndJittered() throws Exception {
@@ -251,6 +252,45 @@ class ClientRetryTest {
                             .isGreaterThanOrEqualTo(10);
                 }
             });
+        }
+    }
+
+    /**
+     * Found by the second review: a retry begun with a few milliseconds left timed out, and a write
+     * every node had refused surfaced as OutcomeUnknown. An endpoint that refuses slowly (60 ms)
+     * until the deadline must end every write with the refusal.
+     */
+    @Test
+    void writeRefusedUntilTheDeadlineEndsWithTheRefusal() throws Exception {
+        io.vertx.core.http.HttpServer slow = NodeHarness.await(h.vertx.createHttpServer()
+                .requestHandler(r -> h.vertx.setTimer(60, id -> r.response().setStatusCode(503)
+                        .putHeader("Content-Type", "application/json")
+                        .end("{\"error\":{\"code\":\"not_leader\",\"message\":\"slow follower (test)\"}}")))
+                .listen(0, "127.0.0.1"));
+        try {
+            ClientOptions o = ClientContract.options(slow.actualPort()).withCallTimeout(Duration.ofSeconds(1))
+                    .withBackoff(Duration.ofMillis(20), Duration.ofMillis(40)).withMaxRetryAfter(Duration.ZERO);
+            forEachHttpClient(o, c -> {
+                for (int i = 0; i < 10; i++) {
+                    assertThatThrownBy(() -> NodeHarness.await(c.create("slow/x", "v"))).as("call %d", i)
+                            .isInstanceOf(MetasrvException.NotLeader.class);
+                }
+            });
+        } finally {
+            NodeHarness.await(slow.close());
+        }
+    }
+
+    /** Long polls in progress (more than Vert.x's default pool of 5) never make a call wait for a connection. */
+    @Test
+    void longPollsDoNotHoldUpCalls() throws Exception {
+        try (MetasrvClient c = MetasrvClient.http(h.vertx, ClientContract.options(a.httpPort()).withCallTimeout(Duration.ofSeconds(5)))) {
+            String generation = NodeHarness.await(c.snapshot()).generation();
+            List<io.vertx.core.Future<CatalogSnapshot>> polls = new java.util.ArrayList<>();
+            for (int i = 0; i < 8; i++) polls.add(c.awaitSnapshot(generation, 20_000));
+            assertThat(NodeHarness.await(c.create("poll/x", "v")).applied()).isTrue();
+            assertThat(NodeHarness.await(c.getString("poll/x"))).contains("v");
+            assertThat(polls).allMatch(p -> !p.isComplete());
         }
     }
 

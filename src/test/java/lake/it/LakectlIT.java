@@ -98,6 +98,9 @@ class LakectlIT {
         assertThat(new JsonObject(rw("-o", "json", "leader").text()).getLong("epoch")).as("the refused resign left the lease alone")
                 .isEqualTo(1L);
         failsWith(rw("--epoch", "99", "put", "exit/k", "x"), 6, "epoch_mismatch");
+        // Found by the second review: "exists": false was dropped and the put applied unconditionally.
+        failsWith(run(Map.of("LAKECTL_TOKEN", RW), "{\"ops\":[{\"key\":\"exit/k\",\"exists\":false,\"value\":\"bmV3\"}]}"
+                .getBytes(StandardCharsets.UTF_8), "txn", "-"), 2, "'exists' must be true");
         assertThat(rw("get", "exit/k").text()).as("nothing written by refused commands").isEqualTo("v\n");
     }
 
