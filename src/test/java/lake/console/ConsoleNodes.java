@@ -88,9 +88,10 @@ final class ConsoleNodes implements AutoCloseable {
         ok(post(node, "/v1/namespaces/robots/tables", "{\"name\":\"episodes\",\"columns\":[\"id:i64\",\"video:file\"]}", token));
         ok(post(node, "/v1/namespaces/robots/tables/episodes/versions", "{\"expected_version\":0,\"version\":1}", token));
         ok(post(node, "/v1/namespaces/robots/tables", "{\"name\":\"scratch\",\"columns\":[\"id:i64\"]}", token));
-        HttpRequest drop = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/namespaces/robots/tables/scratch"))
-                .DELETE().header("Authorization", "Bearer " + (token == null ? "" : token)).build();
-        ok(http.send(drop, HttpResponse.BodyHandlers.ofString()));
+        HttpRequest.Builder drop = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort()
+                + "/v1/namespaces/robots/tables/scratch")).timeout(Duration.ofSeconds(10)).DELETE();
+        if (token != null) drop.header("Authorization", "Bearer " + token);
+        ok(http.send(drop.build(), HttpResponse.BodyHandlers.ofString()));
     }
 
     private static void ok(HttpResponse<String> r) {
