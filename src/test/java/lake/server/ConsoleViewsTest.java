@@ -97,7 +97,7 @@ class ConsoleViewsTest extends RecordedLeaderTest {
         assertThat(redirect.statusCode()).isEqualTo(301);
         assertThat(redirect.getHeader("Location")).isEqualTo("/ui/");
         HttpResponse<Buffer> page = h.get(node, "/ui/");
-        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.statusCode()).as(page.bodyAsString()).isEqualTo(200);
         assertThat(page.getHeader("Content-Type")).startsWith("text/html");
         assertThat(page.getHeader("Content-Security-Policy")).contains("default-src 'self'").contains("script-src 'self'");
         assertThat(page.bodyAsString()).contains("<script src=\"console.js\"").doesNotContain("http://").doesNotContain("https://");
@@ -108,7 +108,11 @@ class ConsoleViewsTest extends RecordedLeaderTest {
             assertThat(r.bodyAsString().replace("http://www.w3.org/2000/svg", "")).as(asset + " loads nothing from elsewhere")
                     .doesNotContain("https://").doesNotContain("http://");
         }
-        assertThat(h.get(node, "/ui/missing.js").statusCode()).isEqualTo(404);
+        assertThat(h.get(node, "/ui/index.html").bodyAsString()).isEqualTo(page.bodyAsString());
+        // Only the listed assets exist, read from the class path: no other name, directory or file under /ui/.
+        for (String missing : new String[] {"/ui/missing.js", "/ui/console/index.html", "/ui/../pom.xml", "/ui/%2e%2e/pom.xml"}) {
+            assertThat(h.get(node, missing).statusCode()).as(missing).isEqualTo(404);
+        }
         assertThat(h.send(node, HttpMethod.POST, "/ui/", "x").statusCode()).isEqualTo(405);
     }
 }
