@@ -285,8 +285,13 @@
   }
 
   // ---- Catalog ----
-  function pickList(id, names, onPick, selected) {
+  // Re-rendered only when the names or the selection changed, so a list does not change under the pointer.
+  // context: what the click handlers depend on besides the name (the namespace, for tables).
+  function pickList(id, names, onPick, selected, context) {
     const ul = $(id);
+    const signature = JSON.stringify([names, selected || null, context || null]);
+    if (ul.dataset.signature === signature) return;
+    ul.dataset.signature = signature;
     clear(ul);
     for (const name of names) {
       const li = document.createElement('li');
@@ -328,7 +333,7 @@
     text('tables-ns', ns);
     try {
       const t = await api('/v1/namespaces/' + seg(ns) + '/tables?limit=256');
-      pickList('tables', t.names, (name) => pickTable(ns, name));
+      pickList('tables', t.names, (name) => pickTable(ns, name), null, ns);
       $('tables-empty').textContent = 'No tables in ' + ns + '.';
       show('tables-empty', t.names.length === 0);
       refreshCatalog();

@@ -70,6 +70,19 @@ final class ConsoleBrowser implements AutoCloseable {
         return wait.until(ExpectedConditions.visibilityOfElementLocated(By.id(id)));
     }
 
+    /**
+     * Clicks the element {@code by} finds once it is visible and enabled. The page re-renders its
+     * lists every refresh, so an element found a moment ago may be gone: it is looked up again.
+     */
+    void click(By by) {
+        wait.until(d -> {
+            WebElement e = d.findElement(by);
+            if (!e.isDisplayed() || !e.isEnabled()) return false;
+            e.click();
+            return true;
+        });
+    }
+
     /** Waits until the element's text satisfies {@code check}; returns that text. */
     String textOf(String id, Function<String, Boolean> check) {
         return wait.until(d -> {

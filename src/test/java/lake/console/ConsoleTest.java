@@ -172,8 +172,8 @@ class ConsoleTest {
         problems.addAll(browser.consoleProblems());
 
         browser.visible("tab-catalog").click();
-        browser.wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//ul[@id='namespaces']//button[text()='robots']"))).click();
-        browser.wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//ul[@id='tables']//button[text()='episodes']"))).click();
+        browser.click(By.xpath("//ul[@id='namespaces']//button[text()='robots']"));
+        browser.click(By.xpath("//ul[@id='tables']//button[text()='episodes']"));
         browser.textOf("registration", t -> t.contains("Current version"));
         assertThat(browser.driver.findElement(By.id("registration")).getText()).contains("robots.episodes").contains("id:i64");
         browser.rowOf("tombstones", c -> c.get(1).equals("scratch"));
