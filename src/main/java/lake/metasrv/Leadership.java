@@ -21,6 +21,14 @@ import java.util.Optional;
 public record Leadership(String nodeId, Optional<String> leader, long leaderEpoch, Optional<LeaseGuard> guard,
                          long expiresAtMs, long deadlineNanos, String reason) {
 
+    /** The reason of the publication by which a leader gives its lease up on purpose. */
+    public static final String RESIGNED = "resigned";
+    /**
+     * Starts the reason of a step-down after a write was fenced (the lease had moved away), so
+     * whoever reads a publication (the console's epoch timeline) can tell it from other step-downs.
+     */
+    public static final String FENCED_PREFIX = "fenced: ";
+
     public Leadership {
         leader = leader == null ? Optional.empty() : leader;
         guard = guard == null ? Optional.empty() : guard;

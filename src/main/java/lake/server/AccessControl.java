@@ -59,6 +59,16 @@ public final class AccessControl {
         return null;
     }
 
+    /** Whether requests need a token at all. */
+    public boolean required() {
+        return !tokens.isEmpty();
+    }
+
+    /** Whether {@code token} ({@code null}: none) may write; counts nothing (it is a question, not a request). */
+    public boolean mayWrite(String token) {
+        return check(token, true) == null;
+    }
+
     private static ApiError unauthorized(String why) {
         return new ApiError(401, "unauthorized", why, null);
     }

@@ -28,6 +28,8 @@ public final class ApiVerticle extends VerticleBase {
 
     private static final java.util.Set<String> WRITES = java.util.Set.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.RESIGN);
 
+    /** The HTTP address this node announces to the cluster's membership. */
+    private final String httpHost;
     private final NodeApi.Config config;
     private final boolean publicApi;
     private final IntSupplier httpPort;
@@ -47,8 +49,10 @@ public final class ApiVerticle extends VerticleBase {
      *                  own address is local: only code in this process can send to it)
      * @param drainMs   on stop, how long admitted requests may take to finish
      */
-    public ApiVerticle(NodeApi.Config config, boolean publicApi, IntSupplier httpPort, AccessControl access, long drainMs) {
+    public ApiVerticle(NodeApi.Config config, boolean publicApi, String httpHost, IntSupplier httpPort, AccessControl access,
+                       long drainMs) {
         this.config = config;
+        this.httpHost = httpHost;
         this.publicApi = publicApi;
         this.httpPort = httpPort;
         this.access = access;
@@ -96,7 +100,11 @@ public final class ApiVerticle extends VerticleBase {
         api.membership().announce(new JsonObject().put("node_id", config.settings().nodeId())
                 .put("role", l.isLeader() ? "leader" : "follower")
                 .put("epoch", l.isLeader() ? ApiRequests.u64(l.epoch()) : null)
-                .put("http_port", httpPort.getAsInt()))
+                .put("http_host", httpHost)
+                .put("http_port", httpPort.getAsInt())
+                // When this entry was last refreshed (this node's wall clock): the console shows a member
+                // that stopped refreshing by its age, before the entry expires.
+                .put("seen_at_ms", config.clock().wallMillis()))
                 .onFailure(t -> log.debug("membership announcement failed: {}", t.getMessage()));
     }
 

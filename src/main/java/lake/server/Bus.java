@@ -58,6 +58,11 @@ public final class Bus {
         return "lake.node." + nodeId + ".leadership";
     }
 
+    /** One node's epoch timeline (local): any request is answered with the timeline's JSON (docs/console.md). */
+    public static String timeline(String nodeId) {
+        return "lake.node." + nodeId + ".timeline";
+    }
+
     /** Control requests to one node's election verticle (campaign now, step down, resign, status). */
     public static String election(String nodeId) {
         return "lake.node." + nodeId + ".election";

@@ -182,7 +182,7 @@ public final class ElectionVerticle extends VerticleBase {
                     if (resignedNow) {
                         holdingOff = true;
                         noCampaignBeforeNanos = clock.monoNanos() + settings.ttlMs() * 1_000_000L;
-                        stepDown("resigned");
+                        stepDown(Leadership.RESIGNED);
                         vertx.eventBus().publish(Bus.LEASE_RELEASED, new JsonObject().put("node_id", settings.nodeId())
                                 .put("epoch", Long.toUnsignedString(leadership.epoch())));
                     }

@@ -98,6 +98,10 @@ public final class HttpVerticle extends VerticleBase {
         });
         router.route().handler(this::keyRead);
         router.route().handler(this::catalog);
+        // The operator's console (/ui/ and its read-only views), matched on exact raw paths too.
+        new lake.console.ConsoleRoutes(vertx, new lake.console.ConsoleRoutes.Config(nodeId, Bus.timeline(nodeId),
+                metrics.registry(), config.clock(), AccessControl.TOKEN_HEADER, access.required(), access::mayWrite,
+                requestTimeoutMs)).mount(router);
         // Every other route is matched on its exact raw path: "//v1/kv/cas", "/v1/kv/%63as",
         // "/v1/kv/./cas" or "/v1/txn/" name no route, though the router would normalise them to one.
         router.route().handler(ctx -> {

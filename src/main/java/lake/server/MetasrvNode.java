@@ -10,6 +10,8 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
 import lake.config.Settings;
+import lake.console.EpochTimeline;
+import lake.console.TimelineVerticle;
 import lake.meta.MetaStore;
 import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
@@ -105,9 +107,12 @@ public final class MetasrvNode {
                 : leadershipFeed.completion().compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore,
                         sharedStore ? s.cluster().secret() : null), new DeploymentOptions()));
         return store
+                // Before the election verticle, so the timeline sees the node's first publication.
+                .compose(v -> deploy(new TimelineVerticle(s.nodeId(), Bus.leadership(s.nodeId()), Bus.timeline(s.nodeId()),
+                        options.clock(), EpochTimeline.DEFAULT_CAPACITY), new DeploymentOptions()))
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))
                 .onSuccess(v -> electionIndex = deployments.size() - 1)
-                .compose(v -> deploy(new ApiVerticle(api, options.publicApi(),
+                .compose(v -> deploy(new ApiVerticle(api, options.publicApi(), s.httpHost(),
                         () -> http != null && http.isBound() ? http.actualPort() : 0, access, drainMs()), new DeploymentOptions()))
                 .compose(v -> deploy(() -> http == null ? http = ingress.get() : ingress.get(),
                         new DeploymentOptions().setInstances(HTTP_INSTANCES)))

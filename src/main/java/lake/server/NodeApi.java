@@ -188,7 +188,8 @@ public final class NodeApi {
 
     private void stepDown(String reason) {
         log.warn("fenced rejection on node {}: {}", settings.nodeId(), reason);
-        vertx.eventBus().request(Bus.election(settings.nodeId()), new JsonObject().put("reason", reason),
+        // Marked as a fenced step-down, so the epoch timeline can say why leadership changed.
+        vertx.eventBus().request(Bus.election(settings.nodeId()), new JsonObject().put("reason", Leadership.FENCED_PREFIX + reason),
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "step-down"));
     }
 

@@ -107,6 +107,22 @@ class AccessControlTest {
         assertThat(scan.bodyAsJsonObject().getJsonArray("entries")).isEmpty();
     }
 
+    /** The console's views are /v1 reads; its assets hold no data and stay open; access says what a token may do. */
+    @Test
+    void consoleViewsNeedATokenAndAccessSaysWhetherItMayWrite() throws Exception {
+        for (String view : new String[] {"/v1/timeline", "/v1/meters", "/v1/access"}) {
+            expectError(http(HttpMethod.GET, view, null, null), 401, "unauthorized");
+            expectError(http(HttpMethod.GET, view, "Bearer wrong-token-0123456789", null), 401, "unauthorized");
+            assertThat(http(HttpMethod.GET, view, "Bearer " + READ_ONLY, null).statusCode()).as(view).isEqualTo(200);
+        }
+        JsonObject reader = http(HttpMethod.GET, "/v1/access", "Bearer " + READ_ONLY, null).bodyAsJsonObject();
+        assertThat(reader).isEqualTo(new JsonObject().put("node_id", "a").put("tokens_required", true).put("may_write", false));
+        JsonObject writer = http(HttpMethod.GET, "/v1/access", "Bearer " + READ_WRITE, null).bodyAsJsonObject();
+        assertThat(writer.getBoolean("may_write")).isTrue();
+        assertThat(http(HttpMethod.GET, "/ui/", null, null).statusCode()).as("the page itself needs no token").isEqualTo(200);
+        assertThat(http(HttpMethod.GET, "/ui/console.js", null, null).statusCode()).isEqualTo(200);
+    }
+
     /** The router matches normalised paths; the token check must hold for every spelling of a /v1 path. */
     @Test
     void everySpellingOfAV1PathNeedsAToken() throws Exception {

@@ -3,6 +3,7 @@ package lake.server;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import lake.meta.MetaException;
@@ -96,8 +97,10 @@ class MetricsTest {
         }
     }
 
-    @Test
-    void fencedRejectionMovesTheFencedCounterAndTheRole() throws Exception {
+    /** Two nodes on frozen clocks: a leads epoch 1 and writes kv/x, b takes over with epoch 2, a's next write is fenced. */
+    private record Fenced(MetasrvNode a, MetasrvNode b) {}
+
+    private Fenced fencedTakeover() throws Exception {
         ManualClock clockA = new ManualClock(T0);
         ManualClock clockB = new ManualClock(T0);
         MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000), clockA, store());
@@ -110,6 +113,14 @@ class MetricsTest {
         HttpResponse<Buffer> stale = h.post(a, "/v1/kv/cas", cas("kv/x", "a1", "stale"));
         assertThat(stale.statusCode()).isEqualTo(409);
         await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        return new Fenced(a, b);
+    }
+
+    @Test
+    void fencedRejectionMovesTheFencedCounterAndTheRole() throws Exception {
+        Fenced f = fencedTakeover();
+        MetasrvNode a = f.a();
+        MetasrvNode b = f.b();
 
         String ma = scrape(a);
         assertThat(sample(ma, "lake_fenced_rejections_total{node=\"a\"}")).isEqualTo(1.0);
@@ -120,6 +131,26 @@ class MetricsTest {
         assertThat(sample(mb, "lake_leader{node=\"b\"}")).isEqualTo(1.0);
         assertThat(sample(mb, "lake_epoch{node=\"b\"}")).isEqualTo(2.0);
         assertThat(h.get(b, "/v1/kv/kv/x").bodyAsJsonObject().getString("value")).isEqualTo(b64("a1"));
+    }
+
+    /** The epoch timeline (GET /v1/timeline) says why a stepped down: a fenced write; b's says it took epoch 2. */
+    @Test
+    void fencedStepDownIsOnTheTimeline() throws Exception {
+        Fenced f = fencedTakeover();
+        JsonArray onA = h.get(f.a(), "/v1/timeline").bodyAsJsonObject().getJsonArray("changes");
+        assertThat(onA).hasSize(2);
+        JsonObject fenced = onA.getJsonObject(0);
+        assertThat(fenced.getString("kind")).isEqualTo("fenced");
+        assertThat(fenced.getString("node")).isEqualTo("a");
+        assertThat(fenced.getLong("epoch")).as("the epoch given up").isEqualTo(1);
+        assertThat(fenced.getString("reason")).startsWith("fenced: write under epoch 1 by node a refused");
+        assertThat(onA.getJsonObject(1).getString("kind")).isEqualTo("takeover");
+        assertThat(h.get(f.a(), "/v1/meters").bodyAsJsonObject().getJsonObject("counters").getLong("fenced")).isEqualTo(1);
+
+        JsonArray onB = h.get(f.b(), "/v1/timeline").bodyAsJsonObject().getJsonArray("changes");
+        assertThat(onB.getJsonObject(0).getString("kind")).isEqualTo("takeover");
+        assertThat(onB.getJsonObject(0).getString("node")).isEqualTo("b");
+        assertThat(onB.getJsonObject(0).getLong("epoch")).isEqualTo(2);
     }
 
     @Test

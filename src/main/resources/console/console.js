@@ -1,0 +1,408 @@
+// Lake Metasrv operator console. Vanilla JS, no dependencies; every request goes to the node that
+// served this page. Read-only except "Resign", which is shown only to tokens that may write and
+// asks for confirmation. The token lives in sessionStorage: this tab only.
+'use strict';
+(function () {
+  const REFRESH_MS = 2000;
+  const HISTORY = 60;          // chart points kept (2 minutes at one read per 2 s)
+  const STALE_MS = 1500;       // members refresh every second: older than this, they stopped
+  const PAGE = 50;             // keys per page in the browser
+  const $ = (id) => document.getElementById(id);
+  const state = {
+    token: sessionStorage.getItem('lake-token') || '',
+    needToken: false, mayWrite: false, clockOffsetMs: 0, expiresAtMs: null,
+    lastMeters: null, rates: [], p99s: [], members: new Map(),
+    prefix: '', continuation: null, namespace: null
+  };
+
+  class HttpError extends Error {
+    constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+  }
+
+  // GET or POST on this node; a refusal becomes an HttpError carrying the API's error code.
+  async function api(path, options) {
+    const headers = {};
+    if (state.token) headers.Authorization = 'Bearer ' + state.token;
+    let response;
+    try {
+      response = await fetch(path, Object.assign({ headers: headers, cache: 'no-store' }, options || {}));
+    } catch (e) {
+      throw new HttpError(0, 'unreachable', 'the node did not answer (' + e.message + ')');
+    }
+    let body = null;
+    try { body = await response.json(); } catch (e) { body = null; }
+    if (!response.ok) {
+      const err = body && body.error ? body.error : { code: 'http_' + response.status, message: response.statusText };
+      throw new HttpError(response.status, err.code, err.message);
+    }
+    return body;
+  }
+
+  function text(id, value) { $(id).textContent = value === null || value === undefined ? '—' : String(value); }
+  function show(id, visible) { $(id).hidden = !visible; }
+  function cell(row, value, cls) {
+    const td = document.createElement('td');
+    td.textContent = value === null || value === undefined ? '—' : String(value);
+    if (cls) td.className = cls;
+    row.appendChild(td);
+    return td;
+  }
+  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
+  function ago(ms) {
+    if (ms < 1000) return 'just now';
+    if (ms < 60000) return Math.round(ms / 1000) + ' s ago';
+    if (ms < 3600000) return Math.round(ms / 60000) + ' min ago';
+    return Math.round(ms / 3600000) + ' h ago';
+  }
+  function time(ms) { return new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC'); }
+
+  // One place decides what a failure means for the operator: a token, a refusal, or an outage.
+  function failed(err, where) {
+    if (err.status === 401) {
+      askForToken(state.token ? 'The token was refused (401 unauthorized): ' + err.message : 'This node requires a token (401 unauthorized).');
+      banner(null);
+    } else if (err.status === 403) {
+      banner('403 forbidden: ' + err.message);
+    } else if (err.status === 0) {
+      banner('Node unreachable: ' + err.message);
+    } else {
+      banner(where + ': ' + err.status + ' ' + err.code + ': ' + err.message);
+    }
+  }
+  function banner(message) {
+    $('banner').textContent = message || '';
+    show('banner', !!message);
+  }
+  function askForToken(reason) {
+    state.needToken = true;
+    $('token-reason').textContent = reason;
+    show('token-panel', true);
+  }
+
+  // ---- Overview ----
+  async function refreshOverview() {
+    const [access, leader, timeline, cluster, meters] = await Promise.all([
+      api('/v1/access'), api('/v1/leader'), api('/v1/timeline'), api('/v1/cluster'), api('/v1/meters')]);
+    state.needToken = false;
+    show('token-panel', false);
+    banner(null);
+    state.mayWrite = access.may_write;
+    text('node-id', 'node ' + access.node_id);
+    state.clockOffsetMs = meters.at_ms - Date.now();
+    renderLeader(leader, timeline.now);
+    renderTimeline(timeline);
+    renderMembers(cluster.members);
+    renderMeters(meters);
+    text('updated', 'Updated ' + new Date().toLocaleTimeString() + '.');
+  }
+
+  function renderLeader(leader, now) {
+    text('leader-holder', leader.leader || 'no leader (no unexpired lease)');
+    $('leader-holder').className = leader.leader ? '' : 'error';
+    text('leader-epoch', leader.epoch);
+    state.expiresAtMs = leader.expires_at_ms;
+    tick();
+    text('node-role', leader.role);
+    $('node-role').className = 'role-' + leader.role;
+    if (now && now.role === 'leader' && now.authority_ms > 0) {
+      text('node-authority', 'may publish for ' + (now.authority_ms / 1000).toFixed(1) + ' s (monotonic deadline)');
+    } else {
+      text('node-authority', 'none (does not lead)');
+    }
+    show('resign-area', leader.role === 'leader' && state.mayWrite);
+  }
+
+  // The countdown uses the node's clock (offset measured from /v1/meters), not the browser's.
+  function tick() {
+    if (state.expiresAtMs === null || state.expiresAtMs === undefined) { text('lease-countdown', '—'); return; }
+    const left = state.expiresAtMs - (Date.now() + state.clockOffsetMs);
+    text('lease-countdown', left > 0 ? (left / 1000).toFixed(1) + ' s' : 'expired');
+  }
+
+  function renderTimeline(timeline) {
+    const body = $('timeline').tBodies[0];
+    clear(body);
+    for (const c of timeline.changes) {
+      const row = document.createElement('tr');
+      cell(row, time(c.at_ms));
+      cell(row, c.kind, 'kind-' + c.kind);
+      cell(row, c.node);
+      cell(row, c.epoch);
+      cell(row, c.reason);
+      body.appendChild(row);
+    }
+    show('timeline-empty', timeline.changes.length === 0);
+  }
+
+  // Members whose entry vanished are kept as "gone"; entries older than STALE_MS as "not refreshing".
+  function renderMembers(members) {
+    const nowMs = Date.now() + state.clockOffsetMs;
+    const seen = new Set();
+    for (const m of members) { seen.add(m.node_id); state.members.set(m.node_id, Object.assign({ gone: false }, m)); }
+    for (const [id, m] of state.members) if (!seen.has(id)) m.gone = true;
+    const body = $('members').tBodies[0];
+    clear(body);
+    for (const m of [...state.members.values()].sort((a, b) => a.node_id.localeCompare(b.node_id))) {
+      const row = document.createElement('tr');
+      cell(row, m.node_id);
+      cell(row, m.gone ? 'gone' : m.role, m.gone ? 'gone' : 'role-' + m.role);
+      cell(row, m.epoch);
+      cell(row, (m.http_host || '?') + ':' + m.http_port);
+      const age = m.seen_at_ms ? nowMs - m.seen_at_ms : null;
+      const stale = m.gone || (age !== null && age > STALE_MS);
+      cell(row, age === null ? '—' : ago(Math.max(0, age)) + (m.gone ? ' (entry expired)' : stale ? ' (not refreshing)' : ''), stale ? 'stale' : '');
+      body.appendChild(row);
+    }
+    show('members-empty', state.members.size === 0);
+  }
+
+  // Rates and p99 are differences between two reads of cumulative meters (see docs/console.md).
+  function renderMeters(m) {
+    const prev = state.lastMeters;
+    state.lastMeters = m;
+    text('c-fenced', m.counters.fenced);
+    text('c-epoch-mismatch', m.counters.epoch_mismatch);
+    text('c-renewal-failures', m.counters.renewal_failures);
+    text('c-store-errors', Object.values(m.store_errors).reduce((a, b) => a + b, 0));
+    const byOp = new Map();
+    for (const r of m.requests) {
+      const op = byOp.get(r.op) || { count: 0, buckets: new Map(), prevCount: 0, prevBuckets: new Map() };
+      op.count += r.count;
+      for (const b of r.buckets) op.buckets.set(b.le_ms, (op.buckets.get(b.le_ms) || 0) + b.count);
+      byOp.set(r.op, op);
+    }
+    if (prev) {
+      for (const r of prev.requests) {
+        const op = byOp.get(r.op);
+        if (!op) continue;
+        op.prevCount += r.count;
+        for (const b of r.buckets) op.prevBuckets.set(b.le_ms, (op.prevBuckets.get(b.le_ms) || 0) + b.count);
+      }
+    }
+    const seconds = prev ? Math.max(0.001, (m.at_ms - prev.at_ms) / 1000) : null;
+    const body = $('ops').tBodies[0];
+    clear(body);
+    let total = 0, totalPrev = 0;
+    const all = new Map(), allPrev = new Map();
+    for (const [name, op] of [...byOp.entries()].sort()) {
+      total += op.count; totalPrev += op.prevCount;
+      for (const [le, c] of op.buckets) all.set(le, (all.get(le) || 0) + c);
+      for (const [le, c] of op.prevBuckets) allPrev.set(le, (allPrev.get(le) || 0) + c);
+      if (op.count === 0) continue;
+      const row = document.createElement('tr');
+      cell(row, name);
+      cell(row, seconds ? ((op.count - op.prevCount) / seconds).toFixed(1) : '…');
+      cell(row, seconds ? p99(op.buckets, op.prevBuckets, op.count - op.prevCount) : '…');
+      cell(row, op.count);
+      body.appendChild(row);
+    }
+    show('ops-empty', body.rows.length === 0);
+    if (seconds) {
+      const rate = (total - totalPrev) / seconds;
+      const p = p99(all, allPrev, total - totalPrev);
+      push(state.rates, rate);
+      push(state.p99s, typeof p === 'number' ? p : 0);
+      text('rate-now', rate.toFixed(1));
+      text('p99-now', p);
+      chart('chart-rate', state.rates);
+      chart('chart-p99', state.p99s);
+    }
+  }
+
+  // The smallest bucket bound under which 99% of the interval's requests fell ("≤ bound").
+  function p99(buckets, prevBuckets, n) {
+    if (n <= 0) return '—';
+    const bounds = [...buckets.keys()].sort((a, b) => a - b);
+    for (const le of bounds) {
+      const inInterval = buckets.get(le) - (prevBuckets.get(le) || 0);
+      if (inInterval >= 0.99 * n) return le;
+    }
+    return '> ' + bounds[bounds.length - 1];
+  }
+  function push(series, v) { series.push(v); if (series.length > HISTORY) series.shift(); }
+  function chart(id, series) {
+    const svg = $(id);
+    clear(svg);
+    const max = Math.max(1, ...series);
+    const pts = series.map((v, i) => (i * 240 / (HISTORY - 1)).toFixed(1) + ',' + (58 - v / max * 56).toFixed(1)).join(' ');
+    const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+    line.setAttribute('points', pts);
+    svg.appendChild(line);
+  }
+
+  async function resign() {
+    show('resign-confirm', false);
+    try {
+      const r = await api('/v1/leader/resign', { method: 'POST' });
+      text('resign-result', r.resigned ? 'Resigned: a standby takes over under the next epoch.' : 'Nothing to resign: this node was not leading.');
+    } catch (err) {
+      text('resign-result', 'Resign failed: ' + err.status + ' ' + err.code + ': ' + err.message);
+    }
+    refresh();
+  }
+
+  // ---- Keys ----
+  function b64bytes(b64) {
+    const bin = atob(b64);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  // Text when the bytes are UTF-8 without control characters (tab and newlines allowed), else hex.
+  function render(bytes) {
+    try {
+      const s = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      if (!/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s)) return ['text', s];
+    } catch (e) { /* not UTF-8: hex below */ }
+    return ['hex', Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ')];
+  }
+  async function browse(fresh) {
+    if (fresh) { state.prefix = $('prefix').value; state.continuation = null; clear($('keys').tBodies[0]); }
+    const q = new URLSearchParams({ prefix: state.prefix, limit: String(PAGE) });
+    if (state.continuation) q.set('continuation', state.continuation);
+    show('keys-error', false);
+    try {
+      const page = await api('/v1/kv?' + q.toString());
+      const body = $('keys').tBodies[0];
+      for (const e of page.entries) {
+        const bytes = b64bytes(e.value);
+        const [as, shown] = render(bytes);
+        const row = document.createElement('tr');
+        cell(row, e.key, 'key');
+        cell(row, bytes.length + ' B');
+        cell(row, as);
+        cell(row, shown, 'value');
+        body.appendChild(row);
+      }
+      state.continuation = page.continuation;
+      show('next-page', !!page.continuation);
+      show('keys-empty', body.rows.length === 0);
+    } catch (err) {
+      if (err.status === 401) { failed(err, 'Keys'); return; }
+      $('keys-error').textContent = err.status + ' ' + err.code + ': ' + err.message;
+      show('keys-error', true);
+    }
+  }
+
+  // ---- Catalog ----
+  // Re-rendered only when the names or the selection changed, so a list does not change under the pointer.
+  // context: what the click handlers depend on besides the name (the namespace, for tables).
+  function pickList(id, names, onPick, selected, context) {
+    const ul = $(id);
+    const signature = JSON.stringify([names, selected || null, context || null]);
+    if (ul.dataset.signature === signature) return;
+    ul.dataset.signature = signature;
+    clear(ul);
+    for (const name of names) {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = name;
+      if (name === selected) b.className = 'selected';
+      b.addEventListener('click', () => onPick(name));
+      li.appendChild(b);
+      ul.appendChild(li);
+    }
+  }
+  const seg = (s) => encodeURIComponent(s);
+  async function refreshCatalog() {
+    show('catalog-error', false);
+    try {
+      const [ns, tombs] = await Promise.all([api('/v1/namespaces?limit=1000'), api('/v1/catalog/tombstones?limit=1000')]);
+      const names = ns.namespaces.map((n) => (typeof n === 'string' ? n : n.namespace));
+      pickList('namespaces', names, pickNamespace, state.namespace);
+      show('namespaces-empty', names.length === 0);
+      const body = $('tombstones').tBodies[0];
+      clear(body);
+      for (const t of tombs.tombstones) {
+        const row = document.createElement('tr');
+        const reg = t.registration || {};
+        cell(row, t.namespace); cell(row, t.name); cell(row, t.incarnation_id);
+        cell(row, reg.current_version); cell(row, reg.location, 'value');
+        body.appendChild(row);
+      }
+      show('tombstones-empty', tombs.tombstones.length === 0);
+    } catch (err) {
+      if (err.status === 401) { failed(err, 'Catalog'); return; }
+      $('catalog-error').textContent = 'Catalog: ' + err.status + ' ' + err.code + ': ' + err.message;
+      show('catalog-error', true);
+    }
+  }
+  async function pickNamespace(ns) {
+    state.namespace = ns;
+    text('tables-ns', ns);
+    try {
+      const t = await api('/v1/namespaces/' + seg(ns) + '/tables?limit=256');
+      pickList('tables', t.names, (name) => pickTable(ns, name), null, ns);
+      $('tables-empty').textContent = 'No tables in ' + ns + '.';
+      show('tables-empty', t.names.length === 0);
+      refreshCatalog();
+    } catch (err) { failed(err, 'Tables'); }
+  }
+  async function pickTable(ns, name) {
+    try {
+      const t = await api('/v1/namespaces/' + seg(ns) + '/tables/' + seg(name));
+      const dl = $('registration');
+      clear(dl);
+      const reg = t.registration;
+      const facts = [['Table', ns + '.' + name], ['Current version', reg.current_version], ['Location', reg.location],
+        ['Engine', reg.engine], ['Incarnation', reg.incarnation_id],
+        ['Columns', (reg.columns || []).map((c) => c.name + ':' + c.type).join(', ')]];
+      for (const [k, v] of facts) {
+        const dt = document.createElement('dt'); dt.textContent = k;
+        const dd = document.createElement('dd'); dd.textContent = v === undefined || v === null ? '—' : String(v);
+        dl.appendChild(dt); dl.appendChild(dd);
+      }
+      show('registration-empty', false);
+    } catch (err) { failed(err, 'Table'); }
+  }
+
+  // ---- Navigation and the refresh loop ----
+  function view() {
+    const name = (location.hash || '#overview').slice(1);
+    const known = ['overview', 'data', 'catalog'].includes(name) ? name : 'overview';
+    for (const v of ['overview', 'data', 'catalog']) {
+      show('view-' + v, v === known);
+      $('tab-' + v).className = v === known ? 'active' : '';
+    }
+    return known;
+  }
+  let refreshing = false;
+  async function refresh() {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      const v = view();
+      if (v === 'overview') await refreshOverview();
+      else if (v === 'catalog') await refreshCatalog();
+      else await api('/v1/access');
+      if (v !== 'overview') { show('token-panel', false); banner(null); }
+    } catch (err) {
+      failed(err, 'Overview');
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    $('token-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      state.token = $('token').value.trim();
+      if (state.token) sessionStorage.setItem('lake-token', state.token); else sessionStorage.removeItem('lake-token');
+      $('token').value = '';
+      refresh().then(() => { if (view() === 'data') browse(true); });
+    });
+    $('token-forget').addEventListener('click', () => { state.token = ''; sessionStorage.removeItem('lake-token'); refresh(); });
+    $('token-button').addEventListener('click', () => { $('token-reason').textContent = 'Set or change the token for this tab.'; show('token-panel', $('token-panel').hidden); });
+    $('resign').addEventListener('click', () => show('resign-confirm', true));
+    $('resign-no').addEventListener('click', () => show('resign-confirm', false));
+    $('resign-yes').addEventListener('click', resign);
+    $('browse-form').addEventListener('submit', (e) => { e.preventDefault(); browse(true); });
+    $('next-page').addEventListener('click', () => browse(false));
+    window.addEventListener('hashchange', () => { refresh(); if (view() === 'data' && !$('keys').tBodies[0].rows.length) browse(true); });
+    refresh();
+    if (view() === 'data') browse(true);
+    setInterval(refresh, REFRESH_MS);
+    setInterval(tick, 250);
+  });
+})();

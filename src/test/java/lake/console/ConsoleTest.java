@@ -1,0 +1,184 @@
+package lake.console;
+
+import lake.server.MetasrvNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator's console in a real headless chromium against real nodes over real HTTP
+ * (specs/console.spec.md maps each scenario here). Waits are Selenium's explicit waits on what
+ * the page shows; nothing sleeps.
+ */
+class ConsoleTest {
+    @TempDir Path dir;
+    ConsoleNodes nodes;
+    ConsoleBrowser browser;
+
+    @BeforeEach
+    void start() {
+        nodes = new ConsoleNodes();
+        browser = ConsoleBrowser.open();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        try {
+            if (browser != null) browser.close();
+        } finally {
+            nodes.close();
+        }
+    }
+
+    @Test
+    void consoleShowsLeaderAndEpoch() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir), dir);
+        browser.go(a.httpPort(), "");
+
+        assertThat(browser.textOf("leader-holder", t -> t.equals("a"))).isEqualTo("a");
+        assertThat(browser.textOf("leader-epoch", t -> !t.equals("—"))).isEqualTo("1");
+        assertThat(browser.textOf("node-role", t -> !t.equals("—"))).isEqualTo("leader");
+        // A live countdown: seconds left on the lease, at most the TTL, moving as the page ticks.
+        String first = browser.textOf("lease-countdown", t -> t.matches("\\d+\\.\\d s"));
+        assertThat(Double.parseDouble(first.replace(" s", ""))).isBetween(0.0, ConsoleNodes.TTL_MS / 1000.0);
+        browser.textOf("lease-countdown", t -> t.matches("\\d+\\.\\d s") && !t.equals(first));
+        assertThat(browser.textOf("node-authority", t -> t.startsWith("may publish"))).contains("monotonic deadline");
+        // The timeline has this node's own takeover of epoch 1; the cluster lists it as leader.
+        assertThat(browser.rowOf("timeline", c -> c.get(1).equals("takeover"))).containsSubsequence("takeover", "a", "1");
+        assertThat(browser.rowOf("members", c -> c.get(0).equals("a"))).containsSubsequence("a", "leader", "1");
+        assertThat(browser.consoleProblems()).isEmpty();
+    }
+
+    @Test
+    void consoleTimelineShowsTakeover() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir.resolve("a")), dir.resolve("a"));
+        MetasrvNode b = nodes.standby(ConsoleNodes.settings("b", dir.resolve("b")));
+        // b has seen a's lease (its first one: "observed", not taken) before anything changes.
+        browser.go(b.httpPort(), "");
+        browser.rowOf("timeline", c -> c.get(1).equals("observed") && c.get(2).equals("a") && c.get(3).equals("1"));
+
+        // Resign on a through a's console: the confirmation first, then the write.
+        browser.go(a.httpPort(), "");
+        browser.visible("resign").click();
+        browser.visible("resign-yes").click();
+        browser.textOf("resign-result", t -> t.startsWith("Resigned"));
+        browser.rowOf("timeline", c -> c.get(1).equals("resign") && c.get(2).equals("a") && c.get(3).equals("1"));
+
+        // b took the lease under the next epoch, and its timeline says so.
+        browser.go(b.httpPort(), "");
+        List<String> takeover = browser.rowOf("timeline", c -> c.get(1).equals("takeover"));
+        assertThat(takeover).containsSubsequence("takeover", "b", "2");
+        assertThat(browser.textOf("leader-holder", t -> t.equals("b"))).isEqualTo("b");
+        assertThat(browser.textOf("leader-epoch", t -> t.equals("2"))).isEqualTo("2");
+        assertThat(browser.consoleProblems()).isEmpty();
+    }
+
+    @Test
+    void consoleBrowsesKeysByPrefix() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir), dir);
+        nodes.sampleData(a, null);
+        for (int i = 0; i < 60; i++) nodes.create(a, String.format("many/%03d", i), ("value " + i).getBytes(), null);
+        browser.go(a.httpPort(), "#data");
+
+        browser.visible("prefix").sendKeys("tables/");
+        browser.visible("browse").click();
+        browser.rowOf("keys", c -> c.get(0).equals("tables/robots"));
+        List<List<String>> rows = browser.rows("keys");
+        assertThat(rows).extracting(r -> r.get(0)).containsExactly("tables/episodes", "tables/raw", "tables/robots");
+        assertThat(rows.get(2)).containsExactly("tables/robots", "2 B", "text", "v1");
+        assertThat(rows.get(1)).containsExactly("tables/raw", "4 B", "hex", "00 01 02 ff");
+        assertThat(browser.driver.findElement(By.id("next-page")).isDisplayed()).isFalse();
+
+        // Paged: 60 keys come 50 to a page; the next page appends the other 10.
+        browser.driver.findElement(By.id("prefix")).clear();
+        browser.driver.findElement(By.id("prefix")).sendKeys("many/");
+        browser.driver.findElement(By.id("browse")).click();
+        browser.wait.until(d -> browser.rows("keys").size() == 50);
+        browser.visible("next-page").click();
+        browser.wait.until(d -> browser.rows("keys").size() == 60);
+        assertThat(browser.rows("keys").get(59).get(0)).isEqualTo("many/059");
+        browser.wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("next-page")));
+
+        // Nothing under a prefix: the empty state, not an empty table.
+        browser.driver.findElement(By.id("prefix")).clear();
+        browser.driver.findElement(By.id("prefix")).sendKeys("nothing/here/");
+        browser.driver.findElement(By.id("browse")).click();
+        browser.visible("keys-empty");
+        assertThat(browser.rows("keys")).isEmpty();
+        assertThat(browser.consoleProblems()).isEmpty();
+    }
+
+    @Test
+    void consoleAsksForTokenWhenRequired() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.withTokens(ConsoleNodes.settings("a", dir)), dir);
+        browser.go(a.httpPort(), "");
+
+        // No token: the page asks for one and shows the 401 plainly, and shows no data.
+        assertThat(browser.textOf("token-reason", t -> t.contains("401"))).contains("requires a token");
+        assertThat(browser.driver.findElement(By.id("leader-holder")).getText()).isEqualTo("—");
+
+        // A wrong token is refused, and the page says so.
+        browser.visible("token").sendKeys("not-a-token");
+        browser.visible("token-submit").click();
+        assertThat(browser.textOf("token-reason", t -> t.contains("refused"))).contains("401");
+
+        // A read-only token: the data shows, and there is no resign button.
+        browser.visible("token").sendKeys(ConsoleNodes.READ_ONLY);
+        browser.visible("token-submit").click();
+        assertThat(browser.textOf("leader-holder", t -> t.equals("a"))).isEqualTo("a");
+        browser.wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("token-panel")));
+        assertThat(browser.driver.findElement(By.id("resign-area")).isDisplayed()).isFalse();
+        // Kept for the tab: a reload needs no new token.
+        browser.driver.navigate().refresh();
+        assertThat(browser.textOf("leader-epoch", t -> t.equals("1"))).isEqualTo("1");
+
+        // A read-write token may resign: the button appears (behind a confirmation).
+        browser.visible("token-button").click();
+        browser.visible("token").sendKeys(ConsoleNodes.READ_WRITE);
+        browser.visible("token-submit").click();
+        browser.visible("resign").click();
+        browser.visible("resign-no").click();
+        browser.wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("resign-confirm")));
+        assertThat(nodes.harness.status(a).isLeader()).as("cancel wrote nothing").isTrue();
+        // The only problems logged are the refused requests themselves (401s), no script errors.
+        assertThat(browser.consoleProblems()).allMatch(p -> p.contains("401"), "only the 401 responses");
+    }
+
+    @Test
+    void consolePagesLogNoBrowserErrors() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir), dir);
+        nodes.sampleData(a, null);
+        List<String> problems = new ArrayList<>();
+
+        browser.go(a.httpPort(), "#overview");
+        browser.rowOf("members", c -> c.get(0).equals("a"));
+        // Two reads of the meters make the rates and p99 appear.
+        browser.rowOf("ops", c -> c.get(0).equals("cas"));
+        browser.textOf("rate-now", t -> !t.equals("—"));
+        problems.addAll(browser.consoleProblems());
+
+        browser.visible("tab-data").click();
+        browser.visible("browse").click();
+        browser.rowOf("keys", c -> c.get(0).equals("config/retention"));
+        problems.addAll(browser.consoleProblems());
+
+        browser.visible("tab-catalog").click();
+        browser.click(By.xpath("//ul[@id='namespaces']//button[text()='robots']"));
+        browser.click(By.xpath("//ul[@id='tables']//button[text()='episodes']"));
+        browser.textOf("registration", t -> t.contains("Current version"));
+        assertThat(browser.driver.findElement(By.id("registration")).getText()).contains("robots.episodes").contains("id:i64");
+        browser.rowOf("tombstones", c -> c.get(1).equals("scratch"));
+        problems.addAll(browser.consoleProblems());
+
+        assertThat(problems).isEmpty();
+    }
+}
