@@ -22,7 +22,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *       write is never sent again — it fails with {@link MetasrvException.OutcomeUnknown}.</li>
  *   <li>Any other refusal fails the call as it is.</li>
  *   <li>The deadline: no retry starts, and no backoff begins, unless at least
- *       {@code min(1 s, callTimeout/2)} would be left for the attempt; the call then fails with the
+ *       {@code min(1 s, callTimeout/2)}, and twice the slowest attempt so far, would be left for it; the call then fails with the
  *       last refusal, or {@link MetasrvException.Unreachable} when no node answered at all. A write
  *       in flight when the deadline passes is {@code OutcomeUnknown}.</li>
  * </ul>
@@ -42,14 +42,15 @@ final class Retrier {
     Future<Map<String, Object>> run(Call call) {
         long deadline = System.nanoTime() + options.callTimeout().toNanos() + call.waitMs() * 1_000_000L;
         Promise<Map<String, Object>> result = Promise.promise();
-        attempt(call, preferred, 0, deadline, null, 0, result);
+        attempt(call, preferred, 0, deadline, null, 0, 0, result);
         return result.future();
     }
 
+    /** {@code slowestMs}: the longest an earlier attempt of this call took to be refused by a node. */
     private void attempt(Call call, int endpoint, int attempt, long deadline, Throwable last, long lastRetryAfterMs,
-                         Promise<Map<String, Object>> result) {
+                         long slowestMs, Promise<Map<String, Object>> result) {
         long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
-        if (remainingMs <= 0 || (attempt > 0 && remainingMs < retryFloorMs())) {
+        if (remainingMs <= 0 || (attempt > 0 && remainingMs < retryFloorMs(slowestMs))) {
             result.fail(giveUp(call, last));
             return;
         }
@@ -58,6 +59,7 @@ final class Retrier {
         // of it: once sent, it is never sent elsewhere.
         long budgetMs = call.write() || transport.endpoints() == 1 ? remainingMs
                 : Math.min(remainingMs, Math.max(1_000, options.callTimeout().toMillis() / transport.endpoints()) + call.waitMs());
+        long started = System.nanoTime();
         Future<Map<String, Object>> sent;
         try {
             sent = transport.send(call, endpoint, budgetMs);
@@ -104,13 +106,15 @@ final class Retrier {
                 retryAfter = 0;
             }
             long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left - waitMs < retryFloorMs()) {
+            // Only answers count: a silent node's lost attempt says nothing of how long a refusal takes.
+            long slowest = t instanceof MetasrvException ? Math.max(slowestMs, (System.nanoTime() - started) / 1_000_000L) : slowestMs;
+            if (left - waitMs < retryFloorMs(slowest)) {
                 result.fail(giveUp(call, t));
                 return;
             }
             long carried = retryAfter;
             Future<Void> pause = waitMs == 0 ? Future.succeededFuture() : transport.delay(waitMs);
-            pause.onComplete(v -> attempt(call, next, n, deadline, t, carried, result));
+            pause.onComplete(v -> attempt(call, next, n, deadline, t, carried, slowest, result));
         });
     }
 
@@ -118,10 +122,21 @@ final class Retrier {
      * The least time a retry must have left to start. An attempt cut short by the deadline is
      * {@link Transport.Lost}, which for a write means {@code OutcomeUnknown} although every answer
      * so far said it certainly did not apply; so a retry that could not finish does not begin, and
-     * the call fails with the last refusal instead. (The first attempt always goes.)
+     * the call fails with the last refusal instead. (The first attempt always goes.) At least
+     * min(1 s, callTimeout/2), and twice the slowest refusal so far: a node that takes 1.3 s to
+     * refuse (a follower that looked for a leader first) will likely take as long again.
      */
-    private long retryFloorMs() {
-        return Math.min(RETRY_FLOOR_MS, options.callTimeout().toMillis() / 2);
+    private long retryFloorMs(long slowestMs) {
+        return Math.max(Math.min(RETRY_FLOOR_MS, options.callTimeout().toMillis() / 2), 2 * slowestMs);
+    }
+
+    /**
+     * What a transport that had to wait for a connection must still have of an attempt's budget
+     * to send it; with less, it reports {@link Transport.NotSent} (nothing went out) rather than
+     * send a request the deadline would cut short.
+     */
+    static long sendFloorMs(long budgetMs) {
+        return Math.min(RETRY_FLOOR_MS, budgetMs / 2);
     }
 
     static final long RETRY_FLOOR_MS = 1_000;

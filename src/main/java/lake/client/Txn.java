@@ -179,11 +179,17 @@ public final class Txn {
 
     private static byte[] base64(Object v, String field) {
         if (!(v instanceof String text)) throw new MetasrvException.InvalidArgument("'" + field + "' must be base64 text, got " + v);
+        byte[] bytes;
         try {
-            return Base64.getDecoder().decode(text);
+            bytes = Base64.getDecoder().decode(text);
         } catch (IllegalArgumentException e) {
             throw new MetasrvException.InvalidArgument("'" + field + "' is not base64: " + e.getMessage());
         }
+        // The server accepts canonical base64 only (padded, no stray bits): one text per value.
+        if (!Base64.getEncoder().encodeToString(bytes).equals(text)) {
+            throw new MetasrvException.InvalidArgument("'" + field + "' is not canonical base64 (padding '=' and no stray bits)");
+        }
+        return bytes;
     }
 
 

@@ -84,10 +84,14 @@ final class VertxHttpTransport implements Transport {
                 return;
             }
             HttpClientRequest req = ar.result();
-            long leftMs = timeoutMs - (System.nanoTime() - started) / 1_000_000L;
-            if (leftMs <= 0) {
+            long waitedMs = (System.nanoTime() - started) / 1_000_000L;
+            long leftMs = timeoutMs - waitedMs;
+            // A request that waited for a connection and would be sent with too little time left
+            // is not sent: the deadline would cut it short and a write would become unknown.
+            if (leftMs <= 0 || (waitedMs > 0 && leftMs < Retrier.sendFloorMs(timeoutMs))) {
                 req.reset();
-                answer.tryFail(new NotSent("no connection to " + base + " within " + timeoutMs + " ms", null));
+                answer.tryFail(new NotSent("no connection to " + base + " in time (waited " + waitedMs + " of "
+                        + timeoutMs + " ms)", null));
                 return;
             }
             // From here on the request may reach the node: every failure is Lost.

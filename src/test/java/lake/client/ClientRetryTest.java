@@ -255,42 +255,83 @@ class ClientRetryTest {
         }
     }
 
-    /**
-     * Found by the second review: a retry begun with a few milliseconds left timed out, and a write
-     * every node had refused surfaced as OutcomeUnknown. An endpoint that refuses slowly (60 ms)
-     * until the deadline must end every write with the refusal.
-     */
-    @Test
-    void writeRefusedUntilTheDeadlineEndsWithTheRefusal() throws Exception {
-        io.vertx.core.http.HttpServer slow = NodeHarness.await(h.vertx.createHttpServer()
-                .requestHandler(r -> h.vertx.setTimer(60, id -> r.response().setStatusCode(503)
+    /** An HTTP server that answers every request {@code not_leader} after {@code delayMs}. */
+    private io.vertx.core.http.HttpServer slowRefuser(long delayMs) throws Exception {
+        return NodeHarness.await(h.vertx.createHttpServer()
+                .requestHandler(r -> h.vertx.setTimer(delayMs, id -> r.response().setStatusCode(503)
                         .putHeader("Content-Type", "application/json")
                         .end("{\"error\":{\"code\":\"not_leader\",\"message\":\"slow follower (test)\"}}")))
                 .listen(0, "127.0.0.1"));
-        try {
-            ClientOptions o = ClientContract.options(slow.actualPort()).withCallTimeout(Duration.ofSeconds(1))
-                    .withBackoff(Duration.ofMillis(20), Duration.ofMillis(40)).withMaxRetryAfter(Duration.ZERO);
-            forEachHttpClient(o, c -> {
-                for (int i = 0; i < 10; i++) {
-                    assertThatThrownBy(() -> NodeHarness.await(c.create("slow/x", "v"))).as("call %d", i)
-                            .isInstanceOf(MetasrvException.NotLeader.class);
-                }
-            });
+    }
+
+    /**
+     * Found by the second and third reviews: a retry begun with too little time left timed out,
+     * and a write every node had refused surfaced as OutcomeUnknown. An endpoint that refuses
+     * slowly (60 ms with a 1 s deadline; 1.3 s, longer than the 1 s floor, with a 4 s one) until
+     * the deadline must end every write with the refusal.
+     */
+    @Test
+    void writeRefusedUntilTheDeadlineEndsWithTheRefusal() throws Exception {
+        for (long[] c : new long[][] {{60, 1_000, 10}, {1_300, 4_000, 2}}) {
+            io.vertx.core.http.HttpServer slow = slowRefuser(c[0]);
+            try {
+                ClientOptions o = ClientContract.options(slow.actualPort()).withCallTimeout(Duration.ofMillis(c[1]))
+                        .withBackoff(Duration.ofMillis(20), Duration.ofMillis(40)).withMaxRetryAfter(Duration.ZERO);
+                forEachHttpClient(o, client -> {
+                    for (int i = 0; i < c[2]; i++) {
+                        assertThatThrownBy(() -> NodeHarness.await(client.create("slow/x", "v"))).as("refusal after %d ms, call %d", c[0], i)
+                                .isInstanceOf(MetasrvException.NotLeader.class);
+                    }
+                });
+            } finally {
+                NodeHarness.await(slow.close());
+            }
+        }
+    }
+
+    /**
+     * Found by the third review: writes that queued for one of the pool's connections went out
+     * with a tenth of their deadline left and were reported unknown though the node refused them
+     * all. A write that would go out too late is not sent (NotSent, then Unreachable at the deadline).
+     * Vert.x transport only: the blocking one opens a connection per request and never queues.
+     */
+    @Test
+    void queuedWritesAreNeverSentTooLate() throws Exception {
+        // 32 writes hold the pool's connections for a second; the other 8 get one with 0.5 s of
+        // their 1.5 s left, less than the 0.75 s a send needs.
+        io.vertx.core.http.HttpServer slow = slowRefuser(1_000);
+        try (MetasrvClient c = MetasrvClient.http(h.vertx, ClientContract.options(slow.actualPort())
+                .withCallTimeout(Duration.ofMillis(1_500)).withMaxRetryAfter(Duration.ZERO))) {
+            List<io.vertx.core.Future<WriteResult>> writes = new java.util.ArrayList<>();
+            for (int i = 0; i < 40; i++) writes.add(c.create("queued/" + i, "v"));
+            for (io.vertx.core.Future<WriteResult> w : writes) {
+                Throwable t = catchFailure(w);
+                assertThat(t).as("refused or never sent, never unknown").isInstanceOfAny(MetasrvException.NotLeader.class,
+                        MetasrvException.Unreachable.class);
+            }
         } finally {
             NodeHarness.await(slow.close());
         }
     }
 
-    /** Long polls in progress (more than Vert.x's default pool of 5) never make a call wait for a connection. */
+    /**
+     * Long polls in progress (more than Vert.x's default pool of 5, each holding its connection at
+     * the node) never make a call wait for a connection.
+     */
     @Test
     void longPollsDoNotHoldUpCalls() throws Exception {
-        try (MetasrvClient c = MetasrvClient.http(h.vertx, ClientContract.options(a.httpPort()).withCallTimeout(Duration.ofSeconds(5)))) {
+        try (TcpProxy proxy = new TcpProxy(a.httpPort(), TcpProxy.Mode.FORWARD);
+             MetasrvClient c = MetasrvClient.http(h.vertx, ClientContract.options(proxy.port()).withCallTimeout(Duration.ofSeconds(5)))) {
+            NodeHarness.await(c.createNamespace("polls", java.util.Map.of()));
             String generation = NodeHarness.await(c.snapshot()).generation();
+            assertThat(generation).as("a generation to wait on: the polls go to the node").isNotNull();
+            int before = proxy.requests();
             List<io.vertx.core.Future<CatalogSnapshot>> polls = new java.util.ArrayList<>();
             for (int i = 0; i < 8; i++) polls.add(c.awaitSnapshot(generation, 20_000));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxy.requests() - before == 8);
             assertThat(NodeHarness.await(c.create("poll/x", "v")).applied()).isTrue();
             assertThat(NodeHarness.await(c.getString("poll/x"))).contains("v");
-            assertThat(polls).allMatch(p -> !p.isComplete());
+            assertThat(polls).as("still waiting at the node").allMatch(p -> !p.isComplete());
         }
     }
 

@@ -27,6 +27,8 @@ class TxnJsonTest {
         refused("{\"ops\":[{\"key\":\"a\",\"expected\":\"djE=\",\"exists\":true,\"value\":\"bmV3\"}]}", "both 'expected' and 'exists'");
         refused("{\"ops\":[{\"key\":\"a\",\"value\":7}]}", "'value' must be base64 text");
         refused("{\"ops\":[{\"key\":\"a\",\"value\":\"not base64!\"}]}", "'value' is not base64");
+        refused("{\"ops\":[{\"key\":\"a\",\"value\":\"YQ\"}]}", "not canonical base64");
+        refused("{\"ops\":[{\"key\":\"a\",\"expected\":\"YR==\",\"delete\":true}]}", "not canonical base64");
         refused("{\"ops\":[{\"key\":\"a\",\"exists\":true,\"ttl\":3}]}", "unknown field 'ttl'");
         refused("{\"ops\":[{\"key\":\"a\"}]}", "a check needs a condition");
         refused("{\"ops\":[{\"key\":\"a\",\"value\":\"djE=\"}],\"epoch\":3}", "lakectl: --epoch");
