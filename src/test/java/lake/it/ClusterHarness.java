@@ -42,7 +42,22 @@ public final class ClusterHarness implements AutoCloseable {
         this.env = env;
     }
 
+    /**
+     * A port that is free now, below Linux's ephemeral range (32768-60999): a restarted node binds
+     * its old ports again, and a port from the ephemeral range may meanwhile have become the local
+     * end of some outgoing connection (seen in the fault campaign: "Port … is already in use").
+     * Falls back to an ephemeral port after a bounded number of tries.
+     */
     public static int freePort() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = random.nextInt(20_000, 32_000);
+            try (ServerSocket s = new ServerSocket(port, 50, java.net.InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                // Try another.
+            }
+        }
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
@@ -81,6 +96,13 @@ public final class ClusterHarness implements AutoCloseable {
      * {@code faketime -f +5s}) with {@code extraEnv} added to the cluster's environment.
      */
     public Node restart(Node n, List<String> wrapper, Map<String, String> extraEnv) throws Exception {
+        Node again = restartNoWait(n, wrapper, extraEnv);
+        again.process().awaitListening(Duration.ofSeconds(90));
+        return again;
+    }
+
+    /** {@link #restart(Node, List, Map)} without waiting for the new process to listen. */
+    public Node restartNoWait(Node n, List<String> wrapper, Map<String, String> extraEnv) throws Exception {
         if (n.alive()) {
             n.process().signal("CONT");
             n.process().kill();
@@ -90,7 +112,6 @@ public final class ClusterHarness implements AutoCloseable {
         processEnv.putAll(extraEnv);
         Node again = new Node(n.id(), n.httpPort(), n.hzPort(), n.args(), MetasrvProcess.start(wrapper, n.args(), processEnv));
         nodes.set(nodes.indexOf(n), again);
-        again.process().awaitListening(Duration.ofSeconds(90));
         return again;
     }
 
