@@ -164,6 +164,14 @@ public final class ClusterHarness implements AutoCloseable {
         return Optional.of(new JsonObject(last[0].body()).getString("value"));
     }
 
+    /** The epoch {@code n} reports in {@code /v1/leader}, asked again (bounded) while it does not answer in time. */
+    public static long epochOf(Node n) {
+        Long[] epoch = new Long[1];
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> (epoch[0] = leaderView(n).getLong("epoch")) != null);
+        return epoch[0];
+    }
+
     /** Every node is up and sees the whole cluster (three members) in its {@code /v1/cluster}. */
     public void awaitThreeMembers(Duration limit) {
         await().atMost(limit).until(() -> {
@@ -182,7 +190,7 @@ public final class ClusterHarness implements AutoCloseable {
     public Node faultableLeader(String storeHost) throws Exception {
         Node leader = awaitLeader(Duration.ofSeconds(30), nodes, 1);
         if (leader.id().equals(storeHost)) {
-            long epoch = leaderView(leader).getLong("epoch");
+            long epoch = epochOf(leader);
             String resigned = MetasrvProcess.post(leader.httpPort(), "/v1/leader/resign", "{}").body();
             if (!resigned.contains("true")) throw new IllegalStateException("store host " + storeHost + " did not resign: " + resigned);
             leader = awaitLeader(Duration.ofSeconds(10), others(leader), epoch + 1);
