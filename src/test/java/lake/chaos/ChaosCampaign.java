@@ -67,6 +67,7 @@ public final class ChaosCampaign {
         public final Settings settings;
         public final List<FaultRecord> faults = new ArrayList<>();
         public final Map<Topology, Map<Op.Outcome, Integer>> counts = new EnumMap<>(Topology.class);
+        public final Map<Topology, Map<Op.Kind, Integer>> kinds = new EnumMap<>(Topology.class);
         public final List<String> violations = new ArrayList<>();
         public final List<String> inconclusive = new ArrayList<>();
         public int keysChecked;
@@ -92,6 +93,7 @@ public final class ChaosCampaign {
                 case GET -> "get -> " + (o.outcome() == Op.Outcome.OK ? String.valueOf(o.read()) : o.outcome() + " " + o.detail());
                 case CAS -> "cas " + o.expected() + " => " + o.value() + " -> " + o.outcome();
                 case DELETE -> "delete " + o.expected() + " -> " + o.outcome();
+                case TXN -> "txn " + o.txn() + " -> " + o.outcome() + (o.failed() == null || o.failed().isEmpty() ? "" : " failed " + o.failed());
             };
             return String.format("#%d client %d via %s [%s ms, %s ms] %s %s%s", o.id(), o.client(), o.node(), ms(o.call()), ms(o.ret()),
                     o.key(), what, o.epoch() == null ? "" : " (epoch " + o.epoch() + ")");
@@ -110,9 +112,9 @@ public final class ChaosCampaign {
                         f.boundMs() == null ? "-" : f.boundMs(), f.withinBound() ? "ok" : "EXCEEDED", f.note().isEmpty() ? "" : "  " + f.note()));
             }
             for (Map.Entry<Topology, Map<Op.Outcome, Integer>> c : counts.entrySet()) {
-                b.append(String.format("operations %s: %s%n", c.getKey(), c.getValue()));
+                b.append(String.format("operations %s: %s; by kind %s%n", c.getKey(), c.getValue(), kinds.get(c.getKey())));
             }
-            b.append(String.format("linearizability: %d key histories checked, largest search %d steps%n", keysChecked, maxSteps));
+            b.append(String.format("linearizability: %d object histories (a key, or a pair joined by transactions) checked, largest search %d steps%n", keysChecked, maxSteps));
             b.append(String.format("violations: %d, inconclusive: %d%n", violations.size(), inconclusive.size()));
             for (String v : violations) b.append("VIOLATION ").append(v).append('\n');
             for (String v : inconclusive) b.append("INCONCLUSIVE ").append(v).append('\n');
@@ -245,7 +247,10 @@ public final class ChaosCampaign {
             finals.put(key, last[0]);
             history.add(last[0]);
         }
-        for (Op o : history) counts.merge(o.outcome(), 1, Integer::sum);
+        for (Op o : history) {
+            counts.merge(o.outcome(), 1, Integer::sum);
+            report.kinds.computeIfAbsent(topology, k -> new EnumMap<>(Op.Kind.class)).merge(o.kind(), 1, Integer::sum);
+        }
 
         for (KeyResult r : checker.check(history)) {
             report.keysChecked++;

@@ -90,16 +90,35 @@ final class HistoryChecks {
             String key = f.getKey();
             String finalValue = f.getValue().read();
             for (Op w : history) {
-                if (!w.key().equals(key) || w.kind() != Op.Kind.CAS || w.outcome() != Op.Outcome.APPLIED) continue;
-                if (Objects.equals(w.value(), finalValue)) continue;
-                boolean explained = history.stream().anyMatch(o -> o.key().equals(key) && o.isWrite()
-                        && (o.outcome() == Op.Outcome.APPLIED || o.outcome() == Op.Outcome.UNKNOWN) && Objects.equals(o.expected(), w.value()));
+                if (w.outcome() != Op.Outcome.APPLIED) continue;
+                String written = writtenTo(w, key);
+                if (written == null || written.equals(finalValue)) continue;
+                boolean explained = history.stream().anyMatch(o -> (o.outcome() == Op.Outcome.APPLIED || o.outcome() == Op.Outcome.UNKNOWN)
+                        && expects(o, key, written));
                 if (!explained) {
-                    out.add(new Violation("lost", "acknowledged write " + w.value() + " is gone from " + key
+                    out.add(new Violation("lost", "acknowledged write " + written + " is gone from " + key
                             + " and no recorded operation replaced or deleted it", List.of(w.toString(), f.getValue().toString())));
                 }
             }
         }
         return out;
+    }
+
+    /** The value {@code w} put at {@code key}, or null. */
+    private static String writtenTo(Op w, String key) {
+        if (w.kind() == Op.Kind.CAS) return w.key().equals(key) ? w.value() : null;
+        if (w.kind() == Op.Kind.TXN) {
+            for (Op.Sub sub : w.txn()) if (sub.key().equals(key)) return sub.value();
+        }
+        return null;
+    }
+
+    /** Whether {@code o} is a write conditioned on {@code key} holding {@code value}. */
+    private static boolean expects(Op o, String key, String value) {
+        if (o.kind() == Op.Kind.CAS || o.kind() == Op.Kind.DELETE) return o.key().equals(key) && value.equals(o.expected());
+        if (o.kind() == Op.Kind.TXN) {
+            for (Op.Sub sub : o.txn()) if (sub.key().equals(key) && value.equals(sub.expected())) return true;
+        }
+        return false;
     }
 }

@@ -13,12 +13,16 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Checks a recorded history for linearizability against a register model, key by key
- * (linearizability is compositional: a history is linearizable iff each key's sub-history is).
+ * Checks a recorded history for linearizability against a register model, object by object
+ * (linearizability is compositional: a history is linearizable iff each object's sub-history is).
+ * An object is a key, or a group of keys that transactions join (the connected components of
+ * "touched by one transaction"); its state maps each of its keys to a value (every key starts
+ * absent).
  *
- * <p>The register holds a value or nothing (every key starts absent). A read returns the current
- * value; a CAS or delete succeeds iff the current value equals the expected one ({@code null} =
- * absent for a CAS) and a not-applied answer means it did not. An operation with an unknown
+ * <p>A read returns the key's current value; a CAS or delete succeeds iff the current value equals
+ * the expected one ({@code null} = absent for a CAS) and a not-applied answer means it did not. A
+ * transaction applies iff every one of its conditions holds; not applied, exactly the operations
+ * it names as failed must fail. An operation with an unknown
  * outcome never returned: it may take effect at any moment after its call, or never.
  *
  * <p>The search is Wing and Gong's, as improved by Lowe: walk the time-ordered list of call and
@@ -35,6 +39,9 @@ public final class LinearizabilityChecker {
     /** The verdict for one key; for a violation, {@code witness} is a minimal sub-history that is not linearizable. */
     public record KeyResult(String key, Verdict verdict, int ops, long steps, List<Op> witness, String witnessStart, int witnessSkipped) {}
 
+    /** An object's state: each key present with its value; absent keys are missing. Immutable. */
+    private static final Map<String, String> EMPTY = Map.of();
+
     public static final long DEFAULT_STEP_BUDGET = 5_000_000;
 
     private final long stepBudget;
@@ -47,25 +54,51 @@ public final class LinearizabilityChecker {
         this(DEFAULT_STEP_BUDGET);
     }
 
-    /** One result per key, in order of first appearance. Definite failures are left out (they changed nothing). */
+    /**
+     * One result per object (a key, or keys joined by transactions, named "a+b"), in order of
+     * first appearance. Definite failures are left out (they changed nothing).
+     */
     public List<KeyResult> check(List<Op> history) {
-        Map<String, List<Op>> byKey = new LinkedHashMap<>();
-        for (Op op : history) if (op.checked()) byKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(op);
+        Map<String, String> parent = new java.util.HashMap<>();
+        for (Op op : history) {
+            if (!op.checked()) continue;
+            List<String> keys = op.keys();
+            for (String k : keys) parent.putIfAbsent(k, k);
+            for (int i = 1; i < keys.size(); i++) parent.put(root(parent, keys.get(i)), root(parent, keys.get(0)));
+        }
+        Map<String, List<Op>> byObject = new LinkedHashMap<>();
+        Map<String, java.util.TreeSet<String>> names = new java.util.HashMap<>();
+        for (Op op : history) {
+            if (!op.checked()) continue;
+            String r = root(parent, op.keys().get(0));
+            byObject.computeIfAbsent(r, k -> new ArrayList<>()).add(op);
+            names.computeIfAbsent(r, k -> new java.util.TreeSet<>()).addAll(op.keys());
+        }
         List<KeyResult> results = new ArrayList<>();
-        for (Map.Entry<String, List<Op>> e : byKey.entrySet()) results.add(checkKey(e.getKey(), e.getValue()));
+        for (Map.Entry<String, List<Op>> e : byObject.entrySet()) {
+            results.add(checkKey(String.join("+", names.get(e.getKey())), e.getValue()));
+        }
         return results;
+    }
+
+    private static String root(Map<String, String> parent, String k) {
+        String r = k;
+        for (int i = 0; i < 1_000_000 && !parent.get(r).equals(r); i++) r = parent.get(r);
+        parent.put(k, r);
+        return r;
     }
 
     /** The verdict for one key's operations. */
     public KeyResult checkKey(String key, List<Op> ops) {
         long[] steps = new long[1];
         Verdict v = search(ops, null, stepBudget, steps, null);
-        Witness witness = v == Verdict.VIOLATION ? minimise(ops) : new Witness(null, 0, List.of());
-        return new KeyResult(key, v, ops.size(), steps[0], witness.ops(), witness.startState(), witness.skipped());
+        Witness witness = v == Verdict.VIOLATION ? minimise(ops) : new Witness(EMPTY, 0, List.of());
+        return new KeyResult(key, v, ops.size(), steps[0], witness.ops(), new java.util.TreeMap<>(witness.startState()).toString(),
+                witness.skipped());
     }
 
     /** A sub-history that is not linearizable when the register starts in {@code startState}, after {@code skipped} earlier operations. */
-    record Witness(String startState, int skipped, List<Op> ops) {}
+    record Witness(Map<String, String> startState, int skipped, List<Op> ops) {}
 
     /**
      * A small sub-history that is still not linearizable, in three cuts, none of which can
@@ -108,11 +141,12 @@ public final class LinearizabilityChecker {
         List<Op> prefix = new ArrayList<>(byCall.subList(0, end));
 
         // The latest earlier cut whose linearizable part leaves a state from which the rest fails.
-        String start = null;
+        Map<String, String> start = EMPTY;
         int skipped = 0;
         for (int k = hi - 1; k >= 0; k--) {
             int c = cuts.get(k);
-            String[] state = new String[1];
+            @SuppressWarnings("unchecked")
+            Map<String, String>[] state = new Map[1];
             if (search(prefix.subList(0, c), null, stepBudget, new long[1], state) == Verdict.LINEARIZABLE
                     && search(prefix.subList(c, end), state[0], stepBudget, new long[1], null) == Verdict.VIOLATION) {
                 start = state[0];
@@ -134,9 +168,15 @@ public final class LinearizabilityChecker {
     /** Whether some operation in {@code rest} reads or expects the value {@code op} may have produced. */
     private static boolean dependedOn(Op op, List<Op> rest) {
         if (op.kind() == Op.Kind.GET || op.outcome() == Op.Outcome.NOT_APPLIED) return false;
+        if (op.kind() == Op.Kind.TXN) return true;
         String produced = op.kind() == Op.Kind.CAS ? op.value() : null;
         for (Op o : rest) {
-            if (o.kind() == Op.Kind.GET ? Objects.equals(o.read(), produced) : Objects.equals(o.expected(), produced)) return true;
+            if (o.kind() == Op.Kind.TXN) {
+                for (Op.Sub sub : o.txn()) if (sub.key().equals(op.key()) && Objects.equals(sub.expected(), produced)) return true;
+            } else if (o.key().equals(op.key())
+                    && (o.kind() == Op.Kind.GET ? Objects.equals(o.read(), produced) : Objects.equals(o.expected(), produced))) {
+                return true;
+            }
         }
         return false;
     }
@@ -158,15 +198,15 @@ public final class LinearizabilityChecker {
         }
     }
 
-    private record Config(BitSet linearized, String state) {}
+    private record Config(BitSet linearized, Map<String, String> state) {}
 
-    private record Frame(Entry entry, String stateBefore) {}
+    private record Frame(Entry entry, Map<String, String> stateBefore) {}
 
     /**
      * Searches for a linearization of {@code ops} from {@code initial}; when one is found and
      * {@code finalState} is given, its first element is set to the state it ends in.
      */
-    static Verdict search(List<Op> ops, String initial, long budget, long[] steps, String[] finalState) {
+    static Verdict search(List<Op> ops, Map<String, String> initial, long budget, long[] steps, Map<String, String>[] finalState) {
         List<Entry> events = new ArrayList<>();
         int returns = 0;
         for (int i = 0; i < ops.size(); i++) {
@@ -193,7 +233,7 @@ public final class LinearizabilityChecker {
         }
 
         BitSet linearized = new BitSet(ops.size());
-        String state = initial;
+        Map<String, String> state = initial == null ? EMPTY : initial;
         Set<Config> seen = new HashSet<>();
         Deque<Frame> stack = new ArrayDeque<>();
         int pendingReturns = returns;
@@ -209,7 +249,7 @@ public final class LinearizabilityChecker {
                 Op op = entry.op;
                 boolean accepted = accepts(state, op);
                 if (accepted) {
-                    String next = apply(state, op);
+                    Map<String, String> next = apply(state, op);
                     BitSet with = (BitSet) linearized.clone();
                     with.set(entry.index);
                     if (seen.add(new Config(with, next))) {
@@ -260,11 +300,28 @@ public final class LinearizabilityChecker {
         if (e.next != null) e.next.prev = e;
     }
 
-    /** Whether the register in {@code state} allows {@code op} to take effect with the answer it gave. */
-    static boolean accepts(String state, Op op) {
-        boolean matches = Objects.equals(state, op.expected());
+    /** Whether the object in {@code state} allows {@code op} to take effect with the answer it gave. */
+    static boolean accepts(Map<String, String> state, Op op) {
+        if (op.kind() == Op.Kind.TXN) {
+            List<Op.Sub> subs = op.txn();
+            return switch (op.outcome()) {
+                case APPLIED, UNKNOWN -> subs.stream().allMatch(sub -> Objects.equals(state.get(sub.key()), sub.expected()));
+                case NOT_APPLIED -> {
+                    boolean anyFails = false;
+                    for (int i = 0; i < subs.size(); i++) {
+                        boolean holds = Objects.equals(state.get(subs.get(i).key()), subs.get(i).expected());
+                        anyFails |= !holds;
+                        if (op.failed() != null && holds == op.failed().contains(i)) yield false;
+                    }
+                    yield anyFails;
+                }
+                default -> false;
+            };
+        }
+        String current = state.get(op.key());
+        boolean matches = Objects.equals(current, op.expected());
         return switch (op.kind()) {
-            case GET -> Objects.equals(state, op.read());
+            case GET -> Objects.equals(current, op.read());
             case CAS -> switch (op.outcome()) {
                 case APPLIED, UNKNOWN -> matches;
                 case NOT_APPLIED -> !matches;
@@ -275,15 +332,25 @@ public final class LinearizabilityChecker {
                 case NOT_APPLIED -> op.expected() == null || !matches;
                 default -> false;
             };
+            case TXN -> throw new AssertionError("handled above");
         };
     }
 
-    /** The register's value after {@code op} took effect (only called when {@link #accepts} holds). */
-    static String apply(String state, Op op) {
-        return switch (op.kind()) {
-            case GET -> state;
-            case CAS -> op.outcome() == Op.Outcome.NOT_APPLIED ? state : op.value();
-            case DELETE -> op.outcome() == Op.Outcome.NOT_APPLIED ? state : null;
-        };
+    /** The object's state after {@code op} took effect (only called when {@link #accepts} holds). */
+    static Map<String, String> apply(Map<String, String> state, Op op) {
+        if (op.kind() == Op.Kind.GET || op.outcome() == Op.Outcome.NOT_APPLIED) return state;
+        Map<String, String> next = new java.util.HashMap<>(state);
+        switch (op.kind()) {
+            case CAS -> next.put(op.key(), op.value());
+            case DELETE -> next.remove(op.key());
+            case TXN -> {
+                for (Op.Sub sub : op.txn()) {
+                    if (sub.value() == null) next.remove(sub.key());
+                    else next.put(sub.key(), sub.value());
+                }
+            }
+            default -> throw new AssertionError(op.kind());
+        }
+        return Map.copyOf(next);
     }
 }

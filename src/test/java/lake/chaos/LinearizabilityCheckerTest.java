@@ -33,7 +33,7 @@ class LinearizabilityCheckerTest {
                 get(3, "k", 40, 50, "a")));
         assertThat(stale.verdict()).isEqualTo(Verdict.VIOLATION);
         // The witness: from the state b that the two completed writes left, the read of a.
-        assertThat(stale.witnessStart()).isEqualTo("b");
+        assertThat(stale.witnessStart()).isEqualTo("{k=b}");
         assertThat(stale.witnessSkipped()).isEqualTo(2);
         assertThat(stale.witness()).extracting(Op::id).containsExactly(3);
 
@@ -80,7 +80,21 @@ class LinearizabilityCheckerTest {
         assertThat(buriedResult.verdict()).isEqualTo(Verdict.VIOLATION);
         assertThat(buriedResult.witness().size()).as("witness %s", buriedResult.witness()).isLessThanOrEqualTo(4);
         assertThat(buriedResult.witness()).extracting(Op::id).contains(1_001);
-        assertThat(buriedResult.witnessStart()).isEqualTo("fresh");
+        assertThat(buriedResult.witnessStart()).isEqualTo("{k=fresh}");
+
+        // A torn transaction: it put x and y together, yet a later read sees y without x.
+        List<Op.Sub> xy = List.of(new Op.Sub("a", null, "x"), new Op.Sub("b", null, "y"));
+        KeyResult torn = only(List.of(
+                Op.txn(1, xy, 0, 10, Outcome.APPLIED, List.of()),
+                get(2, "b", 20, 30, "y"),
+                get(3, "a", 40, 50, null)));
+        assertThat(torn.key()).isEqualTo("a+b");
+        assertThat(torn.verdict()).isEqualTo(Verdict.VIOLATION);
+        // A refusal naming the wrong operation: a held its expected value (absent), b did not.
+        KeyResult wrongFailed = only(List.of(
+                cas(1, "b", null, "q", 0, 10, Outcome.APPLIED),
+                Op.txn(2, xy, 20, 30, Outcome.NOT_APPLIED, List.of(0))));
+        assertThat(wrongFailed.verdict()).isEqualTo(Verdict.VIOLATION);
 
         // Keys are independent: a violation on one key is reported on that key only.
         List<KeyResult> two = checker.check(List.of(
@@ -125,6 +139,19 @@ class LinearizabilityCheckerTest {
                 cas(3, "k", "zz", "q", 40, 50, Outcome.NOT_APPLIED),
                 delete(4, "k", "a", 60, 70, Outcome.APPLIED),
                 get(5, "k", 80, 90, null))).verdict()).isEqualTo(Verdict.LINEARIZABLE);
+
+        // A transaction overlapping reads of both its keys: each read may see either side, but
+        // the two keys move together; its refusal names exactly the condition that failed.
+        List<Op.Sub> xy = List.of(new Op.Sub("a", null, "x"), new Op.Sub("b", null, "y"));
+        assertThat(only(List.of(
+                get(1, "a", 5, 15, null),
+                Op.txn(2, xy, 0, 100, Outcome.APPLIED, List.of()),
+                get(3, "b", 20, 30, "y"),
+                get(4, "a", 40, 50, "x"),
+                Op.txn(5, xy, 60, 70, Outcome.NOT_APPLIED, List.of(0, 1)),
+                Op.txn(6, List.of(new Op.Sub("a", "x", "x2"), new Op.Sub("b", "zz", "y2")), 80, 90, Outcome.NOT_APPLIED, List.of(1)),
+                Op.txn(7, List.of(new Op.Sub("a", "x", "x3"), new Op.Sub("b", "y", "y3")), 95, 0, Outcome.UNKNOWN, null),
+                get(8, "b", 200, 210, "y3"))).verdict()).isEqualTo(Verdict.LINEARIZABLE);
 
         // Generated histories: a register driven in one order, each operation's call and return
         // spread around its linearization point, some writes made unknown.
@@ -180,7 +207,7 @@ class LinearizabilityCheckerTest {
     }
 
     private static String finalValue(List<Op> ops) {
-        String state = null;
+        java.util.Map<String, String> state = java.util.Map.of();
         List<Op> inOrder = new ArrayList<>(ops);
         inOrder.sort(java.util.Comparator.comparingLong(o -> o.id()));
         for (Op op : inOrder) {
@@ -188,6 +215,6 @@ class LinearizabilityCheckerTest {
                 if (LinearizabilityChecker.accepts(state, op)) state = LinearizabilityChecker.apply(state, op);
             }
         }
-        return state;
+        return state.get("k");
     }
 }

@@ -1,5 +1,7 @@
 package lake.chaos;
 
+import java.util.List;
+
 /**
  * One recorded client operation on one key: who sent it, through which node, when it was called
  * and when it returned (monotonic nanoseconds; {@link #NEVER} for an unknown outcome, which may
@@ -10,12 +12,26 @@ package lake.chaos;
  * value it expects.
  */
 public record Op(int id, int client, String node, String key, Kind kind, String expected, String value,
-                 long call, long ret, Outcome outcome, String read, Long epoch, String detail) {
+                 long call, long ret, Outcome outcome, String read, Long epoch, String detail, List<Sub> txn, List<Integer> failed) {
+
+    /** One operation of a transaction: the key must hold {@code expected} (null = absent); if every one holds, {@code value} is put. */
+    public record Sub(String key, String expected, String value) {}
+
+    /** Any operation but a transaction. */
+    public Op(int id, int client, String node, String key, Kind kind, String expected, String value,
+              long call, long ret, Outcome outcome, String read, Long epoch, String detail) {
+        this(id, client, node, key, kind, expected, value, call, ret, outcome, read, epoch, detail, null, null);
+    }
+
+    /** The keys this operation touches. */
+    public List<String> keys() {
+        return kind == Kind.TXN ? txn.stream().map(Sub::key).toList() : List.of(key);
+    }
 
     /** The return time of an operation whose outcome is unknown: it never returned. */
     public static final long NEVER = Long.MAX_VALUE;
 
-    public enum Kind { GET, CAS, DELETE }
+    public enum Kind { GET, CAS, DELETE, TXN }
 
     /**
      * {@code OK}: a read with its value; {@code APPLIED}/{@code NOT_APPLIED}: a write's definite
@@ -49,6 +65,12 @@ public record Op(int id, int client, String node, String key, Kind kind, String 
         return new Op(id, 0, "-", key, Kind.CAS, expected, value, call, outcome == Outcome.UNKNOWN ? NEVER : ret, outcome, null, null, "");
     }
 
+    /** A transaction; {@code failed} names the sub-operations whose condition failed when it was not applied. */
+    public static Op txn(int id, List<Sub> subs, long call, long ret, Outcome outcome, List<Integer> failed) {
+        return new Op(id, 0, "-", subs.get(0).key(), Kind.TXN, null, null, call, outcome == Outcome.UNKNOWN ? NEVER : ret, outcome,
+                null, null, "", subs, failed);
+    }
+
     public static Op delete(int id, String key, String expected, long call, long ret, Outcome outcome) {
         return new Op(id, 0, "-", key, Kind.DELETE, expected, null, call, outcome == Outcome.UNKNOWN ? NEVER : ret, outcome, null, null, "");
     }
@@ -59,6 +81,7 @@ public record Op(int id, int client, String node, String key, Kind kind, String 
             case GET -> "get " + key + " -> " + (outcome == Outcome.OK ? String.valueOf(read) : outcome);
             case CAS -> "cas " + key + " " + expected + " => " + value + " -> " + outcome;
             case DELETE -> "delete " + key + " " + expected + " -> " + outcome;
+            case TXN -> "txn " + txn + " -> " + outcome + (failed == null || failed.isEmpty() ? "" : " failed " + failed);
         };
         return String.format("#%d c%d via %s [%d, %s] %s%s", id, client, node, call,
                 ret == NEVER ? "inf" : Long.toString(ret), what, epoch == null ? "" : " epoch " + epoch);

@@ -23,10 +23,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Concurrent clients sending get, CAS and delete over real HTTP through every node, on a small
- * set of keys, recording every operation (see {@link Op}). Each write carries a value unique in
- * the campaign. A client CASes from the value it last saw (so CASes apply often and conflict
- * sometimes) and deletes the value it last saw. Each client stops after {@code maxOps}
+ * Concurrent clients sending get, CAS, delete and two-key transactions over real HTTP through
+ * every node, on a small set of keys, recording every operation (see {@link Op}). Each write
+ * carries a value unique in the campaign. A client CASes from the value it last saw (so CASes
+ * apply often and conflict sometimes) and deletes the value it last saw; a transaction puts new
+ * values on a pair of keys (keys 2i and 2i+1) if both still hold what the client last saw. Each client stops after {@code maxOps}
  * operations or when stopped.
  */
 public final class Workload implements AutoCloseable {
@@ -100,7 +101,17 @@ public final class Workload implements AutoCloseable {
             String seen = lastSeen.get(key);
             int dice = random.nextInt(10);
             Op op;
-            if (dice < 4 || (dice >= 8 && seen == null)) {
+            if (dice == 9 && keys.size() >= 2) {
+                int pair = random.nextInt(keys.size() / 2);
+                String a = keys.get(2 * pair), b = keys.get(2 * pair + 1);
+                List<Op.Sub> subs = List.of(new Op.Sub(a, lastSeen.get(a), valuePrefix + "c" + client + "s" + i + "a"),
+                        new Op.Sub(b, lastSeen.get(b), valuePrefix + "c" + client + "s" + i + "b"));
+                op = txn(client, via, subs);
+                for (Op.Sub sub : subs) {
+                    if (op.outcome() == Outcome.APPLIED) lastSeen.put(sub.key(), sub.value());
+                    else lastSeen.remove(sub.key());
+                }
+            } else if (dice < 4 || (dice >= 8 && seen == null)) {
                 op = get(client, via, key);
                 if (op.outcome() == Outcome.OK) lastSeen.put(key, op.read());
             } else if (dice < 8) {
@@ -173,6 +184,18 @@ public final class Workload implements AutoCloseable {
         return write(client, via, key, Kind.DELETE, expected, null, "/v1/kv/delete", body, CLIENT_TIMEOUT);
     }
 
+    /** A transaction: each sub-operation's key must hold its expected value (null = absent); then every value is put. */
+    public static Op txn(int client, Target via, List<Op.Sub> subs) {
+        io.vertx.core.json.JsonArray ops = new io.vertx.core.json.JsonArray();
+        for (Op.Sub sub : subs) {
+            ops.add(new JsonObject().put("key", sub.key()).put("expected", sub.expected() == null ? null : b64(sub.expected()))
+                    .put("value", b64(sub.value())));
+        }
+        Op op = write(client, via, subs.get(0).key(), Kind.TXN, null, null, "/v1/txn", new JsonObject().put("ops", ops), CLIENT_TIMEOUT);
+        return new Op(op.id(), op.client(), op.node(), op.key(), op.kind(), null, null, op.call(), op.ret(), op.outcome(), null,
+                op.epoch(), op.detail(), subs, op.failed());
+    }
+
     /**
      * One write. 200 is a definite answer; 409 (fenced, epoch mismatch) and 503 (not leader,
      * backend unavailable) certainly wrote nothing (docs/http-api.md), as does a refused
@@ -189,8 +212,10 @@ public final class Workload implements AutoCloseable {
             int status = r.statusCode();
             if (status == 200) {
                 JsonObject reply = new JsonObject(r.body());
+                List<Integer> failed = reply.getJsonArray("failed") == null ? List.of()
+                        : reply.getJsonArray("failed").stream().map(n -> ((Number) n).intValue()).toList();
                 return new Op(IDS.incrementAndGet(), client, via.node(), key, kind, expected, value, call, ret,
-                        reply.getBoolean("applied") ? Outcome.APPLIED : Outcome.NOT_APPLIED, null, reply.getLong("epoch"), "");
+                        reply.getBoolean("applied") ? Outcome.APPLIED : Outcome.NOT_APPLIED, null, reply.getLong("epoch"), "", null, failed);
             }
             if (status == 409 || status == 503) {
                 return new Op(IDS.incrementAndGet(), client, via.node(), key, kind, expected, value, call, ret, Outcome.FAILED, null, null,
