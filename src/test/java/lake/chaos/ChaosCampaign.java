@@ -70,6 +70,8 @@ public final class ChaosCampaign {
         public final Map<Topology, Map<Op.Kind, Integer>> kinds = new EnumMap<>(Topology.class);
         public final List<String> violations = new ArrayList<>();
         public final List<String> inconclusive = new ArrayList<>();
+        /** Restarts that had to be tried again (the node exited at start, e.g. its first store call timed out). */
+        public final List<String> restartRetries = new ArrayList<>();
         public int keysChecked;
         public long maxSteps;
         final long base;
@@ -115,6 +117,7 @@ public final class ChaosCampaign {
                 b.append(String.format("operations %s: %s; by kind %s%n", c.getKey(), c.getValue(), kinds.get(c.getKey())));
             }
             b.append(String.format("linearizability: %d object histories (a key, or a pair joined by transactions) checked, largest search %d steps%n", keysChecked, maxSteps));
+            for (String r : restartRetries) b.append("restart retried: ").append(r).append('\n');
             b.append(String.format("violations: %d, inconclusive: %d%n", violations.size(), inconclusive.size()));
             for (String v : violations) b.append("VIOLATION ").append(v).append('\n');
             for (String v : inconclusive) b.append("INCONCLUSIVE ").append(v).append('\n');
@@ -367,7 +370,7 @@ public final class ChaosCampaign {
                     note = exited ? "exited " + leader.process().process.exitValue() : "did not exit within 15 s";
                     if (!exited) report.violations.add(topology + " round " + round + ": the leader did not exit within 15 s of SIGTERM");
                 }
-                cluster.restart(leader);
+                restart(leader);
                 return new FaultRecord(topology, round, fault, leader.id(), injected, msNow(), gap,
                         fault == Fault.KILL_LEADER ? TTL_MS + RENEW_MS : 1_000L, note);
             }
@@ -379,7 +382,7 @@ public final class ChaosCampaign {
                 follower.process().kill();
                 hold(TTL_MS);
                 awaitWrite(load, at, null);
-                cluster.restart(follower);
+                restart(follower);
                 return new FaultRecord(topology, round, fault, follower.id(), injected, msNow(), gap(load, at, null), null, "");
             }
             case STORE_OUTAGE -> {
@@ -435,7 +438,7 @@ public final class ChaosCampaign {
                 }
                 hold(2 * TTL_MS);
                 awaitWrite(load, at, null);
-                cluster.restart(skewed);
+                restart(skewed);
                 return new FaultRecord(topology, round, fault, victim.id(), injected, msNow(), gap(load, at, null), null,
                         "wall clock " + offset + "; " + joined);
             }
@@ -450,6 +453,33 @@ public final class ChaosCampaign {
             if (Files.isReadable(lib)) return lib.toString();
         }
         throw new IOException("libfaketime.so.1 not found: install Debian's faketime (apt-get install -y faketime)");
+    }
+
+    /**
+     * Restarts {@code n} and waits for it to listen, trying again (at most three starts) when the
+     * new process exits or does not listen in time: on a loaded machine a node's first store call
+     * at start-up can time out, and the node then exits by design (it cannot serve without its
+     * store). Every retry is in the report.
+     */
+    private Node restart(Node n, List<String> wrapper, Map<String, String> env) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            Node again = cluster.restartNoWait(n, wrapper, env);
+            try {
+                again.process().awaitListening(Duration.ofSeconds(90));
+                return again;
+            } catch (AssertionError | org.awaitility.core.ConditionTimeoutException failed) {
+                String why = String.valueOf(failed.getMessage());
+                int cut = why.indexOf("lake-metasrv: ");
+                report.restartRetries.add(n.id() + " start " + attempt + " failed: "
+                        + (cut >= 0 ? why.substring(cut, Math.min(why.length(), cut + 200)) : why.substring(0, Math.min(why.length(), 200))));
+                if (attempt >= 3) throw failed;
+                n = again;
+            }
+        }
+    }
+
+    private Node restart(Node n) throws Exception {
+        return restart(n, List.of(), Map.of());
     }
 
     private static void deleteTree(Path dir) throws IOException {
