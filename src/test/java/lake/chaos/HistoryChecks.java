@@ -68,9 +68,12 @@ final class HistoryChecks {
                 out.add(new Violation("fencing", "two holders of lease epoch " + s.epoch(), List.of(first.toString(), s.toString())));
             }
         }
+        // A node leads epoch e when it believes it leads and the store's lease names it under e.
+        // (Its belief alone can outlive its lease for a moment — it steps down at its next round —
+        // and writes nothing then: its deadline has passed and its guard no longer matches.)
         Map<Long, LeaseMonitor.RoleSample> leaderOf = new HashMap<>();
         for (LeaseMonitor.RoleSample r : roles) {
-            if (!"leader".equals(r.role()) || r.epoch() == null) continue;
+            if (!"leader".equals(r.role()) || r.epoch() == null || !r.node().equals(r.leader())) continue;
             LeaseMonitor.RoleSample first = leaderOf.putIfAbsent(r.epoch(), r);
             if (first != null && !first.node().equals(r.node())) {
                 out.add(new Violation("fencing", "two nodes led epoch " + r.epoch(), List.of(first.toString(), r.toString())));

@@ -21,8 +21,11 @@ final class LeaseMonitor implements AutoCloseable {
     /** The lease record as read from the store between {@code call} and {@code ret}. */
     record LeaseSample(long call, long ret, String holder, long epoch, long expiresAtMs) {}
 
-    /** A node saying it leads under {@code epoch}, answered between {@code call} and {@code ret}. */
-    record RoleSample(long call, long ret, String node, String role, Long epoch) {}
+    /**
+     * A node's {@code /v1/leader}: its own belief ({@code role}) and the store's current lease
+     * ({@code leader}, {@code epoch}), answered between {@code call} and {@code ret}.
+     */
+    record RoleSample(long call, long ret, String node, String role, String leader, Long epoch) {}
 
     final List<LeaseSample> leases = new CopyOnWriteArrayList<>();
     final List<RoleSample> roles = new CopyOnWriteArrayList<>();
@@ -57,7 +60,7 @@ final class LeaseMonitor implements AutoCloseable {
                             HttpResponse.BodyHandlers.ofString());
                     if (r.statusCode() == 200) {
                         JsonObject v = new JsonObject(r.body());
-                        roles.add(new RoleSample(call, System.nanoTime(), n.id(), v.getString("role"), v.getLong("epoch")));
+                        roles.add(new RoleSample(call, System.nanoTime(), n.id(), v.getString("role"), v.getString("leader"), v.getLong("epoch")));
                     }
                 } catch (Exception unreachable) {
                     // Paused, killed or restarting: no sample.
