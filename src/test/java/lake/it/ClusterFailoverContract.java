@@ -65,7 +65,7 @@ abstract class ClusterFailoverContract {
         List<List<String>> args = new ArrayList<>();
         for (List<String> a : storeArgs()) {
             List<String> withTimeout = new ArrayList<>(a);
-            withTimeout.addAll(List.of("--request-timeout-ms", "3000", "--store-timeout-ms", "2000"));
+            withTimeout.addAll(ClusterHarness.FAULT_TIMEOUTS);
             args.add(withTimeout);
         }
         cluster = ClusterHarness.start(dir, args, env());
@@ -75,13 +75,7 @@ abstract class ClusterFailoverContract {
     void healCluster() throws Exception {
         for (String id : faulted) cluster.restart(cluster.node(id));
         faulted.clear();
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            for (Node n : cluster.nodes) {
-                HttpResponse<String> r = MetasrvProcess.get(n.httpPort(), "/v1/cluster");
-                if (r.statusCode() != 200 || new JsonObject(r.body()).getJsonArray("members").size() != 3) return false;
-            }
-            return true;
-        });
+        cluster.awaitThreeMembers(Duration.ofSeconds(60));
     }
 
     @AfterEach
@@ -105,13 +99,7 @@ abstract class ClusterFailoverContract {
 
     /** A stable leader that is not the store host (a store host's loss is not a failover). */
     Node faultableLeader() throws Exception {
-        Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
-        if (leader.id().equals(storeHost())) {
-            long epoch = ClusterHarness.leaderView(leader).getLong("epoch");
-            assertThat(MetasrvProcess.post(leader.httpPort(), "/v1/leader/resign", "{}").body()).contains("true");
-            leader = cluster.awaitLeader(Duration.ofSeconds(10), cluster.others(leader), epoch + 1);
-        }
-        return leader;
+        return cluster.faultableLeader(storeHost());
     }
 
     WriteLoad loadThrough(List<Node> nodes, String prefix) {

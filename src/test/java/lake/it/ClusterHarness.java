@@ -14,21 +14,26 @@ import java.util.Optional;
 
 import static org.awaitility.Awaitility.await;
 
-/** Three Metasrv fat-jar processes forming a cluster on loopback. */
-final class ClusterHarness implements AutoCloseable {
-    static final long TTL_MS = 3_000;
-    static final long RENEW_MS = 1_000;
+/** Three Metasrv fat-jar processes forming a cluster on loopback (also driven by the fault campaign, {@code lake.chaos}). */
+public final class ClusterHarness implements AutoCloseable {
+    public static final long TTL_MS = 3_000;
+    public static final long RENEW_MS = 1_000;
+    /**
+     * Request and store timeouts for nodes under faults: a request without an answer becomes a
+     * 504 (unknown outcome) after 3 s, a store call gives up after 2 s.
+     */
+    public static final List<String> FAULT_TIMEOUTS = List.of("--request-timeout-ms", "3000", "--store-timeout-ms", "2000");
 
-    record Node(String id, int httpPort, int hzPort, List<String> args, MetasrvProcess process) {
-        boolean alive() {
+    public record Node(String id, int httpPort, int hzPort, List<String> args, MetasrvProcess process) {
+        public boolean alive() {
             return process.process.isAlive();
         }
     }
 
-    final List<Node> nodes = new ArrayList<>();
+    public final List<Node> nodes = new ArrayList<>();
     /** When the first cluster of this JVM started: the whole process-level group has 5 minutes. */
     static final java.util.concurrent.atomic.AtomicLong FIRST_START = new java.util.concurrent.atomic.AtomicLong();
-    final String clusterName;
+    public final String clusterName;
 
     private final Map<String, String> env;
 
@@ -37,7 +42,22 @@ final class ClusterHarness implements AutoCloseable {
         this.env = env;
     }
 
-    static int freePort() throws IOException {
+    /**
+     * A port that is free now, below Linux's ephemeral range (32768-60999): a restarted node binds
+     * its old ports again, and a port from the ephemeral range may meanwhile have become the local
+     * end of some outgoing connection (seen in the fault campaign: "Port … is already in use").
+     * Falls back to an ephemeral port after a bounded number of tries.
+     */
+    public static int freePort() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = random.nextInt(20_000, 32_000);
+            try (ServerSocket s = new ServerSocket(port, 50, java.net.InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                // Try another.
+            }
+        }
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
@@ -47,7 +67,7 @@ final class ClusterHarness implements AutoCloseable {
      * Starts three nodes. {@code storeArgs.get(i)} are node i's store options; {@code env} is given
      * to every process.
      */
-    static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env) throws Exception {
+    public static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env) throws Exception {
         FIRST_START.compareAndSet(0, System.nanoTime());
         ClusterHarness h = new ClusterHarness("lake-it-" + freePort(), env);
         int[] hz = {freePort(), freePort(), freePort()};
@@ -67,23 +87,39 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     /** Kills {@code n} if it still runs (resuming it first if paused) and starts it again on the same data. */
-    Node restart(Node n) throws Exception {
+    public Node restart(Node n) throws Exception {
+        return restart(n, List.of(), Map.of());
+    }
+
+    /**
+     * {@link #restart(Node)} under {@code wrapper} (a command that execs the jar, such as
+     * {@code faketime -f +5s}) with {@code extraEnv} added to the cluster's environment.
+     */
+    public Node restart(Node n, List<String> wrapper, Map<String, String> extraEnv) throws Exception {
+        Node again = restartNoWait(n, wrapper, extraEnv);
+        again.process().awaitListening(Duration.ofSeconds(90));
+        return again;
+    }
+
+    /** {@link #restart(Node, List, Map)} without waiting for the new process to listen. */
+    public Node restartNoWait(Node n, List<String> wrapper, Map<String, String> extraEnv) throws Exception {
         if (n.alive()) {
             n.process().signal("CONT");
             n.process().kill();
         }
         saveLogs(n, "-" + System.nanoTime());
-        Node again = new Node(n.id(), n.httpPort(), n.hzPort(), n.args(), MetasrvProcess.start(n.args(), env));
+        Map<String, String> processEnv = new java.util.HashMap<>(env);
+        processEnv.putAll(extraEnv);
+        Node again = new Node(n.id(), n.httpPort(), n.hzPort(), n.args(), MetasrvProcess.start(wrapper, n.args(), processEnv));
         nodes.set(nodes.indexOf(n), again);
-        again.process().awaitListening(Duration.ofSeconds(90));
         return again;
     }
 
-    Node node(String id) {
+    public Node node(String id) {
         return nodes.stream().filter(n -> n.id().equals(id)).findFirst().orElseThrow();
     }
 
-    static JsonObject leaderView(Node n) {
+    public static JsonObject leaderView(Node n) {
         try {
             HttpResponse<String> r = MetasrvProcess.get(n.httpPort(), "/v1/leader");
             return r.statusCode() == 200 ? new JsonObject(r.body()) : new JsonObject();
@@ -93,7 +129,7 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     /** The leader every answering node among {@code askable} agrees on, once there is one. */
-    Node awaitLeader(Duration limit, List<Node> askable, long minEpoch) {
+    public Node awaitLeader(Duration limit, List<Node> askable, long minEpoch) {
         String[] leader = new String[1];
         await().atMost(limit).pollInterval(Duration.ofMillis(25)).until(() -> {
             for (Node n : askable) {
@@ -108,7 +144,7 @@ final class ClusterHarness implements AutoCloseable {
         return node(leader[0]);
     }
 
-    List<Node> others(Node n) {
+    public List<Node> others(Node n) {
         return nodes.stream().filter(x -> x != n).toList();
     }
 
@@ -117,7 +153,7 @@ final class ClusterHarness implements AutoCloseable {
      * unreachable: after a fault the cluster may take seconds to re-form (a paused Hazelcast master
      * leaves the others re-electing one), and the assertions are about durability, not availability.
      */
-    static Optional<String> value(Node via, String key) throws Exception {
+    public static Optional<String> value(Node via, String key) throws Exception {
         HttpResponse<String>[] last = new HttpResponse[1];
         await().atMost(Duration.ofSeconds(45)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
                 .ignoreExceptions().until(() -> {
@@ -126,6 +162,40 @@ final class ClusterHarness implements AutoCloseable {
         });
         if (last[0].statusCode() == 404) return Optional.empty();
         return Optional.of(new JsonObject(last[0].body()).getString("value"));
+    }
+
+    /** The epoch {@code n} reports in {@code /v1/leader}, asked again (bounded) while it does not answer in time. */
+    public static long epochOf(Node n) {
+        Long[] epoch = new Long[1];
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> (epoch[0] = leaderView(n).getLong("epoch")) != null);
+        return epoch[0];
+    }
+
+    /** Every node is up and sees the whole cluster (three members) in its {@code /v1/cluster}. */
+    public void awaitThreeMembers(Duration limit) {
+        await().atMost(limit).until(() -> {
+            for (Node n : nodes) {
+                HttpResponse<String> r = MetasrvProcess.get(n.httpPort(), "/v1/cluster");
+                if (r.statusCode() != 200 || new JsonObject(r.body()).getJsonArray("members").size() != 3) return false;
+            }
+            return true;
+        });
+    }
+
+    /**
+     * A stable leader that is not {@code storeHost} (a RocksDB store host's loss takes the store
+     * with it, which is not a failover): a store host that leads is asked to resign first.
+     */
+    public Node faultableLeader(String storeHost) throws Exception {
+        Node leader = awaitLeader(Duration.ofSeconds(30), nodes, 1);
+        if (leader.id().equals(storeHost)) {
+            long epoch = epochOf(leader);
+            String resigned = MetasrvProcess.post(leader.httpPort(), "/v1/leader/resign", "{}").body();
+            if (!resigned.contains("true")) throw new IllegalStateException("store host " + storeHost + " did not resign: " + resigned);
+            leader = awaitLeader(Duration.ofSeconds(10), others(leader), epoch + 1);
+        }
+        return leader;
     }
 
     /** Keeps every node's output under target/cluster-it-logs for diagnosis. */

@@ -1,7 +1,5 @@
 package lake.it;
 
-import io.vertx.core.Vertx;
-import lake.meta.dynamo.DynamoMetaStore;
 import lake.meta.dynamo.MotoServer;
 
 import java.util.List;
@@ -11,20 +9,9 @@ import java.util.Map;
 class DynamoClusterFailoverIT extends ClusterFailoverContract {
     private String table;
 
-    private void createTable() throws Exception {
-        table = MotoServer.freshTableName();
-        Vertx vertx = Vertx.vertx();
-        try {
-            DynamoMetaStore store = join(DynamoMetaStore.open(vertx, MotoServer.config(table)));
-            join(store.close());
-        } finally {
-            join(vertx.close());
-        }
-    }
-
     @Override
     protected List<List<String>> storeArgs() throws Exception {
-        if (table == null) createTable();
+        if (table == null) table = MotoServer.createFreshTable();
         List<String> dynamo = List.of("--store", "dynamo", "--dynamo-endpoint", MotoServer.endpoint().toString(),
                 "--dynamo-region", MotoServer.REGION, "--dynamo-table", table);
         return List.of(dynamo, dynamo, dynamo);

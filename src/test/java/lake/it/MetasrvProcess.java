@@ -53,7 +53,16 @@ public final class MetasrvProcess implements AutoCloseable {
     }
 
     public static MetasrvProcess start(List<String> args, java.util.Map<String, String> env) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        return start(List.of(), args, env);
+    }
+
+    /**
+     * Starts the jar under {@code wrapper} (a command that execs the rest, such as
+     * {@code faketime -f +5s}; empty for none).
+     */
+    public static MetasrvProcess start(List<String> wrapper, List<String> args, java.util.Map<String, String> env) throws IOException {
+        List<String> cmd = new ArrayList<>(wrapper);
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-jar", jar().toString()));
         cmd.addAll(args);
         Path stderrFile = Files.createTempFile("metasrv-stderr", ".log");

@@ -82,6 +82,19 @@ public final class MotoServer {
         return DynamoMetaStore.open(vertx, config, DynamoClients.create(config, List.of(interceptors)));
     }
 
+    /** Creates a new, empty table on this server (for processes that open it themselves) and returns its name. */
+    public static String createFreshTable() throws Exception {
+        String table = freshTableName();
+        Vertx vertx = Vertx.vertx();
+        try {
+            DynamoMetaStore store = DynamoMetaStore.open(vertx, config(table)).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            store.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        }
+        return table;
+    }
+
     /** On CI (CI=true) or when asked (LAKE_REQUIRE_DYNAMO=true) a missing server fails the suite. */
     private static boolean required() {
         return "true".equalsIgnoreCase(System.getenv("LAKE_REQUIRE_DYNAMO")) || "true".equalsIgnoreCase(System.getenv("CI"));

@@ -1,0 +1,556 @@
+package lake.chaos;
+
+import lake.chaos.HistoryChecks.Violation;
+import lake.chaos.LinearizabilityChecker.KeyResult;
+import lake.chaos.LinearizabilityChecker.Verdict;
+import lake.it.ClusterHarness;
+import lake.it.ClusterHarness.Node;
+import lake.meta.dynamo.MotoServer;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static lake.it.ClusterHarness.RENEW_MS;
+import static lake.it.ClusterHarness.TTL_MS;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fault campaign (issue 15): three real fat-jar processes per topology, a recorded workload
+ * through every node, one seeded fault per round, and every check over the whole history. The
+ * fault schedule is drawn from the seed alone, so a run is reproduced by its seed (timings, and
+ * therefore the exact operations, are the machine's).
+ *
+ * <p>Run by {@code scripts/chaos} ({@link #main}) and by {@code ChaosCampaignIT}.
+ */
+public final class ChaosCampaign {
+    public enum Topology { DYNAMO, ROCKS }
+
+    public enum Fault { PAUSE_LEADER, KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, STORE_OUTAGE, STORE_LATENCY, CLOCK_SKEW }
+
+    /** Faults each topology can suffer: a RocksDB store host has no network store path to slow down. */
+    static List<Fault> faults(Topology t) {
+        return t == Topology.DYNAMO ? List.of(Fault.values())
+                : List.of(Fault.PAUSE_LEADER, Fault.KILL_LEADER, Fault.KILL_FOLLOWER, Fault.TERM_LEADER, Fault.STORE_OUTAGE, Fault.CLOCK_SKEW);
+    }
+
+    /** {@code only}: restricts the faults drawn (empty: every fault the topology can suffer). */
+    public record Settings(long seed, int rounds, long loadSeconds, List<Topology> topologies, int clients, List<Fault> only) {
+        String commandLine() {
+            return "--seed " + seed + " --rounds " + rounds + " --seconds " + loadSeconds + " --clients " + clients + " --topology "
+                    + String.join(",", topologies.stream().map(t -> t.name().toLowerCase()).toList())
+                    + (only.isEmpty() ? "" : " --faults " + String.join(",", only.stream().map(Enum::name).toList()));
+        }
+    }
+
+    /** What one round did and how long writes were unavailable. */
+    public record FaultRecord(Topology topology, int round, Fault fault, String node, long injectedMs, long healedMs,
+                              Long gapMs, Long boundMs, String note) {
+        boolean withinBound() {
+            return boundMs == null || (gapMs != null && gapMs <= boundMs);
+        }
+    }
+
+    /** The whole run: what the report prints. */
+    public static final class Report {
+        public final long seed;
+        public final Settings settings;
+        public final List<FaultRecord> faults = new ArrayList<>();
+        public final Map<Topology, Map<Op.Outcome, Integer>> counts = new EnumMap<>(Topology.class);
+        public final Map<Topology, Map<Op.Kind, Integer>> kinds = new EnumMap<>(Topology.class);
+        public final List<String> violations = new ArrayList<>();
+        public final List<String> inconclusive = new ArrayList<>();
+        /** Availability bounds exceeded (kept apart from safety: on an overloaded machine they measure the machine too). */
+        public final List<String> availability = new ArrayList<>();
+        /** Restarts that had to be tried again (the node exited at start, e.g. its first store call timed out). */
+        public final List<String> restartRetries = new ArrayList<>();
+        public int keysChecked;
+        public long maxSteps;
+        final long base;
+
+        Report(Settings settings, long base) {
+            this.seed = settings.seed();
+            this.settings = settings;
+            this.base = base;
+        }
+
+        public boolean ok() {
+            return safe() && availability.isEmpty();
+        }
+
+        /** No linearizability, fencing or durability violation, and no inconclusive check. */
+        public boolean safe() {
+            return violations.isEmpty() && inconclusive.isEmpty();
+        }
+
+        String ms(long nanos) {
+            return nanos == Op.NEVER ? "inf" : String.format("%.1f", (nanos - base) / 1e6);
+        }
+
+        String op(Op o) {
+            String what = switch (o.kind()) {
+                case GET -> "get -> " + (o.outcome() == Op.Outcome.OK ? String.valueOf(o.read()) : o.outcome() + " " + o.detail());
+                case CAS -> "cas " + o.expected() + " => " + o.value() + " -> " + o.outcome();
+                case DELETE -> "delete " + o.expected() + " -> " + o.outcome();
+                case TXN -> "txn " + o.txn() + " -> " + o.outcome() + (o.failed() == null || o.failed().isEmpty() ? "" : " failed " + o.failed());
+            };
+            return String.format("#%d client %d via %s [%s ms, %s ms] %s %s%s", o.id(), o.client(), o.node(), ms(o.call()), ms(o.ret()),
+                    o.key(), what, o.epoch() == null ? "" : " (epoch " + o.epoch() + ")");
+        }
+
+        public String text() {
+            StringBuilder b = new StringBuilder();
+            b.append(String.format("chaos campaign: seed %d, %d rounds per topology, %d s of load after each fault, %d clients, topologies %s%n",
+                    seed, settings.rounds(), settings.loadSeconds(), settings.clients(), settings.topologies()));
+            b.append("reproduce: scripts/chaos ").append(settings.commandLine()).append('\n');
+            b.append(String.format("lease ttl %d ms, renewal every %d ms%n", TTL_MS, RENEW_MS));
+            b.append("faults (times in ms since the campaign started; gap = injection, or healing for store faults, to the first answered write that proves writes are back):\n");
+            for (FaultRecord f : faults) {
+                b.append(String.format("  %-6s round %2d %-13s %-4s injected %9d healed %9d gap %6s bound %6s %s%s%n", f.topology(), f.round(),
+                        f.fault(), f.node(), f.injectedMs(), f.healedMs(), f.gapMs() == null ? "none" : f.gapMs(),
+                        f.boundMs() == null ? "-" : f.boundMs(), f.withinBound() ? "ok" : "EXCEEDED", f.note().isEmpty() ? "" : "  " + f.note()));
+            }
+            for (Map.Entry<Topology, Map<Op.Outcome, Integer>> c : counts.entrySet()) {
+                b.append(String.format("operations %s: %s; by kind %s%n", c.getKey(), c.getValue(), kinds.get(c.getKey())));
+            }
+            b.append(String.format("linearizability: %d object histories (a key, or a pair joined by transactions) checked, largest search %d steps%n", keysChecked, maxSteps));
+            for (String r : restartRetries) b.append("restart retried: ").append(r).append('\n');
+            b.append(String.format("violations: %d safety, %d availability; inconclusive: %d%n", violations.size(), availability.size(),
+                    inconclusive.size()));
+            for (String v : availability) b.append("VIOLATION availability ").append(v).append('\n');
+            for (String v : violations) b.append("VIOLATION ").append(v).append('\n');
+            for (String v : inconclusive) b.append("INCONCLUSIVE ").append(v).append('\n');
+            b.append(ok() ? "RESULT: no violation\n" : "RESULT: FAILED\n");
+            return b.toString();
+        }
+    }
+
+    private final Settings settings;
+    private final Report report;
+    private final LinearizabilityChecker checker = new LinearizabilityChecker();
+
+    private ChaosCampaign(Settings settings) {
+        this.settings = settings;
+        this.report = new Report(settings, System.nanoTime());
+    }
+
+    public static Report run(Settings settings) throws Exception {
+        ChaosCampaign c = new ChaosCampaign(settings);
+        System.out.printf("chaos campaign seed %d (reproduce: scripts/chaos %s)%n", settings.seed(), settings.commandLine());
+        for (Topology t : settings.topologies()) c.runTopology(t);
+        return c.report;
+    }
+
+    // ---- one topology ----
+
+    private String storeHost;
+    private FaultProxy proxy;
+    private ClusterHarness cluster;
+    private LeaseMonitor monitor;
+    /** Per round: the paused leader's epoch and when it resumed, when the round paused one. */
+    private long pausedEpoch = -1;
+    private long resumedAt;
+
+    private void runTopology(Topology topology) throws Exception {
+        Random schedule = new Random(settings.seed() * 1_000_003L + topology.ordinal());
+        Path dir = Files.createTempDirectory("lake-chaos-" + topology.name().toLowerCase());
+        List<List<String>> storeArgs = new ArrayList<>();
+        Map<String, String> env = Map.of();
+        storeHost = null;
+        proxy = null;
+        if (topology == Topology.DYNAMO) {
+            // The first use starts moto; on a loaded machine its first table can take longer than
+            // one API call's timeout, so creation is retried (bounded).
+            String[] created = new String[1];
+            await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
+                    .until(() -> (created[0] = MotoServer.createFreshTable()) != null);
+            String table = created[0];
+            proxy = new FaultProxy(MotoServer.endpoint().getPort(), 200);
+            List<String> dynamo = List.of("--store", "dynamo", "--dynamo-endpoint", "http://127.0.0.1:" + proxy.port(),
+                    "--dynamo-region", MotoServer.REGION, "--dynamo-table", table);
+            for (int i = 0; i < 3; i++) storeArgs.add(dynamo);
+            env = Map.of("AWS_ACCESS_KEY_ID", MotoServer.CREDENTIALS.accessKeyId(),
+                    "AWS_SECRET_ACCESS_KEY", MotoServer.CREDENTIALS.secretAccessKey());
+        } else {
+            storeHost = "n1";
+            storeArgs.add(List.of("--store", "rocks", "--store-role", "host"));
+            storeArgs.add(List.of("--store", "rocks", "--store-role", "remote"));
+            storeArgs.add(List.of("--store", "rocks", "--store-role", "remote"));
+        }
+        List<List<String>> args = new ArrayList<>();
+        for (List<String> a : storeArgs) {
+            List<String> with = new ArrayList<>(a);
+            with.addAll(ClusterHarness.FAULT_TIMEOUTS);
+            args.add(with);
+        }
+        Map<Op.Outcome, Integer> counts = report.counts.computeIfAbsent(topology, k -> new EnumMap<>(Op.Outcome.class));
+        cluster = ClusterHarness.start(dir, args, env);
+        try (LeaseMonitor monitor = new LeaseMonitor(cluster, "election/leader")) {
+            this.monitor = monitor;
+            List<Fault> possible = faults(topology).stream().filter(f -> settings.only().isEmpty() || settings.only().contains(f)).toList();
+            if (possible.isEmpty()) throw new IllegalArgumentException("no fault of " + settings.only() + " applies to " + topology);
+            for (int round = 0; round < settings.rounds(); round++) {
+                Fault fault = possible.get(schedule.nextInt(possible.size()));
+                long roundSeed = schedule.nextLong();
+                boolean positiveSkew = schedule.nextBoolean();
+                System.out.printf("[%s] %s round %d: %s%n", report.ms(System.nanoTime()), topology, round, fault);
+                runRound(topology, round, fault, roundSeed, positiveSkew, counts);
+            }
+            monitor.close();
+            for (Violation v : HistoryChecks.leaseEpochs(monitor.leases, monitor.roles)) record(topology, -1, v);
+        } finally {
+            cluster.close();
+            if (proxy != null) proxy.close();
+            deleteTree(dir);
+        }
+    }
+
+    // ---- one round ----
+
+    private void runRound(Topology topology, int round, Fault fault, long roundSeed, boolean positiveSkew,
+                          Map<Op.Outcome, Integer> counts) throws Exception {
+        cluster.awaitThreeMembers(Duration.ofSeconds(90));
+        cluster.awaitLeader(Duration.ofSeconds(60), cluster.nodes, 1);
+        String base = "chaos/" + topology.name().toLowerCase() + "/" + round + "/";
+        List<String> keys = new ArrayList<>();
+        for (int k = 0; k < 6; k++) keys.add(base + "k" + k);
+        List<Workload.Target> targets = cluster.nodes.stream().map(n -> new Workload.Target(n.id(), n.httpPort())).toList();
+        Workload load = Workload.start(topology.name().charAt(0) + "r" + round, keys, targets, settings.clients(), 100_000, roundSeed);
+        load.startProbes(topology.name().charAt(0) + "r" + round, base + "probe/", targets, 100);
+        List<Op> extra = new ArrayList<>();
+        FaultRecord rec;
+        try {
+            // A steady state first: writes are being answered.
+            await().atMost(Duration.ofSeconds(60)).until(() -> count(load.history, Op::answeredWrite) >= 10);
+            rec = inject(topology, round, fault, positiveSkew, load, extra, base);
+            // Load after healing, so recovery is exercised and "writes resume" is observed.
+            long healedAt = report.base + rec.healedMs() * 1_000_000L;
+            await().atMost(Duration.ofSeconds(90)).until(() ->
+                    count(load.history, o -> o.answeredWrite() && o.ret() > healedAt) >= 10
+                            && System.nanoTime() - healedAt > settings.loadSeconds() * 1_000_000_000L);
+        } finally {
+            load.close();
+        }
+        report.faults.add(rec);
+        if (!rec.withinBound()) {
+            report.availability.add(String.format("%s round %d %s: gap %s ms over the bound %d ms", topology, round, fault,
+                    rec.gapMs() == null ? "(no write at all)" : rec.gapMs(), rec.boundMs()));
+        }
+
+        // The final state of every key, read after every client stopped: part of the history.
+        List<Op> history = new ArrayList<>(load.history);
+        history.addAll(extra);
+        Map<String, Op> finals = new LinkedHashMap<>();
+        List<String> finalKeys = new ArrayList<>(keys);
+        for (Workload.Target t : targets) finalKeys.add(base + "probe/" + t.node());
+        extra.stream().map(Op::key).distinct().forEach(finalKeys::add);
+        for (String key : finalKeys) {
+            Op[] last = new Op[1];
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                Node via = cluster.nodes.get((int) (System.nanoTime() % 3));
+                last[0] = Workload.get(-1, new Workload.Target(via.id(), via.httpPort()), key);
+                return last[0].outcome() == Op.Outcome.OK;
+            });
+            finals.put(key, last[0]);
+            history.add(last[0]);
+        }
+        for (Op o : history) {
+            counts.merge(o.outcome(), 1, Integer::sum);
+            report.kinds.computeIfAbsent(topology, k -> new EnumMap<>(Op.Kind.class)).merge(o.kind(), 1, Integer::sum);
+        }
+
+        for (KeyResult r : checker.check(history)) {
+            report.keysChecked++;
+            report.maxSteps = Math.max(report.maxSteps, r.steps());
+            if (r.verdict() == Verdict.VIOLATION) {
+                StringBuilder b = new StringBuilder(String.format("linearizability %s round %d (%s) key %s: %d operations not linearizable; "
+                        + "minimal sub-history, from state %s after %d earlier operations:", topology, round, fault, r.key(), r.ops(),
+                        r.witnessStart(), r.witnessSkipped()));
+                for (Op o : r.witness()) b.append("\n    ").append(report.op(o));
+                report.violations.add(b.toString());
+            } else if (r.verdict() == Verdict.INCONCLUSIVE) {
+                report.inconclusive.add(String.format("%s round %d key %s: %d operations, search stopped after %d steps",
+                        topology, round, r.key(), r.ops(), r.steps()));
+            }
+        }
+        for (Violation v : HistoryChecks.replyEpochsNeverGoBack(history)) record(topology, round, v);
+        for (Violation v : HistoryChecks.nothingLost(history, finals)) record(topology, round, v);
+        // A resumed paused leader gets zero writes applied once another node took over: none
+        // acknowledged, none in the store. If the store shows no later epoch before it resumed,
+        // nobody took over, the lease (same holder, same epoch) was still its own to renew, and
+        // its writes are legitimate; the round reports that instead.
+        boolean takenOver = pausedEpoch < 0 || monitor.leases.stream().anyMatch(l -> l.epoch() > pausedEpoch && l.ret() < resumedAt);
+        if (!extra.isEmpty() && !takenOver) {
+            rec = new FaultRecord(rec.topology(), rec.round(), rec.fault(), rec.node(), rec.injectedMs(), rec.healedMs(), rec.gapMs(),
+                    rec.boundMs(), rec.note() + "; NO takeover while paused (the store kept epoch " + pausedEpoch + ")");
+            report.faults.set(report.faults.size() - 1, rec);
+        }
+        pausedEpoch = -1;
+        for (Op q : takenOver ? extra : List.<Op>of()) {
+            if (q.outcome() == Op.Outcome.APPLIED) {
+                record(topology, round, new Violation("fencing", "the resumed paused leader acknowledged a write", List.of(report.op(q))));
+            }
+            if (finals.get(q.key()).read() != null) {
+                record(topology, round, new Violation("fencing", "a write sent to the paused leader was applied",
+                        List.of(report.op(q), report.op(finals.get(q.key())))));
+            }
+        }
+        System.out.printf("[%s] %s round %d done: %s, %d operations%n", report.ms(System.nanoTime()), topology, round,
+                rec.gapMs() == null ? "no gap measured" : "gap " + rec.gapMs() + " ms", history.size());
+    }
+
+    private void record(Topology t, int round, Violation v) {
+        StringBuilder b = new StringBuilder(String.format("%s %s%s: %s", v.kind(), t, round < 0 ? "" : " round " + round, v.what()));
+        for (String e : v.evidence()) b.append("\n    ").append(e);
+        report.violations.add(b.toString());
+    }
+
+    private static long count(List<Op> history, Predicate<Op> p) {
+        return history.stream().filter(p).count();
+    }
+
+    /** The first answered write after {@code from} (and, when given, under an epoch above {@code oldEpoch}), in ms after {@code from}. */
+    private static Long gap(Workload load, long from, Long oldEpoch) {
+        return load.history.stream()
+                .filter(o -> o.answeredWrite() && o.ret() > from && (oldEpoch == null || (o.epoch() != null && o.epoch() > oldEpoch)))
+                .mapToLong(o -> (o.ret() - from) / 1_000_000).min().stream().boxed().findFirst().orElse(null);
+    }
+
+    /** Waits (bounded) for an answered write after {@code from}, so a gap can be measured. */
+    private static void awaitWrite(Workload load, long from, Long oldEpoch) {
+        try {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> gap(load, from, oldEpoch) != null);
+        } catch (org.awaitility.core.ConditionTimeoutException none) {
+            // Reported as a gap of "none" over its bound.
+        }
+    }
+
+    /** Holds a fault for its deliberate duration (the fault itself, not a wait for a condition). */
+    private static void hold(long ms) throws InterruptedException {
+        Thread.sleep(ms);
+    }
+
+    private long msNow() {
+        return (System.nanoTime() - report.base) / 1_000_000;
+    }
+
+    private FaultRecord inject(Topology topology, int round, Fault fault, boolean positiveSkew, Workload load, List<Op> extra,
+                               String base) throws Exception {
+        switch (fault) {
+            case PAUSE_LEADER -> {
+                Node leader = cluster.faultableLeader(storeHost);
+                long epoch = ClusterHarness.epochOf(leader);
+                leader.process().signal("STOP");
+                long at = System.nanoTime();
+                long injected = msNow();
+                // Writes sent to the paused leader, pinned to the epoch it led: they reach it only
+                // after it resumes, and none may be applied.
+                List<CompletableFuture<Op>> queued = new ArrayList<>();
+                Workload.Target paused = new Workload.Target(leader.id(), leader.httpPort());
+                java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(3);
+                long healed;
+                try {
+                    for (int i = 0; i < 3; i++) {
+                        int client = 100 + i;
+                        String key = base + "paused/" + i;
+                        String value = topology.name().charAt(0) + "r" + round + "paused" + i;
+                        queued.add(CompletableFuture.supplyAsync(() -> Workload.cas(client, paused, key, null, value, epoch), senders));
+                    }
+                    hold(TTL_MS * 3 / 2);
+                    leader.process().signal("CONT");
+                    resumedAt = System.nanoTime();
+                    pausedEpoch = epoch;
+                    healed = msNow();
+                    for (CompletableFuture<Op> q : queued) extra.add(q.get(60, TimeUnit.SECONDS));
+                } finally {
+                    senders.shutdownNow();
+                }
+                awaitWrite(load, at, epoch);
+                // No bound: the issue bounds kills, graceful stops and store outages; a pause is
+                // reported (its takeover has the kill's mechanics, so expect about TTL + renewal).
+                return new FaultRecord(topology, round, fault, leader.id(), injected, healed, gap(load, at, epoch), null,
+                        "stopped " + (TTL_MS * 3 / 2) + " ms; queued writes: " + extra.stream().map(o -> o.outcome().toString()).toList());
+            }
+            case KILL_LEADER, TERM_LEADER -> {
+                Node leader = cluster.faultableLeader(storeHost);
+                long epoch = ClusterHarness.epochOf(leader);
+                long at = System.nanoTime();
+                long injected = msNow();
+                if (fault == Fault.KILL_LEADER) leader.process().kill();
+                else leader.process().signal("TERM");
+                awaitWrite(load, at, epoch);
+                Long gap = gap(load, at, epoch);
+                String note = "";
+                if (fault == Fault.TERM_LEADER) {
+                    boolean exited = leader.process().process.waitFor(15, TimeUnit.SECONDS);
+                    note = exited ? "exited " + leader.process().process.exitValue() : "did not exit within 15 s";
+                    if (!exited) report.violations.add(topology + " round " + round + ": the leader did not exit within 15 s of SIGTERM");
+                }
+                restart(leader);
+                return new FaultRecord(topology, round, fault, leader.id(), injected, msNow(), gap,
+                        fault == Fault.KILL_LEADER ? TTL_MS + RENEW_MS : 1_000L, note);
+            }
+            case KILL_FOLLOWER -> {
+                Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+                Node follower = cluster.others(leader).stream().filter(n -> !n.id().equals(storeHost)).findFirst().orElseThrow();
+                long at = System.nanoTime();
+                long injected = msNow();
+                follower.process().kill();
+                hold(TTL_MS);
+                awaitWrite(load, at, null);
+                restart(follower);
+                return new FaultRecord(topology, round, fault, follower.id(), injected, msNow(), gap(load, at, null), null, "");
+            }
+            case STORE_OUTAGE -> {
+                long injected = msNow();
+                String node;
+                if (proxy != null) {
+                    proxy.mode(FaultProxy.Mode.DROP);
+                    node = "proxy";
+                } else {
+                    // RocksDB: the store is the store host's process; its outage is that process stopping.
+                    cluster.node(storeHost).process().signal("STOP");
+                    node = storeHost;
+                }
+                hold(2 * TTL_MS);
+                if (proxy != null) proxy.mode(FaultProxy.Mode.FORWARD);
+                else cluster.node(storeHost).process().signal("CONT");
+                long at = System.nanoTime();
+                long healed = msNow();
+                awaitWrite(load, at, null);
+                return new FaultRecord(topology, round, fault, node, injected, healed, gap(load, at, null), 2 * RENEW_MS,
+                        "out for " + 2 * TTL_MS + " ms");
+            }
+            case STORE_LATENCY -> {
+                long injected = msNow();
+                long at = System.nanoTime();
+                proxy.mode(FaultProxy.Mode.SLOW);
+                hold(2 * TTL_MS);
+                proxy.mode(FaultProxy.Mode.FORWARD);
+                long healed = msNow();
+                long answered = count(load.history, o -> o.answeredWrite() && o.call() > at && o.ret() < report.base + healed * 1_000_000L);
+                return new FaultRecord(topology, round, fault, "proxy", injected, healed, gap(load, at, null), null,
+                        "+200 ms per store call for " + 2 * TTL_MS + " ms; " + answered + " writes answered meanwhile");
+            }
+            case CLOCK_SKEW -> {
+                Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
+                Node victim = cluster.others(leader).stream().filter(n -> !n.id().equals(storeHost)).findFirst().orElseThrow();
+                String offset = positiveSkew ? "+5s" : "-5s";
+                long injected = msNow();
+                long at = System.nanoTime();
+                // libfaketime preloaded into the JVM itself (not the faketime wrapper, which forks:
+                // killing the wrapper would leave the JVM running). Monotonic time stays real.
+                Node skewed = cluster.restartNoWait(victim, List.of(), Map.of("LD_PRELOAD", libfaketime(), "FAKETIME", offset,
+                        "FAKETIME_DONT_FAKE_MONOTONIC", "1"));
+                String joined;
+                try {
+                    skewed.process().awaitListening(Duration.ofSeconds(30));
+                    cluster.awaitThreeMembers(Duration.ofSeconds(30));
+                    joined = "rejoined the cluster";
+                } catch (org.awaitility.core.ConditionTimeoutException | AssertionError notJoined) {
+                    // Hazelcast compares wall-clock heartbeat timestamps: a node 5 s off may never
+                    // join. Its safety is what is checked here; its availability is reported.
+                    joined = "did NOT rejoin within 60 s (Hazelcast rejects its heartbeats as expired)";
+                }
+                hold(2 * TTL_MS);
+                awaitWrite(load, at, null);
+                restart(skewed);
+                return new FaultRecord(topology, round, fault, victim.id(), injected, msNow(), gap(load, at, null), null,
+                        "wall clock " + offset + "; " + joined);
+            }
+            default -> throw new IllegalStateException(fault.toString());
+        }
+    }
+
+    /** Debian's libfaketime (package faketime, installed by scripts/chaos and scripts/test when missing). */
+    static String libfaketime() throws IOException {
+        for (String dir : List.of("/usr/lib/x86_64-linux-gnu/faketime", "/usr/lib/aarch64-linux-gnu/faketime", "/usr/lib/faketime")) {
+            Path lib = Path.of(dir, "libfaketime.so.1");
+            if (Files.isReadable(lib)) return lib.toString();
+        }
+        throw new IOException("libfaketime.so.1 not found: install Debian's faketime (apt-get install -y faketime)");
+    }
+
+    /**
+     * Restarts {@code n} and waits for it to listen, trying again (at most three starts) when the
+     * new process exits or does not listen in time: on a loaded machine a node's first store call
+     * at start-up can time out, and the node then exits by design (it cannot serve without its
+     * store). Every retry is in the report.
+     */
+    private Node restart(Node n, List<String> wrapper, Map<String, String> env) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            Node again = cluster.restartNoWait(n, wrapper, env);
+            try {
+                again.process().awaitListening(Duration.ofSeconds(90));
+                return again;
+            } catch (AssertionError | org.awaitility.core.ConditionTimeoutException failed) {
+                String why = String.valueOf(failed.getMessage());
+                int cut = why.indexOf("lake-metasrv: ");
+                report.restartRetries.add(n.id() + " start " + attempt + " failed: "
+                        + (cut >= 0 ? why.substring(cut, Math.min(why.length(), cut + 200)) : why.substring(0, Math.min(why.length(), 200))));
+                if (attempt >= 3) throw failed;
+                n = again;
+            }
+        }
+    }
+
+    private Node restart(Node n) throws Exception {
+        return restart(n, List.of(), Map.of());
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    // ---- command line ----
+
+    public static void main(String[] args) throws Exception {
+        long seed = System.nanoTime() & 0xffff_ffffL;
+        int rounds = 3;
+        long loadSeconds = 3;
+        int clients = 4;
+        List<Topology> topologies = List.of(Topology.DYNAMO, Topology.ROCKS);
+        Path reportFile = null;
+        List<Fault> only = List.of();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--seed" -> seed = Long.parseLong(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--seconds" -> loadSeconds = Long.parseLong(args[++i]);
+                case "--clients" -> clients = Integer.parseInt(args[++i]);
+                case "--topology" -> topologies = java.util.Arrays.stream(args[++i].split(","))
+                        .map(s -> Topology.valueOf(s.trim().toUpperCase())).toList();
+                case "--report" -> reportFile = Path.of(args[++i]);
+                case "--faults" -> only = java.util.Arrays.stream(args[++i].split(",")).map(f -> Fault.valueOf(f.trim().toUpperCase())).toList();
+                default -> {
+                    System.err.println("usage: scripts/chaos [--seed N] [--rounds N] [--seconds S] [--clients N] [--topology dynamo,rocks] [--faults KILL_LEADER,...] [--report FILE]");
+                    System.exit(2);
+                }
+            }
+        }
+        if (rounds < 1 || rounds > 1_000 || loadSeconds < 0 || loadSeconds > 600 || clients < 1 || clients > 64) {
+            System.err.println("chaos: rounds 1-1000, seconds 0-600, clients 1-64");
+            System.exit(2);
+        }
+        // Whatever ends this JVM, no node it started outlives it.
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+                ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly), "chaos-reap"));
+        Report report = run(new Settings(seed, rounds, loadSeconds, topologies, clients, only));
+        String text = report.text();
+        System.out.print(text);
+        if (reportFile != null) Files.writeString(reportFile, text);
+        System.exit(report.ok() ? 0 : 1);
+    }
+}

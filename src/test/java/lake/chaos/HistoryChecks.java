@@ -1,0 +1,127 @@
+package lake.chaos;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/** The checks besides linearizability: fencing from replies and the store, and nothing lost. */
+final class HistoryChecks {
+    /** A broken invariant, with the operations or samples that show it. */
+    record Violation(String kind, String what, List<String> evidence) {}
+
+    private HistoryChecks() {}
+
+    /**
+     * No write acknowledged under epoch e is applied after a write under a later epoch: if
+     * applied write a returned before applied write b was called, a's epoch ≤ b's.
+     */
+    static List<Violation> replyEpochsNeverGoBack(List<Op> history) {
+        List<Violation> out = new ArrayList<>();
+        List<Op> applied = history.stream().filter(o -> o.outcome() == Op.Outcome.APPLIED).toList();
+        for (Op o : applied) {
+            if (o.epoch() == null) out.add(new Violation("fencing", "an applied write without an epoch", List.of(o.toString())));
+        }
+        List<Op> byRet = applied.stream().filter(o -> o.epoch() != null).sorted(Comparator.comparingLong(Op::ret)).toList();
+        List<Op> byCall = applied.stream().filter(o -> o.epoch() != null).sorted(Comparator.comparingLong(Op::call)).toList();
+        Op witness = null;
+        int j = 0;
+        for (Op b : byCall) {
+            while (j < byRet.size() && byRet.get(j).ret() < b.call()) {
+                if (witness == null || byRet.get(j).epoch() > witness.epoch()) witness = byRet.get(j);
+                j++;
+            }
+            if (witness != null && b.epoch() < witness.epoch()) {
+                out.add(new Violation("fencing", "a write applied under epoch " + b.epoch() + " after one acknowledged under epoch "
+                        + witness.epoch(), List.of(witness.toString(), b.toString())));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Lease epochs in the store never decrease (a sample read after another returned has an
+     * epoch at least as high), and each epoch has one holder.
+     */
+    static List<Violation> leaseEpochs(List<LeaseMonitor.LeaseSample> samples, List<LeaseMonitor.RoleSample> roles) {
+        List<Violation> out = new ArrayList<>();
+        List<LeaseMonitor.LeaseSample> byRet = samples.stream().sorted(Comparator.comparingLong(LeaseMonitor.LeaseSample::ret)).toList();
+        List<LeaseMonitor.LeaseSample> byCall = samples.stream().sorted(Comparator.comparingLong(LeaseMonitor.LeaseSample::call)).toList();
+        LeaseMonitor.LeaseSample highest = null;
+        int j = 0;
+        for (LeaseMonitor.LeaseSample b : byCall) {
+            while (j < byRet.size() && byRet.get(j).ret() < b.call()) {
+                if (highest == null || byRet.get(j).epoch() > highest.epoch()) highest = byRet.get(j);
+                j++;
+            }
+            if (highest != null && b.epoch() < highest.epoch()) {
+                out.add(new Violation("fencing", "the lease epoch went back from " + highest.epoch() + " to " + b.epoch(),
+                        List.of(highest.toString(), b.toString())));
+            }
+        }
+        Map<Long, LeaseMonitor.LeaseSample> holderOf = new HashMap<>();
+        for (LeaseMonitor.LeaseSample s : samples) {
+            LeaseMonitor.LeaseSample first = holderOf.putIfAbsent(s.epoch(), s);
+            if (first != null && !first.holder().equals(s.holder())) {
+                out.add(new Violation("fencing", "two holders of lease epoch " + s.epoch(), List.of(first.toString(), s.toString())));
+            }
+        }
+        // A node leads epoch e when it believes it leads and the store's lease names it under e.
+        // (Its belief alone can outlive its lease for a moment — it steps down at its next round —
+        // and writes nothing then: its deadline has passed and its guard no longer matches.)
+        Map<Long, LeaseMonitor.RoleSample> leaderOf = new HashMap<>();
+        for (LeaseMonitor.RoleSample r : roles) {
+            if (!"leader".equals(r.role()) || r.epoch() == null || !r.node().equals(r.leader())) continue;
+            LeaseMonitor.RoleSample first = leaderOf.putIfAbsent(r.epoch(), r);
+            if (first != null && !first.node().equals(r.node())) {
+                out.add(new Violation("fencing", "two nodes led epoch " + r.epoch(), List.of(first.toString(), r.toString())));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Nothing lost: for each key read at the end, every acknowledged write's value is that final
+     * value, or some recorded operation (acknowledged or unknown) expected it — the only way a
+     * value leaves a key is a CAS or delete that names it.
+     */
+    static List<Violation> nothingLost(List<Op> history, Map<String, Op> finalReads) {
+        List<Violation> out = new ArrayList<>();
+        for (Map.Entry<String, Op> f : finalReads.entrySet()) {
+            String key = f.getKey();
+            String finalValue = f.getValue().read();
+            for (Op w : history) {
+                if (w.outcome() != Op.Outcome.APPLIED) continue;
+                String written = writtenTo(w, key);
+                if (written == null || written.equals(finalValue)) continue;
+                boolean explained = history.stream().anyMatch(o -> (o.outcome() == Op.Outcome.APPLIED || o.outcome() == Op.Outcome.UNKNOWN)
+                        && expects(o, key, written));
+                if (!explained) {
+                    out.add(new Violation("lost", "acknowledged write " + written + " is gone from " + key
+                            + " and no recorded operation replaced or deleted it", List.of(w.toString(), f.getValue().toString())));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The value {@code w} put at {@code key}, or null. */
+    private static String writtenTo(Op w, String key) {
+        if (w.kind() == Op.Kind.CAS) return w.key().equals(key) ? w.value() : null;
+        if (w.kind() == Op.Kind.TXN) {
+            for (Op.Sub sub : w.txn()) if (sub.key().equals(key)) return sub.value();
+        }
+        return null;
+    }
+
+    /** Whether {@code o} is a write conditioned on {@code key} holding {@code value}. */
+    private static boolean expects(Op o, String key, String value) {
+        if (o.kind() == Op.Kind.CAS || o.kind() == Op.Kind.DELETE) return o.key().equals(key) && value.equals(o.expected());
+        if (o.kind() == Op.Kind.TXN) {
+            for (Op.Sub sub : o.txn()) if (sub.key().equals(key) && value.equals(sub.expected())) return true;
+        }
+        return false;
+    }
+}
