@@ -111,6 +111,12 @@ public final class Main {
                 + (settings.cluster().enabled() ? ", cluster " + settings.cluster().name() + " on "
                         + settings.cluster().host() + ":" + settings.cluster().port() : "") + ")");
         out.flush();
+        // SIGHUP re-reads the security material (tokens file; TLS certificates) without a restart.
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> node.reloadSecurity("SIGHUP"));
+        } catch (IllegalArgumentException e) {
+            log.warn("SIGHUP is not available here ({}); security material is still re-read when its files change", e.getMessage());
+        }
         long shutdownBudgetMs = settings.shutdownTimeoutMs();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node, shutdownBudgetMs),
                 "lake-shutdown"));

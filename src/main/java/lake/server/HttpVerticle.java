@@ -325,7 +325,10 @@ public final class HttpVerticle extends VerticleBase {
         // A long poll whose client hangs up stops waiting at once: it holds one of the node's bounded slots.
         Promise<Void> abandoned = Promise.promise();
         if (waitMs > 0) ctx.response().closeHandler(v -> abandoned.tryComplete());
-        api.serve(op, body, headers, abandoned.future()).onComplete(ar -> {
+        lake.security.Caller caller = ctx.get(AccessControl.CALLER);
+        // Routes outside /v1 (ready) pass no token check: they serve no principal's data.
+        if (caller == null) caller = new lake.security.Caller("http", null);
+        api.serve(op, body, headers, abandoned.future(), caller).onComplete(ar -> {
             vertx.cancelTimer(timer);
             if (ctx.response().ended()) return;
             if (ar.succeeded()) {

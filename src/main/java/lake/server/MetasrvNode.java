@@ -67,6 +67,7 @@ public final class MetasrvNode {
     private final List<String> deployments = new ArrayList<>();
     private volatile HttpVerticle http;
     private NodeMetrics metrics;
+    private lake.security.Principals principals;
     private MessageConsumer<Leadership> leadershipFeed;
     /** Long polls this node holds now, across all its API instances. */
     private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
@@ -87,7 +88,9 @@ public final class MetasrvNode {
         Settings s = options.settings();
         metrics = new NodeMetrics(options.metrics(), s.nodeId());
         metrics.waitingLongPolls(waiting);
-        AccessControl access = new AccessControl(s.authTokens(), metrics);
+        principals = new lake.security.Principals(s.authTokens(), s.security());
+        principals.watch(vertx);
+        AccessControl access = new AccessControl(principals, metrics);
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
@@ -96,7 +99,7 @@ public final class MetasrvNode {
                 !sharedStore ? ElectionSettings.StoreReach.PROCESS_ONLY
                         : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting);
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
@@ -162,12 +165,21 @@ public final class MetasrvNode {
      * election and the store verticle stop, which closes the store.
      */
     public Future<Void> stop() {
+        if (principals != null) principals.stopWatching(vertx);
         DeliveryOptions resign = new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign").setSendTimeout(
                 Math.max(1, Math.min(options.settings().storeTimeoutMs(), options.settings().shutdownTimeoutMs() / 4)));
         return stopDeployments(electionIndex + 1)
                 .transform(ignored -> vertx.eventBus().request(Bus.election(nodeId()), null, resign))
                 .transform(ignored -> stopDeployments(0))
                 .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister());
+    }
+
+    /**
+     * Re-reads the node's security material (the tokens file) now, as SIGHUP asks; each piece
+     * that does not check keeps what is in use and says why in the log and the audit trail.
+     */
+    public Future<Void> reloadSecurity(String trigger) {
+        return principals == null ? Future.succeededFuture() : principals.reload(vertx, trigger).mapEmpty();
     }
 
     /** Undeploys, newest first, every deployment from index {@code from} on. */

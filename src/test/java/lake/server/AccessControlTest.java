@@ -174,7 +174,7 @@ class AccessControlTest {
         expectBusError(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), null, 401, "unauthorized");
         expectBusError(Bus.LEADER_RESIGN, new JsonObject(), null, 401, "unauthorized");
         expectBusError(Bus.KV_CAS, create("kv/bus"), READ_ONLY, 403, "forbidden");
-        expectBusError(Bus.KV_DELETE, new JsonObject().put("key", "kv/bus").putNull("expected"), READ_ONLY, 403, "forbidden");
+        expectBusError(Bus.KV_DELETE, new JsonObject().put("key", "kv/bus").put("expected", b64("v")), READ_ONLY, 403, "forbidden");
         expectBusError(Bus.LEADER_RESIGN, new JsonObject(), READ_ONLY, 403, "forbidden");
         assertThat(recording.guarded).as("nothing reached the store").isEmpty();
         expectBusError(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), READ_ONLY, 404, "not_found");
