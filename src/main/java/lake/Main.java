@@ -60,6 +60,16 @@ public final class Main {
                 return 0;
             }
             settings = ((SettingsLoader.Invocation.Run) inv).settings();
+            // TLS material is checked now, before anything binds or is written: a bad file is exit 2 naming its setting.
+            var sec = settings.security();
+            if (sec.httpsEnabled()) {
+                lake.security.TlsMaterial.load(sec.tlsCertFile(), sec.tlsKeyFile(), sec.tlsClientCaFile(),
+                        "tls-cert-file", "tls-key-file", "tls-client-ca-file");
+            }
+            if (sec.clusterTlsEnabled()) {
+                lake.security.TlsMaterial.load(sec.clusterTlsCertFile(), sec.clusterTlsKeyFile(), sec.clusterTlsCaFile(),
+                        "cluster-tls-cert-file", "cluster-tls-key-file", "cluster-tls-ca-file");
+            }
             settings = settings.withNodeId(NodeIds.resolve(settings));
         } catch (ConfigException e) {
             err.println("lake-metasrv: invalid configuration: " + e.getMessage());
@@ -102,7 +112,7 @@ public final class Main {
             vertx.close();
             return 1;
         }
-        out.println("lake-metasrv " + version() + " node " + node.nodeId() + " listening on http://"
+        out.println("lake-metasrv " + version() + " node " + node.nodeId() + " listening on " + (settings.security().httpsEnabled() ? "https://" : "http://")
                 + settings.httpHost() + ":" + node.httpPort() + " (store " + settings.store().name().toLowerCase()
                 + (settings.store() == Settings.StoreType.ROCKS ? " at " + Stores.rocksPath(settings) : " table " + settings.dynamoTable())
                 + (hosted == null ? ", reached on the cluster" : "")

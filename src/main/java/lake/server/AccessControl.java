@@ -106,7 +106,16 @@ public final class AccessControl {
         String token = header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())
                 ? header.substring(BEARER.length()).trim() : null;
         Caller[] caller = new Caller[1];
-        ApiError refused = authenticate(token, caller, "http");
+        // A token, when given, decides; else a verified client certificate may name the principal.
+        Optional<AuthToken> byCertificate = token == null && principals.enabled()
+                ? clientCertificateCn(ctx).flatMap(principals::byCertificateCn) : Optional.empty();
+        ApiError refused;
+        if (byCertificate.isPresent()) {
+            caller[0] = new Caller("http", byCertificate.get());
+            refused = null;
+        } else {
+            refused = authenticate(token, caller, "http");
+        }
         if (refused == null) {
             ctx.put(CALLER, caller[0]);
             // Kept for the request's event-bus hop: a follower forwarding the write presents it to the leader.
@@ -120,6 +129,27 @@ public final class AccessControl {
         ctx.response().putHeader("WWW-Authenticate",
                 token == null ? "Bearer realm=\"lake-metasrv\"" : "Bearer realm=\"lake-metasrv\", error=\"invalid_token\"");
         ctx.response().end(refused.toJson().encode());
+    }
+
+    /**
+     * The subject CN of the client certificate this TLS connection verified (against
+     * {@code tls_client_ca_file}), if any. Only a certificate the handshake verified is here.
+     */
+    private static Optional<String> clientCertificateCn(RoutingContext ctx) {
+        if (!ctx.request().isSSL()) return Optional.empty();
+        try {
+            List<java.security.cert.Certificate> chain = ctx.request().connection().peerCertificates();
+            if (chain == null || chain.isEmpty() || !(chain.get(0) instanceof java.security.cert.X509Certificate leaf)) {
+                return Optional.empty();
+            }
+            javax.naming.ldap.LdapName dn = new javax.naming.ldap.LdapName(leaf.getSubjectX500Principal().getName());
+            for (javax.naming.ldap.Rdn rdn : dn.getRdns()) {
+                if (rdn.getType().equalsIgnoreCase("CN")) return Optional.of(String.valueOf(rdn.getValue()));
+            }
+            return Optional.empty();
+        } catch (javax.net.ssl.SSLPeerUnverifiedException | javax.naming.InvalidNameException e) {
+            return Optional.empty();
+        }
     }
 
     /** Event-bus ingress: the {@link #TOKEN_HEADER} header. Fails the message with 401 and returns {@code null}, or the caller. */

@@ -14,6 +14,7 @@ import lake.meta.MetaStore;
 import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
 
+import lake.security.ReloadableTls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -68,6 +69,8 @@ public final class MetasrvNode {
     private volatile HttpVerticle http;
     private NodeMetrics metrics;
     private lake.security.Principals principals;
+    /** The HTTPS material, re-read on SIGHUP and on change; {@code null} without tls_cert_file. */
+    private volatile ReloadableTls httpsTls;
     private MessageConsumer<Leadership> leadershipFeed;
     /** Long polls this node holds now, across all its API instances. */
     private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
@@ -100,12 +103,22 @@ public final class MetasrvNode {
                         : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
                 s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access);
-        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());
+        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
                 : v -> options.storeOpener().apply(v).map(metrics::instrument);
-        Future<Void> store = opener == null ? leadershipFeed.completion()
-                : leadershipFeed.completion().compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore,
+        // The HTTPS material is read and checked on a worker (files), before anything is deployed.
+        Future<Void> tls = !s.security().httpsEnabled() ? Future.succeededFuture()
+                : vertx.executeBlocking(() -> new ReloadableTls("tls", s.security().tlsCertFile(), s.security().tlsKeyFile(),
+                        s.security().tlsClientCaFile(), "tls-cert-file", "tls-key-file", "tls-client-ca-file"), false)
+                        .map(t -> {
+                            httpsTls = t;
+                            t.watch(vertx);
+                            return null;
+                        });
+        Future<Void> feed = tls.compose(v -> leadershipFeed.completion());
+        Future<Void> store = opener == null ? feed
+                : feed.compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore,
                         sharedStore ? s.cluster().secret() : null), new DeploymentOptions()));
         return store
                 .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))
@@ -166,6 +179,7 @@ public final class MetasrvNode {
      */
     public Future<Void> stop() {
         if (principals != null) principals.stopWatching(vertx);
+        if (httpsTls != null) httpsTls.stopWatching(vertx);
         DeliveryOptions resign = new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign").setSendTimeout(
                 Math.max(1, Math.min(options.settings().storeTimeoutMs(), options.settings().shutdownTimeoutMs() / 4)));
         return stopDeployments(electionIndex + 1)
@@ -179,7 +193,9 @@ public final class MetasrvNode {
      * that does not check keeps what is in use and says why in the log and the audit trail.
      */
     public Future<Void> reloadSecurity(String trigger) {
-        return principals == null ? Future.succeededFuture() : principals.reload(vertx, trigger).mapEmpty();
+        Future<Boolean> tokens = principals == null ? Future.succeededFuture(false) : principals.reload(vertx, trigger);
+        Future<Boolean> https = httpsTls == null ? Future.succeededFuture(false) : httpsTls.reload(vertx, trigger);
+        return Future.join(tokens, https).mapEmpty();
     }
 
     /** Undeploys, newest first, every deployment from index {@code from} on. */
