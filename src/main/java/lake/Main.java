@@ -49,6 +49,7 @@ public final class Main {
 
     static int run(String[] args, PrintStream out, PrintStream err) {
         Settings settings;
+        lake.security.TlsMaterial busTls = null;
         try {
             SettingsLoader.Invocation inv = SettingsLoader.load(args, System.getenv());
             if (inv instanceof SettingsLoader.Invocation.Help) {
@@ -67,7 +68,7 @@ public final class Main {
                         "tls-cert-file", "tls-key-file", "tls-client-ca-file");
             }
             if (sec.clusterTlsEnabled()) {
-                lake.security.TlsMaterial.load(sec.clusterTlsCertFile(), sec.clusterTlsKeyFile(), sec.clusterTlsCaFile(),
+                busTls = lake.security.TlsMaterial.load(sec.clusterTlsCertFile(), sec.clusterTlsKeyFile(), sec.clusterTlsCaFile(),
                         "cluster-tls-cert-file", "cluster-tls-key-file", "cluster-tls-ca-file");
             }
             settings = settings.withNodeId(NodeIds.resolve(settings));
@@ -92,7 +93,7 @@ public final class Main {
         Vertx vertx;
         try {
             vertx = settings.cluster().enabled()
-                    ? Clustering.start(settings.cluster(), options, new MicrometerMetricsFactory(registry))
+                    ? Clustering.start(settings.cluster(), busTls, options, new MicrometerMetricsFactory(registry))
                             .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS)
                     : Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).build();
         } catch (Exception e) {

@@ -59,6 +59,11 @@ abstract class ClusterFailoverContract {
     /** The node whose loss takes the store with it (RocksDB store host), or null. */
     protected abstract String storeHost();
 
+    /** A user's clustered Vert.x joining this cluster (with a bus certificate when the cluster's bus runs over TLS). */
+    protected io.vertx.core.Future<Vertx> joinClient(String clusterName, List<String> members, String host, int port) {
+        return ClusteredClientExample.join(clusterName, members, host, port);
+    }
+
     @BeforeAll
     void startCluster() throws Exception {
         dir = java.nio.file.Files.createTempDirectory("lake-cluster-it");
@@ -391,7 +396,7 @@ abstract class ClusterFailoverContract {
         Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
         String epoch = String.valueOf(ClusterHarness.leaderView(leader).getLong("epoch"));
         List<String> members = cluster.nodes.stream().map(n -> "127.0.0.1:" + n.hzPort()).toList();
-        Vertx client = join(ClusteredClientExample.join(cluster.clusterName, members, "127.0.0.1", ClusterHarness.freePort()));
+        Vertx client = join(joinClient(cluster.clusterName, members, "127.0.0.1", ClusterHarness.freePort()));
         try {
             // Requests round-robin over the nodes; followers forward writes. Every reply names the epoch.
             for (int i = 0; i < 6; i++) {
