@@ -74,6 +74,12 @@ public final class Principals {
         return Optional.ofNullable(match);
     }
 
+    /** The principal configured under {@code name}, if any. */
+    public Optional<AuthToken> byName(String name) {
+        for (AuthToken t : current.all()) if (t.name().equals(name)) return Optional.of(t);
+        return Optional.empty();
+    }
+
     /** The principal a client certificate whose subject CN is {@code cn} names, if any. */
     public Optional<AuthToken> byCertificateCn(String cn) {
         if (cn == null) return Optional.empty();

@@ -13,6 +13,7 @@ import lake.security.Audit;
 import lake.security.Authorizer;
 import lake.security.Caller;
 import lake.security.Principals;
+import java.security.MessageDigest;
 import java.util.List;
 import java.util.Optional;
 
@@ -37,10 +38,17 @@ public final class AccessControl {
 
     private final Principals principals;
     private final NodeMetrics metrics;
+    /** The cluster secret, which lets a follower vouch for a certificate principal on a forwarded write; or {@code null}. */
+    private final byte[] clusterSecret;
 
     public AccessControl(Principals principals, NodeMetrics metrics) {
+        this(principals, metrics, null);
+    }
+
+    public AccessControl(Principals principals, NodeMetrics metrics, String clusterSecret) {
         this.principals = principals;
         this.metrics = metrics;
+        this.clusterSecret = clusterSecret == null ? null : clusterSecret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** A fixed set of principals, never reloaded (tests, embedding). */
@@ -159,6 +167,26 @@ public final class AccessControl {
         if (refused == null) return caller[0];
         msg.fail(refused.status(), refused.toJson().encode());
         return null;
+    }
+
+    /**
+     * A write a follower forwarded: its client's token, or, when the follower authenticated the
+     * client by certificate, the principal it names in {@link Bus#PRINCIPAL_HEADER} — believed
+     * only with this node's cluster secret (compared in constant time) and only while the
+     * principal is still configured here. Public addresses never take the header.
+     */
+    ApiError forwarded(io.vertx.core.MultiMap headers, String op, Caller[] out) {
+        String named = headers.get(Bus.PRINCIPAL_HEADER);
+        if (headers.get(TOKEN_HEADER) == null && named != null && clusterSecret != null && principals.enabled()) {
+            String presented = headers.get(Bus.SECRET_HEADER);
+            Optional<AuthToken> p = principals.byName(named);
+            if (presented != null && MessageDigest.isEqual(clusterSecret, presented.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    && p.isPresent()) {
+                out[0] = new Caller("bus", p.get());
+                return null;
+            }
+        }
+        return bus(headers, op, out);
     }
 
     /** Event-bus ingress for a request known by its headers (one item of a batch): the refusal, counted and audited, or {@code null}. */

@@ -61,8 +61,7 @@ public final class ApiVerticle extends VerticleBase {
         consumers.add(vertx.eventBus().<Object>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m, lake.security.Caller.INTERNAL)));
         if (config.clustered()) {
             // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node),
-                    m -> servePublic(String.valueOf(m.headers().get(Bus.OP_HEADER)), m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node), this::serveForwarded));
             // A follower sends the writes that queue up several to a message (BusBatch); each item
             // presents its own client's token and is served exactly as if it came alone.
             consumers.add(vertx.eventBus().<Object>consumer(BusBatch.address(Bus.nodeForward(node)),
@@ -123,10 +122,19 @@ public final class ApiVerticle extends VerticleBase {
         if (caller != null) serve(op, msg, caller);
     }
 
+    /** A write a follower forwarded: its client's token, or the principal the follower vouches for ({@link AccessControl#forwarded}). */
+    private void serveForwarded(Message<Object> msg) {
+        String op = String.valueOf(msg.headers().get(Bus.OP_HEADER));
+        lake.security.Caller[] caller = new lake.security.Caller[1];
+        ApiError refused = access.forwarded(msg.headers(), op, caller);
+        if (refused != null) msg.fail(refused.status(), refused.toJson().encode());
+        else serve(op, msg, caller[0]);
+    }
+
     private Future<BusBatch.Answer> answerForwarded(io.vertx.core.MultiMap headers, Object body) {
         String op = String.valueOf(headers.get(Bus.OP_HEADER));
         lake.security.Caller[] caller = new lake.security.Caller[1];
-        ApiError refused = access.bus(headers, op, caller);
+        ApiError refused = access.forwarded(headers, op, caller);
         if (refused != null) return Future.succeededFuture(BusBatch.Answer.fail(refused.status(), refused.toJson().encode()));
         inFlight++;
         return api.serve(op, body, headers, caller[0]).transform(ar -> {

@@ -93,7 +93,7 @@ public final class MetasrvNode {
         metrics.waitingLongPolls(waiting);
         principals = new lake.security.Principals(s.authTokens(), s.security());
         principals.watch(vertx);
-        AccessControl access = new AccessControl(principals, metrics);
+        AccessControl access = new AccessControl(principals, metrics, s.cluster().secret());
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;

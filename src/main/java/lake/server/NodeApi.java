@@ -222,12 +222,13 @@ public final class NodeApi {
                 yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
             }
             case CAS, DELETE, TXN -> {
+                Caller c = caller;
                 ClientWrite w = op.equals(CAS) ? ApiRequests.cas(body, headers)
                         : op.equals(DELETE) ? ApiRequests.delete(body, headers) : ApiRequests.txn(body, headers);
                 access.authorize(caller, w instanceof lake.metasrv.ClientMutation m ? new Action.Key(op, m.key(), true)
                         : new Action.Keys(op, ((lake.metasrv.ClientTransaction) w).transaction().ops().stream()
                                 .map(lake.meta.Transaction.Op::key).toList()));
-                yield fenced(op, body, headers, w);
+                yield fenced(op, body, headers, w, c);
             }
             case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case LEADER -> leader();
@@ -248,7 +249,7 @@ public final class NodeApi {
                 if (op.equals(CatalogOps.LIST_NAMESPACES)) yield prepared.get().map(page -> grantedOnly(caller, page));
                 if (!CatalogOps.WRITES.contains(op)) yield prepared.get();
                 // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
-                Future<JsonObject> written = write(op, body, headers, () -> leadership.isLeader() ? prepared.get()
+                Future<JsonObject> written = write(op, body, headers, caller, () -> leadership.isLeader() ? prepared.get()
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
                 yield action instanceof Action.Admin a ? audited(caller, headers, op, a.namespace(), written) : written;
@@ -289,12 +290,12 @@ public final class NodeApi {
                 ar.succeeded() ? "ok" : ApiError.from(ar.cause()).code()));
     }
 
-    private Future<JsonObject> fenced(String op, JsonObject body, MultiMap headers, ClientWrite m) {
-        return write(op, body, headers, () -> writer.apply(m).map(NodeApi::outcome));
+    private Future<JsonObject> fenced(String op, JsonObject body, MultiMap headers, ClientWrite m, Caller caller) {
+        return write(op, body, headers, caller, () -> writer.apply(m).map(NodeApi::outcome));
     }
 
     /** Runs {@code local} on the leader; a follower forwards the request (see {@link #writeOrForward}). */
-    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, Supplier<Future<JsonObject>> local) {
+    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, Caller caller, Supplier<Future<JsonObject>> local) {
         boolean forwarded = Forwarder.isForwarded(headers);
         if (forwarded) {
             // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
@@ -306,7 +307,11 @@ public final class NodeApi {
             }
         }
         if (forwarder == null || forwarded) return local.get();
-        return writeOrForward(op, body, headers, local, forwarder.deadline());
+        // A principal named by a client certificate has no token to pass on: this node vouches for
+        // it with the cluster secret (without one configured the leader cannot believe it: 401).
+        Forwarder.Vouch vouch = headers.get(AccessControl.TOKEN_HEADER) == null && caller.principal() != null
+                && settings.storeSecret() != null ? new Forwarder.Vouch(caller.principal().name(), settings.storeSecret()) : null;
+        return writeOrForward(op, body, headers, vouch, local, forwarder.deadline());
     }
 
     /**
@@ -315,18 +320,18 @@ public final class NodeApi {
      * publish its leadership) goes back to the local writer once that publication arrives,
      * within the same window, rather than waiting the window out.
      */
-    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, Supplier<Future<JsonObject>> local,
-                                              long giveUpAt) {
+    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, Forwarder.Vouch vouch,
+                                              Supplier<Future<JsonObject>> local, long giveUpAt) {
         return local.get().recover(t -> {
             if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
-            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), giveUpAt)
+            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), vouch, giveUpAt)
                     .recover(f -> {
                         if (!(f instanceof Forwarder.LeaderIsThisNode)) return Future.failedFuture(f);
                         if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(t);
                         // Learned meanwhile (between the writer's refusal and the lease read): go now.
                         Future<Leadership> ready = leadership.isLeader() ? Future.succeededFuture(leadership)
                                 : nextLeadership(SELF_LEADERSHIP_WAIT_MS);
-                        return ready.compose(l -> writeOrForward(op, body, headers, local, giveUpAt));
+                        return ready.compose(l -> writeOrForward(op, body, headers, vouch, local, giveUpAt));
                     });
         });
     }
