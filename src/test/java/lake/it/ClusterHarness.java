@@ -26,8 +26,6 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     final List<Node> nodes = new ArrayList<>();
-    /** When the first cluster of this JVM started: the whole process-level group has 5 minutes. */
-    static final java.util.concurrent.atomic.AtomicLong FIRST_START = new java.util.concurrent.atomic.AtomicLong();
     final String clusterName;
 
     private final Map<String, String> env;
@@ -48,7 +46,6 @@ final class ClusterHarness implements AutoCloseable {
      * to every process.
      */
     static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env) throws Exception {
-        FIRST_START.compareAndSet(0, System.nanoTime());
         ClusterHarness h = new ClusterHarness("lake-it-" + freePort(), env);
         int[] hz = {freePort(), freePort(), freePort()};
         String members = "127.0.0.1:" + hz[0] + ",127.0.0.1:" + hz[1] + ",127.0.0.1:" + hz[2];

@@ -34,6 +34,11 @@ class RocksClusterFailoverTlsIT extends ClusterFailoverContract {
     }
 
     @Override
+    protected String budgetGroup() {
+        return "cluster-failover-bus-tls";
+    }
+
+    @Override
     protected String storeHost() {
         return "n1";
     }
