@@ -23,7 +23,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static lake.it.ClusterFailoverContract.join;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,11 +69,6 @@ class ClusterBusTlsIT {
 
         Vertx outsider = join(ClusteredClientExample.join(cluster.clusterName, members, "127.0.0.1", ClusterHarness.freePort()));
         try {
-            // It listens on the addresses nodes send to: the forward address of the leader, the store host's store.
-            AtomicInteger received = new AtomicInteger();
-            for (String address : List.of("lake.node." + leader.id() + ".forward", "lake.internal.store", "lake.v1.kv.cas")) {
-                join(outsider.eventBus().consumer(address, m -> received.incrementAndGet()).completion());
-            }
             // Nodes do see it as a Hazelcast member: membership itself is not authenticated.
             assertThatThrownBy(() -> join(ClusteredClientExample.create(outsider, "bus/outsider", new byte[] {1}, null)))
                     .as("a cas from a member without a certificate")
@@ -82,6 +76,13 @@ class ClusterBusTlsIT {
             assertThatThrownBy(() -> join(outsider.eventBus().request("lake.v1.kv.get", new JsonObject().put("key", "bus/outsider"),
                     new DeliveryOptions().setSendTimeout(5_000)))).isInstanceOf(ReplyException.class);
 
+            // Then it listens on the addresses nodes send to: the forward address of the leader, the
+            // store host's store, the public cas. (Only now: a request of its own to an address it
+            // also listens on could be delivered to itself, locally, which proves nothing.)
+            List<String> received = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (String address : List.of("lake.node." + leader.id() + ".forward", "lake.internal.store", "lake.v1.kv.cas")) {
+                join(outsider.eventBus().consumer(address, m -> received.add(address)).completion());
+            }
             // Writes through a follower are forwarded to the leader over the bus meanwhile.
             HttpClient http = HttpClient.newHttpClient();
             for (int i = 0; i < 10; i++) {
@@ -90,7 +91,7 @@ class ClusterBusTlsIT {
                 http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + follower.httpPort() + "/v1/kv/cas"))
                         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             }
-            assertThat(received.get()).as("messages delivered to the member without a certificate").isZero();
+            assertThat(received).as("messages delivered to the member without a certificate").isEmpty();
             assertThat(ClusterHarness.value(leader, "bus/outsider")).as("nothing written").isEmpty();
         } finally {
             join(outsider.close());
