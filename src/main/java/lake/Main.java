@@ -49,6 +49,7 @@ public final class Main {
 
     static int run(String[] args, PrintStream out, PrintStream err) {
         Settings settings;
+        lake.security.TlsMaterial busTls = null;
         try {
             SettingsLoader.Invocation inv = SettingsLoader.load(args, System.getenv());
             if (inv instanceof SettingsLoader.Invocation.Help) {
@@ -60,6 +61,16 @@ public final class Main {
                 return 0;
             }
             settings = ((SettingsLoader.Invocation.Run) inv).settings();
+            // TLS material is checked now, before anything binds or is written: a bad file is exit 2 naming its setting.
+            var sec = settings.security();
+            if (sec.httpsEnabled()) {
+                lake.security.TlsMaterial.load(sec.tlsCertFile(), sec.tlsKeyFile(), sec.tlsClientCaFile(),
+                        "tls-cert-file", "tls-key-file", "tls-client-ca-file");
+            }
+            if (sec.clusterTlsEnabled()) {
+                busTls = lake.security.TlsMaterial.load(sec.clusterTlsCertFile(), sec.clusterTlsKeyFile(), sec.clusterTlsCaFile(),
+                        "cluster-tls-cert-file", "cluster-tls-key-file", "cluster-tls-ca-file");
+            }
             settings = settings.withNodeId(NodeIds.resolve(settings));
         } catch (ConfigException e) {
             err.println("lake-metasrv: invalid configuration: " + e.getMessage());
@@ -82,7 +93,7 @@ public final class Main {
         Vertx vertx;
         try {
             vertx = settings.cluster().enabled()
-                    ? Clustering.start(settings.cluster(), options, new MicrometerMetricsFactory(registry))
+                    ? Clustering.start(settings.cluster(), busTls, options, new MicrometerMetricsFactory(registry))
                             .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS)
                     : Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).build();
         } catch (Exception e) {
@@ -102,7 +113,7 @@ public final class Main {
             vertx.close();
             return 1;
         }
-        out.println("lake-metasrv " + version() + " node " + node.nodeId() + " listening on http://"
+        out.println("lake-metasrv " + version() + " node " + node.nodeId() + " listening on " + (settings.security().httpsEnabled() ? "https://" : "http://")
                 + settings.httpHost() + ":" + node.httpPort() + " (store " + settings.store().name().toLowerCase()
                 + (settings.store() == Settings.StoreType.ROCKS ? " at " + Stores.rocksPath(settings) : " table " + settings.dynamoTable())
                 + (hosted == null ? ", reached on the cluster" : "")
@@ -111,6 +122,12 @@ public final class Main {
                 + (settings.cluster().enabled() ? ", cluster " + settings.cluster().name() + " on "
                         + settings.cluster().host() + ":" + settings.cluster().port() : "") + ")");
         out.flush();
+        // SIGHUP re-reads the security material (tokens file; TLS certificates) without a restart.
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> node.reloadSecurity("SIGHUP"));
+        } catch (IllegalArgumentException e) {
+            log.warn("SIGHUP is not available here ({}); security material is still re-read when its files change", e.getMessage());
+        }
         long shutdownBudgetMs = settings.shutdownTimeoutMs();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node, shutdownBudgetMs),
                 "lake-shutdown"));

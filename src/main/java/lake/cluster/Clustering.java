@@ -11,7 +11,9 @@ import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import io.vertx.core.http.ClientAuth;
 import lake.config.ClusterSettings;
+import lake.security.TlsMaterial;
 
 /**
  * Builds a clustered Vert.x instance over Hazelcast: TCP-IP join on the configured members only
@@ -48,6 +50,20 @@ public final class Clustering {
         return hz;
     }
 
+    /**
+     * The event bus over TLS 1.2+ with client authentication required: this member presents
+     * {@code m}'s certificate when it connects and when it is connected to, and accepts only peers
+     * whose certificate chains to {@code m}'s CA, in both directions. Every bus message between
+     * members travels over these connections, so a process without such a certificate can
+     * neither deliver a message to a member nor receive one from it. (Vert.x does not check the
+     * peer's host name on the bus: any certificate of the cluster's CA is a member.)
+     */
+    public static EventBusOptions mutualTls(EventBusOptions bus, TlsMaterial m) {
+        if (m.trustOptions() == null) throw new IllegalArgumentException("bus TLS needs a CA: client authentication is required both ways");
+        return bus.setSsl(true).setKeyCertOptions(m.keyCertOptions()).setTrustOptions(m.trustOptions())
+                .setClientAuth(ClientAuth.REQUIRED).setEnabledSecureTransportProtocols(TlsMaterial.PROTOCOLS);
+    }
+
     /** A clustered Vert.x whose event bus listens on the cluster address (an ephemeral port). */
     public static Future<Vertx> start(ClusterSettings c) {
         return start(c, new VertxOptions(), null);
@@ -55,7 +71,16 @@ public final class Clustering {
 
     /** As {@link #start(ClusterSettings)}, with the node's own options and metrics (may be null). */
     public static Future<Vertx> start(ClusterSettings c, VertxOptions options, VertxMetricsFactory metrics) {
-        options.setEventBusOptions(new EventBusOptions().setHost(c.host()).setPort(0).setClusterPublicHost(c.host()));
+        return start(c, null, options, metrics);
+    }
+
+    /**
+     * As {@link #start(ClusterSettings, VertxOptions, VertxMetricsFactory)}; with {@code busTls},
+     * the clustered event bus runs over mutual TLS ({@link #mutualTls}).
+     */
+    public static Future<Vertx> start(ClusterSettings c, TlsMaterial busTls, VertxOptions options, VertxMetricsFactory metrics) {
+        EventBusOptions bus = new EventBusOptions().setHost(c.host()).setPort(0).setClusterPublicHost(c.host());
+        options.setEventBusOptions(busTls == null ? bus : mutualTls(bus, busTls));
         VertxBuilder builder = Vertx.builder().with(options)
                 .withClusterManager(new HazelcastClusterManager(hazelcastConfig(c)));
         if (metrics != null) builder.withMetrics(metrics);

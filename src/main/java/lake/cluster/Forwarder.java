@@ -97,12 +97,29 @@ public final class Forwarder {
 
     /** As {@link #forward(String, JsonObject, String, String)}, giving up at {@code giveUpAt}. */
     public Future<JsonObject> forward(String op, JsonObject body, String clientEpoch, String token, long giveUpAt) {
+        return forward(op, body, clientEpoch, token, null, giveUpAt);
+    }
+
+    /**
+     * As {@link #forward(String, JsonObject, String, String, long)}, for a client this node
+     * authenticated without a token (a client certificate): {@code vouch} names its principal and
+     * carries the cluster secret, which the leader requires before it takes the name.
+     */
+    public Future<JsonObject> forward(String op, JsonObject body, String clientEpoch, String token, Vouch vouch, long giveUpAt) {
         Optional<Target> known = fromSnapshot();
-        Request request = new Request(op, body, clientEpoch, token);
+        Request request = new Request(op, body, clientEpoch, token, vouch);
         return known.isPresent() ? send(request, known.get(), giveUpAt) : attempt(request, giveUpAt);
     }
 
-    private record Request(String op, JsonObject body, String clientEpoch, String token) {}
+    private record Request(String op, JsonObject body, String clientEpoch, String token, Vouch vouch) {}
+
+    /** A principal this node authenticated, and the cluster secret that lets the leader believe it. */
+    public record Vouch(String principal, String clusterSecret) {
+        @Override
+        public String toString() {
+            return "Vouch[" + principal + "]";
+        }
+    }
 
     /** Where a forwarded write goes: the lease holder and the epoch it must still lead. */
     private record Target(String holder, long epoch) {}
@@ -134,6 +151,9 @@ public final class Forwarder {
                 .addHeader(Bus.FORWARDED_BY_HEADER, nodeId);
         if (r.clientEpoch() != null) opts.addHeader(Bus.EPOCH_HEADER, r.clientEpoch());
         if (r.token() != null) opts.addHeader(AccessControl.TOKEN_HEADER, r.token());
+        if (r.token() == null && r.vouch() != null) {
+            opts.addHeader(Bus.PRINCIPAL_HEADER, r.vouch().principal()).addHeader(Bus.SECRET_HEADER, r.vouch().clusterSecret());
+        }
         return batches.request(Bus.nodeForward(leader.holder()), r.body(), opts)
                 .recover(t -> {
                     if (certainlyNotApplied(t)) return retryOr(r, giveUpAt, t);

@@ -1,33 +1,99 @@
 package lake.config;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * One configured API token. Only its SHA-256 digest is kept in memory after start-up, so neither a
- * heap dump nor {@link Settings#toJson()} reveals the token itself.
+ * One configured principal: an API token (by its digest) with a role and optional grants. Only the
+ * token's SHA-256 digest is kept in memory after start-up, so neither a heap dump nor
+ * {@link Settings#toJson()} reveals the token itself.
  *
- * @param name      an operator's label for the token (logged and counted instead of the token)
- * @param sha256    SHA-256 of the token's UTF-8 bytes, 32 bytes
- * @param readWrite {@code true}: may read and write; {@code false}: reads only
+ * <p>Grants: {@code prefixes} (keys a principal may touch) and {@code namespaces} (catalog
+ * namespaces it may use). An entry with neither ({@code null} both) covers the whole keyspace and
+ * every namespace, as entries did before grants existed. An entry with either is restricted to
+ * exactly what it lists: the dimension it omits grants nothing (fail closed: a principal written
+ * for one table's keys does not silently get the whole catalog). {@link Access#ADMIN} entries carry
+ * no grants (refused when parsed): an admin acts on the whole service.
+ *
+ * @param name       an operator's label for the principal (logged, audited and counted instead of the token)
+ * @param sha256     SHA-256 of the token's UTF-8 bytes, 32 bytes; {@code null} for a principal
+ *                   named only by a client certificate's subject ({@code certSubject})
+ * @param access     what it may do
+ * @param prefixes   the key prefixes granted, or {@code null}: see above
+ * @param namespaces the catalog namespaces granted, or {@code null}: see above
+ * @param certSubject the client-certificate subject common name that also names this principal, or {@code null}
  */
-public record AuthToken(String name, byte[] sha256, boolean readWrite) {
+public record AuthToken(String name, byte[] sha256, Access access, List<String> prefixes, List<String> namespaces,
+                        String certSubject) {
+    /** A principal's role. Each includes the ones before it. */
+    public enum Access {
+        READ("read"), READ_WRITE("read-write"), ADMIN("admin");
+
+        private final String label;
+
+        Access(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        public static Access of(Object label) {
+            for (Access a : values()) if (a.label.equals(label)) return a;
+            return null;
+        }
+    }
+
     public AuthToken {
-        if (sha256 == null || sha256.length != 32) throw new IllegalArgumentException("sha256 must be 32 bytes");
-        sha256 = sha256.clone();
+        if (sha256 != null && sha256.length != 32) throw new IllegalArgumentException("sha256 must be 32 bytes");
+        if (sha256 == null && certSubject == null) throw new IllegalArgumentException("a principal needs a token or a certificate subject");
+        if (access == null) throw new IllegalArgumentException("access is required");
+        sha256 = sha256 == null ? null : sha256.clone();
+        prefixes = prefixes == null ? null : List.copyOf(prefixes);
+        namespaces = namespaces == null ? null : List.copyOf(namespaces);
+        if (access == Access.ADMIN && (prefixes != null || namespaces != null)) {
+            throw new IllegalArgumentException("an admin principal carries no grants");
+        }
+    }
+
+    /** A token over the whole keyspace, as entries were before roles and grants. */
+    public AuthToken(String name, byte[] sha256, boolean readWrite) {
+        this(name, sha256, readWrite ? Access.READ_WRITE : Access.READ, null, null, null);
+    }
+
+    /** A token with a role and grants. */
+    public AuthToken(String name, byte[] sha256, Access access, List<String> prefixes, List<String> namespaces) {
+        this(name, sha256, access, prefixes, namespaces, null);
     }
 
     @Override
     public byte[] sha256() {
-        return sha256.clone();
+        return sha256 == null ? null : sha256.clone();
     }
 
-    public String access() {
-        return readWrite ? "read-write" : "read";
+    public boolean readWrite() {
+        return access != Access.READ;
+    }
+
+    public boolean admin() {
+        return access == Access.ADMIN;
+    }
+
+    /** Whether grants restrict this principal (else it covers every key and namespace). */
+    public boolean restricted() {
+        return prefixes != null || namespaces != null;
+    }
+
+    public String accessLabel() {
+        return access.label();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AuthToken t && t.name.equals(name) && Arrays.equals(t.sha256, sha256) && t.readWrite == readWrite;
+        return o instanceof AuthToken t && t.name.equals(name) && Arrays.equals(t.sha256, sha256) && t.access == access
+                && java.util.Objects.equals(t.prefixes, prefixes) && java.util.Objects.equals(t.namespaces, namespaces)
+                && java.util.Objects.equals(t.certSubject, certSubject);
     }
 
     @Override
@@ -38,6 +104,7 @@ public record AuthToken(String name, byte[] sha256, boolean readWrite) {
     /** Never prints the digest: even a digest of a weak token is worth guessing against. */
     @Override
     public String toString() {
-        return "AuthToken[" + name + ", " + access() + "]";
+        return "AuthToken[" + name + ", " + access.label() + (prefixes == null ? "" : ", prefixes=" + prefixes)
+                + (namespaces == null ? "" : ", namespaces=" + namespaces) + "]";
     }
 }

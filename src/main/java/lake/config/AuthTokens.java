@@ -18,8 +18,11 @@ import java.util.Set;
 
 /**
  * Parses and checks the {@code auth_tokens} setting and the {@code auth_tokens_file} it may come
- * from. An entry is {@code {"name", "access": "read"|"read-write", "token_sha256": hex}} or, with
- * {@code "token"} instead of {@code "token_sha256"}, the token itself. Plaintext tokens are refused
+ * from. An entry is {@code {"name", "access": "read"|"read-write"|"admin", "token_sha256": hex}}
+ * or, with {@code "token"} instead of {@code "token_sha256"}, the token itself; optionally
+ * {@code "prefixes"} and {@code "namespaces"} (grants, see {@link AuthToken}) and
+ * {@code "client_cert_cn"} (a client certificate whose subject CN is this names the principal;
+ * an entry may then omit the token). Plaintext tokens are refused
  * on the command line (every local user can read a process's arguments) and in files other users
  * can read. Error messages name the setting and the entry, never a token.
  */
@@ -34,6 +37,32 @@ public final class AuthTokens {
         if (tokens == null) return false;
         for (Object o : tokens) if (o instanceof JsonObject e && e.containsKey("token")) return true;
         return false;
+    }
+
+    /**
+     * The inline entries plus those of {@code file} (re-read now), checked together: what a reload
+     * of the tokens file produces. Throws {@link ConfigException} naming the file and the entry.
+     */
+    public static List<AuthToken> withFile(List<AuthToken> inline, Path file) {
+        JsonArray entries = readFile(file);
+        List<AuthToken> fromFile = parse(java.util.Collections.singletonList(entries), List.of("auth-tokens-file " + file));
+        Set<String> names = new HashSet<>();
+        Set<String> digests = new HashSet<>();
+        HexFormat hex = HexFormat.of();
+        List<AuthToken> out = new ArrayList<>(inline);
+        for (AuthToken t : inline) {
+            names.add(t.name());
+            if (t.sha256() != null) digests.add(hex.formatHex(t.sha256()));
+        }
+        for (AuthToken t : fromFile) {
+            String at = "auth-tokens-file " + file + " entry '" + t.name() + "'";
+            if (!names.add(t.name())) throw new ConfigException(at + ": the name is used twice");
+            if (t.sha256() != null && !digests.add(hex.formatHex(t.sha256()))) {
+                throw new ConfigException(at + ": the same token is configured twice");
+            }
+            out.add(t);
+        }
+        return List.copyOf(out);
     }
 
     /** Reads {@code auth_tokens_file}: a JSON array of entries, not readable by other users. */
@@ -62,7 +91,7 @@ public final class AuthTokens {
                 String at = where + " entry " + i;
                 if (!(entries.getValue(i) instanceof JsonObject e)) throw new ConfigException(at + ": must be an object");
                 for (String k : e.fieldNames()) {
-                    if (!Set.of("name", "access", "token", "token_sha256").contains(k)) {
+                    if (!Set.of("name", "access", "token", "token_sha256", "prefixes", "namespaces", "client_cert_cn").contains(k)) {
                         throw new ConfigException(at + ": unknown field '" + k + "'");
                     }
                 }
@@ -71,14 +100,29 @@ public final class AuthTokens {
                     throw new ConfigException(at + ": 'name' must be 1-64 characters of letters, digits, '.', '_' or '-'");
                 }
                 at = where + " entry '" + name + "'";
-                Object access = e.getValue("access");
-                if (!"read".equals(access) && !"read-write".equals(access)) {
-                    throw new ConfigException(at + ": 'access' must be \"read\" or \"read-write\"");
+                AuthToken.Access access = AuthToken.Access.of(e.getValue("access"));
+                if (access == null) {
+                    throw new ConfigException(at + ": 'access' must be \"read\", \"read-write\" or \"admin\"");
                 }
-                byte[] digest;
+                List<String> prefixes = grants(e, "prefixes", at);
+                List<String> namespaces = grants(e, "namespaces", at);
+                if (access == AuthToken.Access.ADMIN && (prefixes != null || namespaces != null)) {
+                    throw new ConfigException(at + ": an admin entry acts on the whole service and takes no 'prefixes' or 'namespaces'");
+                }
+                String cn = null;
+                if (e.containsKey("client_cert_cn")) {
+                    if (!(e.getValue("client_cert_cn") instanceof String c) || c.isBlank() || c.length() > 256) {
+                        throw new ConfigException(at + ": 'client_cert_cn' must be a certificate subject's common name");
+                    }
+                    cn = c;
+                }
+                byte[] digest = null;
                 boolean plain = e.containsKey("token");
-                if (plain == e.containsKey("token_sha256")) {
+                if (plain && e.containsKey("token_sha256")) {
                     throw new ConfigException(at + ": give exactly one of 'token' and 'token_sha256'");
+                }
+                if (!plain && !e.containsKey("token_sha256") && cn == null) {
+                    throw new ConfigException(at + ": give exactly one of 'token' and 'token_sha256' (or 'client_cert_cn')");
                 }
                 if (plain) {
                     if (!(e.getValue("token") instanceof String t) || t.length() < MIN_TOKEN_CHARS || !t.equals(t.strip())) {
@@ -86,7 +130,7 @@ public final class AuthTokens {
                                 + " characters without surrounding whitespace");
                     }
                     digest = sha256(t);
-                } else {
+                } else if (e.containsKey("token_sha256")) {
                     Object d = e.getValue("token_sha256");
                     if (!(d instanceof String h) || !h.matches("[0-9a-fA-F]{64}")) {
                         throw new ConfigException(at + ": 'token_sha256' must be 64 hex digits (sha256sum of the token)");
@@ -94,9 +138,30 @@ public final class AuthTokens {
                     digest = hex.parseHex(h.toLowerCase());
                 }
                 if (!names.add(name)) throw new ConfigException(at + ": the name is used twice");
-                if (!digests.add(hex.formatHex(digest))) throw new ConfigException(at + ": the same token is configured twice");
-                out.add(new AuthToken(name, digest, "read-write".equals(access)));
+                if (digest != null && !digests.add(hex.formatHex(digest))) {
+                    throw new ConfigException(at + ": the same token is configured twice");
+                }
+                out.add(new AuthToken(name, digest, access, prefixes, namespaces, cn));
             }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * A grant list: absent is {@code null} (see {@link AuthToken}); present, a non-empty array of
+     * non-empty strings without NUL, at most 1,024 characters (a key's limit).
+     */
+    private static List<String> grants(JsonObject e, String field, String at) {
+        if (!e.containsKey(field)) return null;
+        if (!(e.getValue(field) instanceof JsonArray a) || a.isEmpty()) {
+            throw new ConfigException(at + ": '" + field + "' must be a non-empty array of strings (omit it for no restriction)");
+        }
+        List<String> out = new ArrayList<>();
+        for (Object o : a) {
+            if (!(o instanceof String g) || g.isEmpty() || g.length() > 1024 || g.indexOf('\0') >= 0) {
+                throw new ConfigException(at + ": every '" + field + "' item must be a non-empty string of at most 1024 characters");
+            }
+            out.add(g);
         }
         return List.copyOf(out);
     }

@@ -31,7 +31,8 @@ public record Settings(
         List<AuthToken> authTokens,
         long shutdownTimeoutMs,
         ClusterSettings cluster,
-        String catalogRoot) {
+        String catalogRoot,
+        SecuritySettings security) {
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
     public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
@@ -40,7 +41,7 @@ public record Settings(
                     long requestTimeoutMs, long storeTimeoutMs) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null);
+                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null);
     }
 
     /** All settings but the catalog root, which then defaults to {@code file://<data_dir>/tables}. */
@@ -51,12 +52,14 @@ public record Settings(
                     ClusterSettings cluster) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null);
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null);
     }
 
     public Settings {
         authTokens = authTokens == null ? List.of() : List.copyOf(authTokens);
         cluster = cluster == null ? ClusterSettings.single() : cluster;
+        // Without a file, the inline tokens are the whole set: a reload re-reads nothing and keeps them.
+        security = security == null ? new SecuritySettings(null, authTokens) : security;
         // Where new tables' data lives: <catalog_root>/<ns>/<name>/<incarnation>; no trailing slash.
         if (catalogRoot == null || catalogRoot.isBlank()) {
             catalogRoot = dataDir.toAbsolutePath().normalize().resolve("tables").toUri().toString();
@@ -78,13 +81,25 @@ public record Settings(
                 .put("lease_safety_margin_ms", leaseSafetyMarginMs)
                 .put("request_timeout_ms", requestTimeoutMs).put("store_timeout_ms", storeTimeoutMs)
                 .put("auth_tokens", new JsonArray(authTokens.stream()
-                        .map(t -> new JsonObject().put("name", t.name()).put("access", t.access())).toList()))
+                        .map(t -> new JsonObject().put("name", t.name()).put("access", t.accessLabel())
+                                .put("prefixes", t.prefixes() == null ? null : new JsonArray(t.prefixes()))
+                                .put("namespaces", t.namespaces() == null ? null : new JsonArray(t.namespaces()))).toList()))
                 .put("shutdown_timeout_ms", shutdownTimeoutMs)
                 .put("cluster", cluster.enabled()).put("cluster_name", cluster.name())
                 .put("cluster_host", cluster.host()).put("cluster_port", cluster.port())
                 .put("cluster_members", String.join(",", cluster.members()))
                 .put("store_role", cluster.storeRole().name().toLowerCase())
-                .put("catalog_root", catalogRoot);
+                .put("catalog_root", catalogRoot)
+                .put("auth_tokens_file", str(security.authTokensFile()))
+                .put("tls_cert_file", str(security.tlsCertFile())).put("tls_key_file", str(security.tlsKeyFile()))
+                .put("tls_client_ca_file", str(security.tlsClientCaFile()))
+                .put("cluster_tls_cert_file", str(security.clusterTlsCertFile()))
+                .put("cluster_tls_key_file", str(security.clusterTlsKeyFile()))
+                .put("cluster_tls_ca_file", str(security.clusterTlsCaFile()));
+    }
+
+    private static String str(Path p) {
+        return p == null ? null : p.toString();
     }
 
     /** These settings with {@code change} applied to a copy of their fields (one place lists them all). */
@@ -124,6 +139,7 @@ public record Settings(
         public long shutdownTimeoutMs;
         public ClusterSettings cluster;
         public String catalogRoot;
+        public SecuritySettings security;
 
         private Fields(Settings s) {
             nodeId = s.nodeId;
@@ -146,10 +162,11 @@ public record Settings(
             shutdownTimeoutMs = s.shutdownTimeoutMs;
             cluster = s.cluster;
             catalogRoot = s.catalogRoot;
+            security = s.security;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security);
         }
     }
 }

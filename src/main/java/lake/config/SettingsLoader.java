@@ -49,6 +49,12 @@ public final class SettingsLoader {
             new Option("cluster-secret-file", Option.Type.PATH, "file holding the secret every node of the cluster presents to a RocksDB store host (not readable by other users)"),
             new Option("auth-tokens", Option.Type.TOKENS, "API tokens (JSON array; on the command line only token_sha256 entries); empty: no access control"),
             new Option("auth-tokens-file", Option.Type.PATH, "file with more API tokens (JSON array), not readable by other users"),
+            new Option("tls-cert-file", Option.Type.PATH, "PEM certificate (chain) for the HTTP port; with tls-key-file the port serves TLS 1.2+ only"),
+            new Option("tls-key-file", Option.Type.PATH, "PEM private key (PKCS#8) of tls-cert-file"),
+            new Option("tls-client-ca-file", Option.Type.PATH, "PEM CA: HTTP clients must present a certificate it signed (mutual TLS)"),
+            new Option("cluster-tls-cert-file", Option.Type.PATH, "PEM certificate of this node on the clustered event bus (mutual TLS with the two below)"),
+            new Option("cluster-tls-key-file", Option.Type.PATH, "PEM private key (PKCS#8) of cluster-tls-cert-file"),
+            new Option("cluster-tls-ca-file", Option.Type.PATH, "PEM CA every cluster member's certificate must be signed by"),
             new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"),
             new Option("catalog-root", Option.Type.STRING, "URI under which new tables' data lives (<root>/<ns>/<name>/<incarnation>); default: file://<data-dir>/tables"));
 
@@ -236,9 +242,26 @@ public final class SettingsLoader {
         long shutdownTimeout = c.getLong("shutdown_timeout_ms");
         if (shutdownTimeout <= 0) throw new ConfigException("shutdown-timeout-ms: must be positive, got " + shutdownTimeout);
         String tokensFile = c.getString("auth_tokens_file");
-        List<AuthToken> tokens = AuthTokens.parse(
-                java.util.Arrays.asList(c.getJsonArray("auth_tokens"), blank(tokensFile) ? null : AuthTokens.readFile(Path.of(tokensFile))),
-                List.of("auth-tokens", "auth-tokens-file " + tokensFile));
+        List<AuthToken> inlineTokens = AuthTokens.parse(java.util.Collections.singletonList(c.getJsonArray("auth_tokens")),
+                List.of("auth-tokens"));
+        List<AuthToken> tokens = blank(tokensFile) ? inlineTokens : AuthTokens.withFile(inlineTokens, Path.of(tokensFile));
+        SecuritySettings security = new SecuritySettings(blank(tokensFile) ? null : Path.of(tokensFile), inlineTokens,
+                path(c, "tls_cert_file"), path(c, "tls_key_file"), path(c, "tls_client_ca_file"),
+                path(c, "cluster_tls_cert_file"), path(c, "cluster_tls_key_file"), path(c, "cluster_tls_ca_file"));
+        if ((security.tlsCertFile() == null) != (security.tlsKeyFile() == null)) {
+            throw new ConfigException(security.tlsCertFile() == null ? "tls-cert-file: required with tls-key-file"
+                    : "tls-key-file: required with tls-cert-file");
+        }
+        if (security.tlsClientCaFile() != null && security.tlsCertFile() == null) {
+            throw new ConfigException("tls-client-ca-file: needs tls-cert-file and tls-key-file (client certificates are asked for over TLS)");
+        }
+        int clusterTlsFiles = (security.clusterTlsCertFile() == null ? 0 : 1) + (security.clusterTlsKeyFile() == null ? 0 : 1)
+                + (security.clusterTlsCaFile() == null ? 0 : 1);
+        if (clusterTlsFiles != 0 && clusterTlsFiles != 3) {
+            throw new ConfigException((security.clusterTlsCertFile() == null ? "cluster-tls-cert-file"
+                    : security.clusterTlsKeyFile() == null ? "cluster-tls-key-file" : "cluster-tls-ca-file")
+                    + ": cluster-tls-cert-file, cluster-tls-key-file and cluster-tls-ca-file go together (mutual TLS needs all three)");
+        }
         ClusterSettings cluster = cluster(c, store);
         if (cluster.enabled() && store == Settings.StoreType.ROCKS && !tokens.isEmpty() && cluster.secret() == null) {
             throw new ConfigException("cluster-secret-file: required with --cluster, --store rocks and auth tokens:"
@@ -259,7 +282,7 @@ public final class SettingsLoader {
                 blank(c.getString("dynamo_endpoint")) ? null : c.getString("dynamo_endpoint"),
                 c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
                 leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster,
-                blank(catalogRoot) ? null : catalogRoot);
+                blank(catalogRoot) ? null : catalogRoot, security);
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {
@@ -298,6 +321,11 @@ public final class SettingsLoader {
         String secretFile = c.getString("cluster_secret_file");
         String secret = blank(secretFile) ? null : ClusterSecrets.read(Path.of(secretFile));
         return new ClusterSettings(enabled, name, host, port, members, storeRole, secret);
+    }
+
+    private static Path path(JsonObject c, String key) {
+        String v = c.getString(key);
+        return blank(v) ? null : Path.of(v);
     }
 
     private static boolean blank(String s) {

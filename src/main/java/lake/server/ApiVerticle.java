@@ -26,8 +26,6 @@ import java.util.function.IntSupplier;
 public final class ApiVerticle extends VerticleBase {
     private static final Logger log = LoggerFactory.getLogger(ApiVerticle.class);
 
-    private static final java.util.Set<String> WRITES = java.util.Set.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.RESIGN);
-
     /** The HTTP address this node announces to the cluster's membership. */
     private final String httpHost;
     private final NodeApi.Config config;
@@ -64,11 +62,10 @@ public final class ApiVerticle extends VerticleBase {
         String node = config.settings().nodeId();
         api = new NodeApi(context, config);
         api.onRoleChange(this::announce);
-        consumers.add(vertx.eventBus().<Object>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m)));
+        consumers.add(vertx.eventBus().<Object>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m, lake.security.Caller.INTERNAL)));
         if (config.clustered()) {
             // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node),
-                    m -> servePublic(String.valueOf(m.headers().get(Bus.OP_HEADER)), m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node), this::serveForwarded));
             // A follower sends the writes that queue up several to a message (BusBatch); each item
             // presents its own client's token and is served exactly as if it came alone.
             consumers.add(vertx.eventBus().<Object>consumer(BusBatch.address(Bus.nodeForward(node)),
@@ -127,16 +124,28 @@ public final class ApiVerticle extends VerticleBase {
         }).transform(ignored -> api.stop());
     }
 
+    /** Authenticates (401 here); what the principal may do is decided by {@link NodeApi} once the request is decoded. */
     private void servePublic(String op, Message<Object> msg) {
-        if (access.bus(msg, WRITES.contains(op) || CatalogOps.WRITES.contains(op))) serve(op, msg);
+        lake.security.Caller caller = access.bus(msg, op);
+        if (caller != null) serve(op, msg, caller);
+    }
+
+    /** A write a follower forwarded: its client's token, or the principal the follower vouches for ({@link AccessControl#forwarded}). */
+    private void serveForwarded(Message<Object> msg) {
+        String op = String.valueOf(msg.headers().get(Bus.OP_HEADER));
+        lake.security.Caller[] caller = new lake.security.Caller[1];
+        ApiError refused = access.forwarded(msg.headers(), op, caller);
+        if (refused != null) msg.fail(refused.status(), refused.toJson().encode());
+        else serve(op, msg, caller[0]);
     }
 
     private Future<BusBatch.Answer> answerForwarded(io.vertx.core.MultiMap headers, Object body) {
         String op = String.valueOf(headers.get(Bus.OP_HEADER));
-        ApiError refused = access.bus(headers, WRITES.contains(op) || CatalogOps.WRITES.contains(op));
+        lake.security.Caller[] caller = new lake.security.Caller[1];
+        ApiError refused = access.forwarded(headers, op, caller);
         if (refused != null) return Future.succeededFuture(BusBatch.Answer.fail(refused.status(), refused.toJson().encode()));
         inFlight++;
-        return api.serve(op, body, headers).transform(ar -> {
+        return api.serve(op, body, headers, caller[0]).transform(ar -> {
             if (--inFlight == 0 && drained != null) drained.tryComplete();
             if (ar.succeeded()) return Future.succeededFuture(BusBatch.Answer.ok(ar.result()));
             ApiError e = ApiError.from(ar.cause());
@@ -144,9 +153,9 @@ public final class ApiVerticle extends VerticleBase {
         });
     }
 
-    private void serve(String op, Message<Object> msg) {
+    private void serve(String op, Message<Object> msg, lake.security.Caller caller) {
         inFlight++;
-        api.serve(op, msg.body(), msg.headers()).onComplete(ar -> {
+        api.serve(op, msg.body(), msg.headers(), caller).onComplete(ar -> {
             if (ar.succeeded()) {
                 JsonObject body = ar.result();
                 DeliveryOptions opts = new DeliveryOptions();

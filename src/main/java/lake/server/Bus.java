@@ -20,6 +20,11 @@ public final class Bus {
 
     /** On store requests in a cluster with a secret: proves the sender is one of the cluster's nodes. */
     public static final String SECRET_HEADER = "lake-cluster-secret";
+    /**
+     * On a forwarded write only: the principal a follower authenticated by other means than a
+     * token (a client certificate), vouched for by the cluster secret in {@link #SECRET_HEADER}.
+     */
+    public static final String PRINCIPAL_HEADER = "lake-principal";
 
     /** Published cluster-wide by the leader after every acknowledged catalog write: long polls look again. */
     public static final String CATALOG_CHANGED = "lake.cluster.catalog-changed";

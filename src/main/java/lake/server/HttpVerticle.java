@@ -17,6 +17,9 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.core.http.ClientAuth;
+import lake.security.ReloadableTls;
+import lake.security.TlsMaterial;
 
 import java.util.Map;
 import java.util.Set;
@@ -62,11 +65,17 @@ public final class HttpVerticle extends VerticleBase {
     private final AccessControl access;
     private final NodeMetrics metrics;
     private final long drainMs;
+    private final ReloadableTls tls;
     private volatile HttpServer server;
     private NodeApi api;
+    private Runnable stopRotating = () -> {};
 
-    /** @param drainMs on stop, how long requests in flight may take to finish before connections close */
-    public HttpVerticle(NodeApi.Config config, String host, int port, AccessControl access, long drainMs) {
+    /**
+     * @param drainMs on stop, how long requests in flight may take to finish before connections close
+     * @param tls     with material, the port serves TLS only (TLS 1.2+; client certificates required
+     *                when it has a CA), and takes each rotation without a restart; {@code null}: plain HTTP
+     */
+    public HttpVerticle(NodeApi.Config config, String host, int port, AccessControl access, long drainMs, ReloadableTls tls) {
         this.config = config;
         this.nodeId = config.settings().nodeId();
         this.host = host;
@@ -75,6 +84,7 @@ public final class HttpVerticle extends VerticleBase {
         this.access = access;
         this.metrics = config.metrics();
         this.drainMs = drainMs;
+        this.tls = tls;
     }
 
     public boolean isBound() {
@@ -138,6 +148,19 @@ public final class HttpVerticle extends VerticleBase {
         api = new NodeApi(context, config);
         HttpServerOptions options = new HttpServerOptions()
                 .setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADER_BYTES);
+        if (tls != null) {
+            TlsMaterial m = tls.current();
+            options.setSsl(true).setKeyCertOptions(m.keyCertOptions()).setEnabledSecureTransportProtocols(TlsMaterial.PROTOCOLS);
+            if (m.trustOptions() != null) options.setTrustOptions(m.trustOptions()).setClientAuth(ClientAuth.REQUIRED);
+            // A rotation reaches every instance's server on its own event loop; connections already
+            // open keep their session, new handshakes present the new certificate.
+            stopRotating = tls.onChange(next -> context.runOnContext(v -> {
+                if (server != null) {
+                    server.updateSSLOptions(next.serverOptions(), false).onFailure(t ->
+                            org.slf4j.LoggerFactory.getLogger(HttpVerticle.class).warn("TLS rotation not applied: {}", t.toString()));
+                }
+            }));
+        }
         return api.start().compose(v -> vertx.createHttpServer(options)
                         .invalidRequestHandler(HttpVerticle::invalidRequest)
                         .requestHandler(router).listen(port, host))
@@ -227,6 +250,7 @@ public final class HttpVerticle extends VerticleBase {
     /** Stops accepting connections at once; requests in flight get up to {@code drainMs} to finish. */
     @Override
     public Future<?> stop() {
+        stopRotating.run();
         Future<Void> drained = server == null ? Future.succeededFuture() : server.shutdown(drainMs, TimeUnit.MILLISECONDS);
         return drained.eventually(() -> api == null ? Future.succeededFuture() : api.stop());
     }
@@ -329,7 +353,10 @@ public final class HttpVerticle extends VerticleBase {
         // A long poll whose client hangs up stops waiting at once: it holds one of the node's bounded slots.
         Promise<Void> abandoned = Promise.promise();
         if (waitMs > 0) ctx.response().closeHandler(v -> abandoned.tryComplete());
-        api.serve(op, body, headers, abandoned.future()).onComplete(ar -> {
+        lake.security.Caller caller = ctx.get(AccessControl.CALLER);
+        // Routes outside /v1 (ready) pass no token check: they serve no principal's data.
+        if (caller == null) caller = new lake.security.Caller("http", null);
+        api.serve(op, body, headers, abandoned.future(), caller).onComplete(ar -> {
             vertx.cancelTimer(timer);
             if (ctx.response().ended()) return;
             if (ar.succeeded()) {

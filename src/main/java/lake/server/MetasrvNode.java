@@ -16,6 +16,7 @@ import lake.meta.MetaStore;
 import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
 
+import lake.security.ReloadableTls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -69,6 +70,9 @@ public final class MetasrvNode {
     private final List<String> deployments = new ArrayList<>();
     private volatile HttpVerticle http;
     private NodeMetrics metrics;
+    private lake.security.Principals principals;
+    /** The HTTPS material, re-read on SIGHUP and on change; {@code null} without tls_cert_file. */
+    private volatile ReloadableTls httpsTls;
     private MessageConsumer<Leadership> leadershipFeed;
     /** Long polls this node holds now, across all its API instances. */
     private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
@@ -89,7 +93,9 @@ public final class MetasrvNode {
         Settings s = options.settings();
         metrics = new NodeMetrics(options.metrics(), s.nodeId());
         metrics.waitingLongPolls(waiting);
-        AccessControl access = new AccessControl(s.authTokens(), metrics);
+        principals = new lake.security.Principals(s.authTokens(), s.security());
+        principals.watch(vertx);
+        AccessControl access = new AccessControl(principals, metrics, s.cluster().secret());
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
@@ -98,13 +104,23 @@ public final class MetasrvNode {
                 !sharedStore ? ElectionSettings.StoreReach.PROCESS_ONLY
                         : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting);
-        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access);
+        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
                 : v -> options.storeOpener().apply(v).map(metrics::instrument);
-        Future<Void> store = opener == null ? leadershipFeed.completion()
-                : leadershipFeed.completion().compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore,
+        // The HTTPS material is read and checked on a worker (files), before anything is deployed.
+        Future<Void> tls = !s.security().httpsEnabled() ? Future.succeededFuture()
+                : vertx.executeBlocking(() -> new ReloadableTls("tls", s.security().tlsCertFile(), s.security().tlsKeyFile(),
+                        s.security().tlsClientCaFile(), "tls-cert-file", "tls-key-file", "tls-client-ca-file"), false)
+                        .map(t -> {
+                            httpsTls = t;
+                            t.watch(vertx);
+                            return null;
+                        });
+        Future<Void> feed = tls.compose(v -> leadershipFeed.completion());
+        Future<Void> store = opener == null ? feed
+                : feed.compose(v -> deploy(new StoreVerticle(opener, options.storeAddress(), !sharedStore,
                         sharedStore ? s.cluster().secret() : null), new DeploymentOptions()));
         return store
                 // Before the election verticle, so the timeline sees the node's first publication.
@@ -167,12 +183,24 @@ public final class MetasrvNode {
      * election and the store verticle stop, which closes the store.
      */
     public Future<Void> stop() {
+        if (principals != null) principals.stopWatching(vertx);
+        if (httpsTls != null) httpsTls.stopWatching(vertx);
         DeliveryOptions resign = new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign").setSendTimeout(
                 Math.max(1, Math.min(options.settings().storeTimeoutMs(), options.settings().shutdownTimeoutMs() / 4)));
         return stopDeployments(electionIndex + 1)
                 .transform(ignored -> vertx.eventBus().request(Bus.election(nodeId()), null, resign))
                 .transform(ignored -> stopDeployments(0))
                 .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister());
+    }
+
+    /**
+     * Re-reads the node's security material (the tokens file) now, as SIGHUP asks; each piece
+     * that does not check keeps what is in use and says why in the log and the audit trail.
+     */
+    public Future<Void> reloadSecurity(String trigger) {
+        Future<Boolean> tokens = principals == null ? Future.succeededFuture(false) : principals.reload(vertx, trigger);
+        Future<Boolean> https = httpsTls == null ? Future.succeededFuture(false) : httpsTls.reload(vertx, trigger);
+        return Future.join(tokens, https).mapEmpty();
     }
 
     /** Undeploys, newest first, every deployment from index {@code from} on. */

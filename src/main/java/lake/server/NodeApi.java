@@ -17,6 +17,9 @@ import lake.metasrv.FencedWriter;
 import lake.metasrv.Leadership;
 import lake.metasrv.MetasrvException;
 import lake.metasrv.NodeClock;
+import lake.security.Action;
+import lake.security.Audit;
+import lake.security.Caller;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +38,9 @@ import java.util.function.Supplier;
  * <p>It learns leadership only from the election verticle's publications, like every other
  * component; it owns no shared state. Answers are JSON bodies; failures are {@link ApiError}s,
  * {@link MetasrvException}s or store exceptions, turned into the HTTP / bus error by
- * {@link ApiError#from}. Callers check access before calling.
+ * {@link ApiError#from}. Callers authenticate before calling; this class authorizes each decoded
+ * request against the caller's grants ({@link AccessControl#authorize}) before anything is read,
+ * written or forwarded, and audits admin actions where they are received.
  */
 public final class NodeApi {
     private static final Logger log = LoggerFactory.getLogger(NodeApi.class);
@@ -63,7 +68,8 @@ public final class NodeApi {
      * places tables, and the node's count of waiting long polls (bounded by {@link #MAX_WAITING}).
      */
     public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
-                         long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting) {}
+                         long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
+                         AccessControl access) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -79,6 +85,7 @@ public final class NodeApi {
     private final Forwarder forwarder;
     private final CatalogWatch watch;
     private final CatalogApi catalog;
+    private final AccessControl access;
     private MessageConsumer<Leadership> feed;
     private Leadership leadership;
     private Runnable onRoleChange = () -> {};
@@ -89,6 +96,7 @@ public final class NodeApi {
         this.settings = config.settings();
         this.clock = config.clock();
         this.metrics = config.metrics();
+        this.access = config.access();
         String node = settings.nodeId();
         leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
         reads = settings.store(vertx, () -> leadership.epoch());
@@ -133,17 +141,17 @@ public final class NodeApi {
      * headers of the request: the client's {@link Bus#EPOCH_HEADER}, its token (passed on when a
      * write is forwarded) and, on a forwarded write, {@link Bus#FORWARDED_EPOCH_HEADER}.
      */
-    public Future<JsonObject> serve(String op, Object body, MultiMap headers) {
-        return serve(op, body, headers, Future.future(never -> {}));
+    public Future<JsonObject> serve(String op, Object body, MultiMap headers, Caller caller) {
+        return serve(op, body, headers, Future.future(never -> {}), caller);
     }
 
-    /** As {@link #serve(String, Object, MultiMap)}; a long poll stops waiting once {@code abandoned} completes. */
-    public Future<JsonObject> serve(String op, Object body, MultiMap headers, Future<?> abandoned) {
+    /** As {@link #serve(String, Object, MultiMap, Caller)}; a long poll stops waiting once {@code abandoned} completes. */
+    public Future<JsonObject> serve(String op, Object body, MultiMap headers, Future<?> abandoned, Caller caller) {
         long startNanos = System.nanoTime();
         String name = op == null ? "" : op;
         Future<JsonObject> result;
         try {
-            result = handle(name, body, headers, abandoned);
+            result = handle(name, body, headers, abandoned, caller);
         } catch (RuntimeException e) {
             result = Future.failedFuture(e);
         }
@@ -198,48 +206,97 @@ public final class NodeApi {
      * fields) with the one strict decoder, then serves it. Nothing reaches the store before the
      * whole request has been decoded.
      */
-    private Future<JsonObject> handle(String op, Object raw, MultiMap headers, Future<?> abandoned) {
+    private Future<JsonObject> handle(String op, Object raw, MultiMap headers, Future<?> abandoned, Caller caller) {
         JsonObject body = raw == null ? new JsonObject() : StrictJson.busBody(raw);
         if (WITHOUT_FIELDS.contains(op)) ApiRequests.none(body, op);
         return switch (op) {
             case GET -> {
                 String key = ApiRequests.get(body);
+                access.authorize(caller, new Action.Key(op, key, false));
                 yield reads.get(key).compose(v -> v
                         .map(bytes -> Future.succeededFuture(new JsonObject().put("key", key).put("value", StoreProtocol.b64(bytes))))
                         .orElseGet(() -> Future.failedFuture(ApiError.notFound("key '" + key + "' not found"))));
             }
             case SCAN -> {
                 ApiRequests.Scan s = ApiRequests.scan(body);
+                access.authorize(caller, new Action.Scan(op, s.prefix()));
                 yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
             }
-            case CAS -> fenced(CAS, body, headers, ApiRequests.cas(body, headers));
-            case DELETE -> fenced(DELETE, body, headers, ApiRequests.delete(body, headers));
-            case TXN -> fenced(TXN, body, headers, ApiRequests.txn(body, headers));
+            case CAS, DELETE, TXN -> {
+                Caller c = caller;
+                ClientWrite w = op.equals(CAS) ? ApiRequests.cas(body, headers)
+                        : op.equals(DELETE) ? ApiRequests.delete(body, headers) : ApiRequests.txn(body, headers);
+                access.authorize(caller, w instanceof lake.metasrv.ClientMutation m ? new Action.Key(op, m.key(), true)
+                        : new Action.Keys(op, ((lake.metasrv.ClientTransaction) w).transaction().ops().stream()
+                                .map(lake.meta.Transaction.Op::key).toList()));
+                yield fenced(op, body, headers, w, c);
+            }
             case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case LEADER -> leader();
-            case RESIGN -> vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
-                    new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")).map(Message::body);
+            case RESIGN -> {
+                access.authorize(caller, new Action.Admin(op, null));
+                yield audited(caller, headers, op, null, vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
+                        new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")).map(Message::body));
+            }
             case READY -> leadership.hasAuthorityAt(clock.monoNanos())
                     ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
                     : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
             default -> {
                 if (!CatalogOps.ALL.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
                 Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER), abandoned);
+                // Decoded (so "namespace" is valid where the operation needs it); decided before it runs.
+                Action action = catalogAction(op, body.getValue("namespace") instanceof String ns ? ns : null);
+                access.authorize(caller, action);
+                if (op.equals(CatalogOps.LIST_NAMESPACES)) yield prepared.get().map(page -> grantedOnly(caller, page));
                 if (!CatalogOps.WRITES.contains(op)) yield prepared.get();
                 // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
-                yield write(op, body, headers, () -> leadership.isLeader() ? prepared.get()
+                Future<JsonObject> written = write(op, body, headers, caller, () -> leadership.isLeader() ? prepared.get()
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
+                yield action instanceof Action.Admin a ? audited(caller, headers, op, a.namespace(), written) : written;
             }
         };
     }
 
-    private Future<JsonObject> fenced(String op, JsonObject body, MultiMap headers, ClientWrite m) {
-        return write(op, body, headers, () -> writer.apply(m).map(NodeApi::outcome));
+    /** What a catalog operation on {@code namespace} is, for access control. */
+    private static Action catalogAction(String op, String namespace) {
+        return switch (op) {
+            case CatalogOps.CREATE_NAMESPACE, CatalogOps.DROP_NAMESPACE, CatalogOps.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
+            case CatalogOps.LIST_NAMESPACES -> new Action.Open(op);
+            case CatalogOps.SNAPSHOT, CatalogOps.LIST_TOMBSTONES -> new Action.WholeCatalog(op);
+            default -> new Action.Namespace(op, namespace, CatalogOps.WRITES.contains(op));
+        };
+    }
+
+    /**
+     * A namespace listing as {@code caller} may see it: a principal with grants sees only its
+     * granted namespaces (the continuation still walks the whole listing, so pages may be short).
+     */
+    private static JsonObject grantedOnly(Caller caller, JsonObject page) {
+        if (caller.principal() == null || !caller.principal().restricted()) return page;
+        io.vertx.core.json.JsonArray names = new io.vertx.core.json.JsonArray();
+        for (Object n : page.getJsonArray("namespaces")) {
+            if (n instanceof String ns && lake.security.Authorizer.namespaceGranted(caller.principal(), ns)) names.add(ns);
+        }
+        return page.copy().put("namespaces", names);
+    }
+
+    /**
+     * Audits an admin action once, on the node that received it (not again on the leader a
+     * follower forwards it to), with its outcome.
+     */
+    private static Future<JsonObject> audited(Caller caller, MultiMap headers, String op, String namespace, Future<JsonObject> action) {
+        if (Forwarder.isForwarded(headers)) return action;
+        return action.onComplete(ar -> Audit.admin(caller.ingress(), caller.name(), op, namespace,
+                ar.succeeded() ? "ok" : ApiError.from(ar.cause()).code()));
+    }
+
+    private Future<JsonObject> fenced(String op, JsonObject body, MultiMap headers, ClientWrite m, Caller caller) {
+        return write(op, body, headers, caller, () -> writer.apply(m).map(NodeApi::outcome));
     }
 
     /** Runs {@code local} on the leader; a follower forwards the request (see {@link #writeOrForward}). */
-    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, Supplier<Future<JsonObject>> local) {
+    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, Caller caller, Supplier<Future<JsonObject>> local) {
         boolean forwarded = Forwarder.isForwarded(headers);
         if (forwarded) {
             // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
@@ -251,7 +308,11 @@ public final class NodeApi {
             }
         }
         if (forwarder == null || forwarded) return local.get();
-        return writeOrForward(op, body, headers, local, forwarder.deadline());
+        // A principal named by a client certificate has no token to pass on: this node vouches for
+        // it with the cluster secret (without one configured the leader cannot believe it: 401).
+        Forwarder.Vouch vouch = headers.get(AccessControl.TOKEN_HEADER) == null && caller.principal() != null
+                && settings.storeSecret() != null ? new Forwarder.Vouch(caller.principal().name(), settings.storeSecret()) : null;
+        return writeOrForward(op, body, headers, vouch, local, forwarder.deadline());
     }
 
     /**
@@ -260,18 +321,18 @@ public final class NodeApi {
      * publish its leadership) goes back to the local writer once that publication arrives,
      * within the same window, rather than waiting the window out.
      */
-    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, Supplier<Future<JsonObject>> local,
-                                              long giveUpAt) {
+    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, Forwarder.Vouch vouch,
+                                              Supplier<Future<JsonObject>> local, long giveUpAt) {
         return local.get().recover(t -> {
             if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
-            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), giveUpAt)
+            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), vouch, giveUpAt)
                     .recover(f -> {
                         if (!(f instanceof Forwarder.LeaderIsThisNode)) return Future.failedFuture(f);
                         if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(t);
                         // Learned meanwhile (between the writer's refusal and the lease read): go now.
                         Future<Leadership> ready = leadership.isLeader() ? Future.succeededFuture(leadership)
                                 : nextLeadership(SELF_LEADERSHIP_WAIT_MS);
-                        return ready.compose(l -> writeOrForward(op, body, headers, local, giveUpAt));
+                        return ready.compose(l -> writeOrForward(op, body, headers, vouch, local, giveUpAt));
                     });
         });
     }

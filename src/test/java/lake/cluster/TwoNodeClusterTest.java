@@ -209,4 +209,50 @@ class TwoNodeClusterTest {
                 .bodyAsJsonObject();
         assertThat(lease.getString("leader")).isEqualTo(leaderId);
     }
+
+    /**
+     * A principal named by a client certificate (no token) writes through a follower: the follower
+     * vouches for it with the cluster secret, and the leader applies the principal's grants.
+     * A forged vouch without the secret is 401 and writes nothing.
+     */
+    @Test
+    void certificatePrincipalWritesThroughAFollower() throws Exception {
+        lake.security.TestPki pki = new lake.security.TestPki(dir.resolve("pki"), "http");
+        lake.security.TestPki.Pair server = pki.issue("localhost");
+        lake.security.TestPki.Pair client = pki.issue("robots-client");
+        List<lake.config.AuthToken> tokens = List.of(new lake.config.AuthToken("robots", null,
+                lake.config.AuthToken.Access.READ_WRITE, List.of("tables/robots/"), null, "robots-client"));
+        int pa = freePort();
+        int pb = freePort();
+        List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
+        String clusterSecret = "cluster-secret-for-the-test";
+        java.util.function.UnaryOperator<Settings> https = s -> s.with(f -> f.security = new lake.config.SecuritySettings(null, tokens)
+                .withHttpsFiles(server.cert(), server.key(), pki.caCert));
+        MetasrvNode a = start(https.apply(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens, clusterSecret)), true);
+        MetasrvNode b = start(https.apply(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens, clusterSecret)), false);
+        http = WebClient.create(instances.get(0), new io.vertx.ext.web.client.WebClientOptions().setSsl(true).setVerifyHost(false)
+                .setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(pki.caCert.toString()))
+                .setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions().setCertPath(client.cert().toString())
+                        .setKeyPath(client.key().toString())));
+        await().atMost(Duration.ofSeconds(20)).until(() -> get(a, "/v1/leader").getString("leader") != null);
+        String leaderId = get(a, "/v1/leader").getString("leader");
+        MetasrvNode follower = leaderId.equals("a") ? b : a;
+        String value = Base64.getEncoder().encodeToString("v".getBytes());
+
+        HttpResponse<Buffer> ok = post(follower, "/v1/kv/cas", new JsonObject().put("key", "tables/robots/t").putNull("expected").put("value", value));
+        assertThat(ok.statusCode()).as(ok.bodyAsString()).isEqualTo(200);
+        assertThat(ok.bodyAsJsonObject().getBoolean("applied")).isTrue();
+        assertThat(post(follower, "/v1/kv/cas", new JsonObject().put("key", "tables/cars/t").putNull("expected").put("value", value))
+                .statusCode()).as("the grants still hold").isEqualTo(403);
+
+        // A member naming the principal without the cluster secret is not believed.
+        io.vertx.core.eventbus.DeliveryOptions forged = new io.vertx.core.eventbus.DeliveryOptions()
+                .addHeader(Bus.OP_HEADER, "cas").addHeader(Bus.FORWARDED_EPOCH_HEADER, "1").addHeader(Bus.PRINCIPAL_HEADER, "robots")
+                .addHeader(Bus.SECRET_HEADER, "a-guess-at-the-secret");
+        Vertx outsider = instances.get(leaderId.equals("a") ? 1 : 0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> join(outsider.eventBus().request(Bus.nodeForward(leaderId),
+                        new JsonObject().put("key", "tables/robots/forged").putNull("expected").put("value", value), forged)))
+                .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(401));
+        assertThat(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/tables/robots/forged").send()).statusCode()).isEqualTo(404);
+    }
 }

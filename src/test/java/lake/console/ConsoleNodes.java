@@ -29,6 +29,7 @@ import static org.awaitility.Awaitility.await;
 final class ConsoleNodes implements AutoCloseable {
     static final String READ_WRITE = "console-rw-token-0123456789";
     static final String READ_ONLY = "console-ro-token-0123456789";
+    static final String ADMIN = "console-admin-token-0123456789";
     static final long TTL_MS = 10_000;
     static final long RENEW_MS = 1_000;
 
@@ -41,7 +42,8 @@ final class ConsoleNodes implements AutoCloseable {
 
     static Settings withTokens(Settings s) {
         return s.with(f -> f.authTokens = List.of(new AuthToken("writer", AuthTokens.sha256(READ_WRITE), true),
-                new AuthToken("reader", AuthTokens.sha256(READ_ONLY), false)));
+                new AuthToken("reader", AuthTokens.sha256(READ_ONLY), false),
+                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null)));
     }
 
     /** A node hosting its own RocksDB store under {@code dir}; returns once it leads. */

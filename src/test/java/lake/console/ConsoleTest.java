@@ -141,9 +141,17 @@ class ConsoleTest {
         browser.driver.navigate().refresh();
         assertThat(browser.textOf("leader-epoch", t -> t.equals("1"))).isEqualTo("1");
 
-        // A read-write token may resign: the button appears (behind a confirmation).
+        // A read-write token writes keys but may not resign (admin only): still no button.
         browser.visible("token-button").click();
         browser.visible("token").sendKeys(ConsoleNodes.READ_WRITE);
+        browser.visible("token-submit").click();
+        browser.wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("token-panel")));
+        assertThat(browser.textOf("leader-epoch", t -> t.equals("1"))).isEqualTo("1");
+        assertThat(browser.driver.findElement(By.id("resign-area")).isDisplayed()).isFalse();
+
+        // An admin token may resign: the button appears (behind a confirmation).
+        browser.visible("token-button").click();
+        browser.visible("token").sendKeys(ConsoleNodes.ADMIN);
         browser.visible("token-submit").click();
         browser.visible("resign").click();
         browser.visible("resign-no").click();

@@ -31,8 +31,6 @@ public final class ClusterHarness implements AutoCloseable {
     }
 
     public final List<Node> nodes = new ArrayList<>();
-    /** When the first cluster of this JVM started: the whole process-level group has 5 minutes. */
-    static final java.util.concurrent.atomic.AtomicLong FIRST_START = new java.util.concurrent.atomic.AtomicLong();
     public final String clusterName;
 
     private final Map<String, String> env;
@@ -68,7 +66,6 @@ public final class ClusterHarness implements AutoCloseable {
      * to every process.
      */
     public static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env) throws Exception {
-        FIRST_START.compareAndSet(0, System.nanoTime());
         ClusterHarness h = new ClusterHarness("lake-it-" + freePort(), env);
         int[] hz = {freePort(), freePort(), freePort()};
         String members = "127.0.0.1:" + hz[0] + ",127.0.0.1:" + hz[1] + ",127.0.0.1:" + hz[2];

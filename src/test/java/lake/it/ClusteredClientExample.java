@@ -22,6 +22,16 @@ public final class ClusteredClientExample {
 
     /** Joins the Metasrv cluster as an ordinary Vert.x member. */
     public static Future<Vertx> join(String clusterName, List<String> members, String host, int port) {
+        return join(clusterName, members, host, port, null, null, null);
+    }
+
+    /**
+     * As {@link #join(String, List, String, int)}, for a cluster whose bus runs over mutual TLS
+     * ({@code cluster_tls_*}): this member's certificate and key (PEM, PKCS#8) and the cluster's CA.
+     * All three {@code null}: no TLS.
+     */
+    public static Future<Vertx> join(String clusterName, List<String> members, String host, int port,
+                                     String certFile, String keyFile, String caFile) {
         Config hz = ConfigUtil.loadConfig();                      // vertx-hazelcast's required maps
         hz.setClusterName(clusterName);
         hz.setProperty("hazelcast.wait.seconds.before.join", "0");
@@ -30,8 +40,14 @@ public final class ClusteredClientExample {
         hz.getNetworkConfig().getInterfaces().setEnabled(true).addInterface(host);
         hz.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
         hz.getNetworkConfig().getJoin().getTcpIpConfig().setEnabled(true).setMembers(members);
+        EventBusOptions bus = new EventBusOptions().setHost(host).setClusterPublicHost(host);
+        if (certFile != null) {
+            bus.setSsl(true).setClientAuth(io.vertx.core.http.ClientAuth.REQUIRED)
+                    .setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions().setCertPath(certFile).setKeyPath(keyFile))
+                    .setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(caFile));
+        }
         return Vertx.builder()
-                .with(new VertxOptions().setEventBusOptions(new EventBusOptions().setHost(host).setClusterPublicHost(host)))
+                .with(new VertxOptions().setEventBusOptions(bus))
                 .withClusterManager(new HazelcastClusterManager(hz))
                 .buildClustered();
     }

@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * lakectl as a user runs it: {@code bin/lakectl} as a real process against a real Metasrv process
- * (the fat jar) that requires tokens (a read-write and a read-only one).
+ * (the fat jar) that requires tokens (an admin one, which also creates and drops namespaces and resigns, and a read-only one).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LakectlIT {
@@ -43,7 +43,7 @@ class LakectlIT {
     @BeforeAll
     void startServer() throws Exception {
         dir = Files.createTempDirectory("lakectl-it");
-        String tokens = "[{\"name\":\"writer\",\"access\":\"read-write\",\"token\":\"" + RW + "\"},"
+        String tokens = "[{\"name\":\"writer\",\"access\":\"admin\",\"token\":\"" + RW + "\"},"
                 + "{\"name\":\"reader\",\"access\":\"read\",\"token\":\"" + RO + "\"}]";
         server = MetasrvProcess.start(List.of("--data-dir", dir.resolve("data").toString(), "--http-port", "0"),
                 Map.of("LAKE_AUTH_TOKENS", tokens));

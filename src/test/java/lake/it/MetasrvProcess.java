@@ -24,7 +24,7 @@ import static org.awaitility.Awaitility.await;
 
 /** The packaged fat jar running as a real process, with its output captured. */
 public final class MetasrvProcess implements AutoCloseable {
-    private static final Pattern LISTENING = Pattern.compile("listening on http://([^:]+):(\\d+)");
+    private static final Pattern LISTENING = Pattern.compile("listening on https?://([^:]+):(\\d+)");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     public final Process process;

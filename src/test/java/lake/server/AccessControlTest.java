@@ -36,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class AccessControlTest {
     static final String READ_WRITE = "rw-token-0123456789abcdef";
     static final String READ_ONLY = "ro-token-0123456789abcdef";
+    static final String ADMIN = "admin-token-0123456789abcdef";
 
     @TempDir Path dir;
     NodeHarness h;
@@ -50,7 +51,8 @@ class AccessControlTest {
         h = new NodeHarness();
         Settings s = NodeHarness.settings("a", dir, 10_000, 0, 1_000).with(f -> f.authTokens = List.of(
                 new AuthToken("writer", AuthTokens.sha256(READ_WRITE), true),
-                new AuthToken("reader", AuthTokens.sha256(READ_ONLY), false)));
+                new AuthToken("reader", AuthTokens.sha256(READ_ONLY), false),
+                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null)));
         node = NodeHarness.await(MetasrvNode.deploy(h.vertx, new MetasrvNode.Options(s, new ManualClock(1_700_000_000_000L),
                 v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(st -> recording = new RecordingStore(st)),
                 Bus.STORE, true)));
@@ -117,8 +119,11 @@ class AccessControlTest {
         }
         JsonObject reader = http(HttpMethod.GET, "/v1/access", "Bearer " + READ_ONLY, null).bodyAsJsonObject();
         assertThat(reader).isEqualTo(new JsonObject().put("node_id", "a").put("tokens_required", true).put("may_write", false));
+        // may_write answers for the one write the console offers, resign, which needs admin.
         JsonObject writer = http(HttpMethod.GET, "/v1/access", "Bearer " + READ_WRITE, null).bodyAsJsonObject();
-        assertThat(writer.getBoolean("may_write")).isTrue();
+        assertThat(writer.getBoolean("may_write")).isFalse();
+        JsonObject admin = http(HttpMethod.GET, "/v1/access", "Bearer " + ADMIN, null).bodyAsJsonObject();
+        assertThat(admin.getBoolean("may_write")).isTrue();
         assertThat(http(HttpMethod.GET, "/ui/", null, null).statusCode()).as("the page itself needs no token").isEqualTo(200);
         assertThat(http(HttpMethod.GET, "/ui/console.js", null, null).statusCode()).isEqualTo(200);
     }
@@ -190,7 +195,7 @@ class AccessControlTest {
         expectBusError(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), null, 401, "unauthorized");
         expectBusError(Bus.LEADER_RESIGN, new JsonObject(), null, 401, "unauthorized");
         expectBusError(Bus.KV_CAS, create("kv/bus"), READ_ONLY, 403, "forbidden");
-        expectBusError(Bus.KV_DELETE, new JsonObject().put("key", "kv/bus").putNull("expected"), READ_ONLY, 403, "forbidden");
+        expectBusError(Bus.KV_DELETE, new JsonObject().put("key", "kv/bus").put("expected", b64("v")), READ_ONLY, 403, "forbidden");
         expectBusError(Bus.LEADER_RESIGN, new JsonObject(), READ_ONLY, 403, "forbidden");
         assertThat(recording.guarded).as("nothing reached the store").isEmpty();
         expectBusError(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), READ_ONLY, 404, "not_found");

@@ -65,6 +65,20 @@ public final class NodeHarness implements AutoCloseable {
         return node;
     }
 
+    /**
+     * One node with settings {@code s} over RocksDB under its data directory, serving the public
+     * bus API too (with a system clock fixed at a point, as the access tests need none to move);
+     * returns once it leads.
+     */
+    public MetasrvNode publicLeader(Settings s) throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, new ManualClock(1_700_000_000_000L),
+                v -> lake.meta.rocks.RocksMetaStore.open(v, lake.meta.rocks.RocksConfig.defaults(s.dataDir().resolve("rocks"))),
+                Bus.STORE, true)));
+        nodes.add(node);
+        if (!campaign(node).isLeader()) throw new IllegalStateException("node " + s.nodeId() + " did not win the lease");
+        return node;
+    }
+
     public Leadership campaign(MetasrvNode node) throws Exception {
         return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "campaign"))).body();

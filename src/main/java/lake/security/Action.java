@@ -1,0 +1,37 @@
+package lake.security;
+
+import java.util.List;
+
+/**
+ * What a decoded request would do, as far as access control cares: the operation and the keys,
+ * prefix or namespace it touches. Built by the API after decoding and before anything is read,
+ * written or forwarded, so a refusal always writes nothing.
+ */
+public sealed interface Action {
+    String op();
+
+    /** A read ({@code write=false}) or write of one key. */
+    record Key(String op, String key, boolean write) implements Action {}
+
+    /** A transaction: a write touching every one of {@code keys}; refused whole if any is outside. */
+    record Keys(String op, List<String> keys) implements Action {
+        public Keys {
+            keys = List.copyOf(keys);
+        }
+    }
+
+    /** A scan of every key under {@code prefix} ({@code ""}: the whole keyspace). */
+    record Scan(String op, String prefix) implements Action {}
+
+    /** An admin action (resign, namespace create/drop, tombstone purge); {@code namespace} may be {@code null}. */
+    record Admin(String op, String namespace) implements Action {}
+
+    /** A catalog operation inside one namespace. */
+    record Namespace(String op, String namespace, boolean write) implements Action {}
+
+    /** A catalog read spanning every namespace (snapshot, tombstones): only for principals without grants. */
+    record WholeCatalog(String op) implements Action {}
+
+    /** Needs only an authenticated principal (leader, cluster, ready, the filtered namespace listing). */
+    record Open(String op) implements Action {}
+}

@@ -1,0 +1,145 @@
+package lake.security;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import lake.config.AuthToken;
+import lake.config.AuthTokens;
+import lake.config.ConfigException;
+import lake.config.SecuritySettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The node's current set of principals, shared by every ingress of the node and replaced whole on
+ * a reload of {@code auth_tokens_file} (SIGHUP, or the file's content changing).
+ *
+ * <p>Invariants: the set is one immutable {@link Snapshot} behind a volatile field, so a request
+ * sees either the old set or the new one, never a mix. A reload reads and parses on a worker
+ * thread (never an event loop); a file that does not parse or check keeps the old set, and the
+ * reason is logged and audited (naming the file and entry, never a token). Presented tokens are
+ * compared against every digest in constant time with no early exit.
+ */
+public final class Principals {
+    private static final Logger log = LoggerFactory.getLogger(Principals.class);
+    /** How often the tokens file's content is compared with what was last loaded. */
+    public static final long WATCH_INTERVAL_MS = 1_000;
+
+    /** One consistent set: the principals, their digests in the same order ({@code null} for certificate-only ones). */
+    private record Snapshot(List<AuthToken> all, byte[][] digests) {
+        static Snapshot of(List<AuthToken> tokens) {
+            List<AuthToken> all = List.copyOf(tokens);
+            return new Snapshot(all, all.stream().map(AuthToken::sha256).toArray(byte[][]::new));
+        }
+    }
+
+    private final SecuritySettings settings;
+    private volatile Snapshot current;
+    /** SHA-256 of the tokens file's bytes last loaded (or refused): a change is a different digest. Worker-confined. */
+    private volatile byte[] fileDigest;
+    private long watchTimer = -1;
+
+    public Principals(List<AuthToken> initial, SecuritySettings settings) {
+        this.current = Snapshot.of(initial);
+        this.settings = settings;
+    }
+
+    /** Whether access control is on: at least one principal is configured. */
+    public boolean enabled() {
+        return !current.all().isEmpty();
+    }
+
+    public List<AuthToken> all() {
+        return current.all();
+    }
+
+    /** The principal whose token is {@code token}, if any. Every entry is compared, whatever matched. */
+    public Optional<AuthToken> byToken(String token) {
+        Snapshot s = current;
+        byte[] presented = AuthTokens.sha256(token);
+        AuthToken match = null;
+        for (int i = 0; i < s.digests().length; i++) {
+            byte[] d = s.digests()[i];
+            // No early exit: the loop's time does not depend on which entry (if any) matched.
+            if (d != null && MessageDigest.isEqual(presented, d) && match == null) match = s.all().get(i);
+        }
+        return Optional.ofNullable(match);
+    }
+
+    /** The principal configured under {@code name}, if any. */
+    public Optional<AuthToken> byName(String name) {
+        for (AuthToken t : current.all()) if (t.name().equals(name)) return Optional.of(t);
+        return Optional.empty();
+    }
+
+    /** The principal a client certificate whose subject CN is {@code cn} names, if any. */
+    public Optional<AuthToken> byCertificateCn(String cn) {
+        if (cn == null) return Optional.empty();
+        for (AuthToken t : current.all()) if (cn.equals(t.certSubject())) return Optional.of(t);
+        return Optional.empty();
+    }
+
+    /**
+     * Re-reads the tokens file (if one is configured) on a worker thread and, if it checks,
+     * replaces the set. Completes with whether the set was replaced; a refused file fails nothing:
+     * the old set stays and the reason is logged and audited.
+     */
+    public Future<Boolean> reload(Vertx vertx, String trigger) {
+        Path file = settings.authTokensFile();
+        if (file == null) return Future.succeededFuture(false);
+        return vertx.executeBlocking(() -> load(file, trigger, true), false);
+    }
+
+    /** Compares the file's content with the last loaded every {@link #WATCH_INTERVAL_MS}, reloading on a change. */
+    public void watch(Vertx vertx) {
+        Path file = settings.authTokensFile();
+        if (file == null || watchTimer >= 0) return;
+        fileDigest = digestOf(file);
+        watchTimer = vertx.setPeriodic(WATCH_INTERVAL_MS, id -> vertx.executeBlocking(() -> load(file, "file-change", false), false)
+                .onFailure(t -> log.warn("watching {} failed: {}", file, t.toString())));
+    }
+
+    public void stopWatching(Vertx vertx) {
+        if (watchTimer >= 0) vertx.cancelTimer(watchTimer);
+        watchTimer = -1;
+    }
+
+    /** Worker thread. {@code always}: reload even if the content is what was last seen (SIGHUP). */
+    private synchronized boolean load(Path file, String trigger, boolean always) {
+        byte[] digest = digestOf(file);
+        if (!always && Arrays.equals(digest, fileDigest)) return false;
+        fileDigest = digest;
+        try {
+            List<AuthToken> next = AuthTokens.withFile(settings.inlineTokens(), file);
+            List<String> before = current.all().stream().map(AuthToken::name).toList();
+            current = Snapshot.of(next);
+            List<String> after = next.stream().map(AuthToken::name).toList();
+            log.info("auth-tokens-file {} reloaded ({}): {} principals", file, trigger, next.size());
+            Audit.reload("tokens", trigger, "applied", "principals " + before + " -> " + after);
+            return true;
+        } catch (ConfigException e) {
+            log.warn("auth-tokens-file {} not reloaded ({}), keeping the {} principals in use: {}", file, trigger,
+                    current.all().size(), e.getMessage());
+            Audit.reload("tokens", trigger, "refused", e.getMessage());
+            return false;
+        }
+    }
+
+    private static byte[] digestOf(Path file) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+        } catch (IOException e) {
+            return new byte[0]; // unreadable: a distinct state, so its repair is noticed as a change
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}
