@@ -53,6 +53,10 @@ public final class HttpVerticle extends VerticleBase {
             "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH);
     private static final Set<String> SCAN_PARAMETERS = Set.of("prefix", "limit", "continuation");
     private static final String JSON = "application/json";
+    /** Where the Iceberg REST catalog is mounted: a client's {@code uri} is {@code http://host:port/iceberg}. */
+    public static final String ICEBERG = "/iceberg/";
+    /** An Iceberg request body: table metadata updates and view definitions can be large. */
+    public static final int ICEBERG_BODY_BYTES = 16 * 1024 * 1024;
 
     private final NodeApi.Config config;
     private final String nodeId;
@@ -62,11 +66,20 @@ public final class HttpVerticle extends VerticleBase {
     private final AccessControl access;
     private final NodeMetrics metrics;
     private final long drainMs;
+    private final lake.iceberg.IcebergService iceberg;
     private volatile HttpServer server;
     private NodeApi api;
+    private lake.iceberg.IcebergRouter icebergRouter;
 
     /** @param drainMs on stop, how long requests in flight may take to finish before connections close */
     public HttpVerticle(NodeApi.Config config, String host, int port, AccessControl access, long drainMs) {
+        this(config, host, port, access, drainMs, null);
+    }
+
+    /** @param iceberg the node's Iceberg REST catalog, served under {@code /iceberg}; {@code null} for none */
+    public HttpVerticle(NodeApi.Config config, String host, int port, AccessControl access, long drainMs,
+                        lake.iceberg.IcebergService iceberg) {
+        this.iceberg = iceberg;
         this.config = config;
         this.nodeId = config.settings().nodeId();
         this.host = host;
@@ -93,9 +106,12 @@ public final class HttpVerticle extends VerticleBase {
         // "/v1/kv/../../x" is "/x"): /v1 needs a token, and a key read is decided by its raw path,
         // so every key (one made of slashes, one with dot segments) can be read as it is written.
         router.route().handler(ctx -> {
-            if (ctx.request().path().startsWith("/v1/") || ctx.normalizedPath().startsWith("/v1/")) access.http(ctx);
+            String path = ctx.request().path();
+            if (path.startsWith("/v1/") || ctx.normalizedPath().startsWith("/v1/")
+                    || path.startsWith(ICEBERG) || ctx.normalizedPath().startsWith(ICEBERG)) access.http(ctx);
             else ctx.next();
         });
+        router.route().handler(this::iceberg);
         router.route().handler(this::keyRead);
         router.route().handler(this::catalog);
         // Every other route is matched on its exact raw path: "//v1/kv/cas", "/v1/kv/%63as",
@@ -132,6 +148,9 @@ public final class HttpVerticle extends VerticleBase {
         router.errorHandler(500, ctx -> fail(ctx, ctx.failure() instanceof ApiError e ? e : ApiError.from(ctx.failure())));
 
         api = new NodeApi(context, config);
+        if (iceberg != null) {
+            icebergRouter = iceberg.router(api.catalogPort(), config.clock()::wallMillis, metrics::icebergMetricsReport);
+        }
         HttpServerOptions options = new HttpServerOptions()
                 .setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADER_BYTES);
         return api.start().compose(v -> vertx.createHttpServer(options)
@@ -283,6 +302,41 @@ public final class HttpVerticle extends VerticleBase {
                 return;
             }
             call(ctx, route.op(), merged, 0);
+        });
+    }
+
+    /**
+     * {@code /iceberg/...}: Iceberg's REST catalog (lake.iceberg). The body is read here, the
+     * request runs on the service's bounded worker threads (Iceberg's API blocks), and the answer
+     * is written back on this event loop.
+     */
+    private void iceberg(RoutingContext ctx) {
+        String path = ctx.request().path();
+        if (!path.startsWith(ICEBERG)) {
+            ctx.next();
+            return;
+        }
+        if (icebergRouter == null) {
+            ctx.fail(404);
+            return;
+        }
+        long start = System.nanoTime();
+        io.vertx.core.Context here = vertx.getOrCreateContext();
+        readBody(ctx, ICEBERG_BODY_BYTES, body -> {
+            java.util.Map<String, String> query = new java.util.HashMap<>();
+            ctx.queryParams().forEach(e -> query.putIfAbsent(e.getKey(), e.getValue()));
+            lake.iceberg.IcebergRequest request = new lake.iceberg.IcebergRequest(ctx.request().method().name(),
+                    java.util.Arrays.asList(path.substring(ICEBERG.length()).split("/", -1)), query,
+                    ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"), body.getBytes());
+            iceberg.submit(icebergRouter, request).whenComplete((response, failure) -> here.runOnContext(v -> {
+                if (ctx.response().ended()) return;
+                lake.iceberg.IcebergResponse r = failure == null ? response : lake.iceberg.IcebergRouter.error(failure);
+                metrics.icebergRequest(lake.iceberg.IcebergRouter.routeName(request), r.status(), System.nanoTime() - start);
+                ctx.response().setStatusCode(r.status());
+                r.headers().forEach((k, val) -> ctx.response().putHeader(k, val));
+                if (r.body() == null) ctx.response().end();
+                else ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(r.body());
+            }));
         });
     }
 

@@ -66,6 +66,10 @@ public final class MetasrvNode {
     private final Options options;
     private final List<String> deployments = new ArrayList<>();
     private volatile HttpVerticle http;
+    /** The node's Iceberg REST catalog (its worker threads), closed once the ingress stopped. */
+    private lake.iceberg.IcebergService iceberg;
+    /** Worker threads for Iceberg's blocking calls: enough to overlap store and file latency, bounded. */
+    static final int ICEBERG_THREADS = 16;
     private NodeMetrics metrics;
     private MessageConsumer<Leadership> leadershipFeed;
     /** Long polls this node holds now, across all its API instances. */
@@ -97,7 +101,9 @@ public final class MetasrvNode {
                         : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
                 s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting);
-        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());
+        iceberg = new lake.iceberg.IcebergService(s.catalogRoot(), lake.iceberg.IcebergService.fileIO(s.catalogRoot()),
+                ICEBERG_THREADS, s.requestTimeoutMs());
+        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), iceberg);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
                 : v -> options.storeOpener().apply(v).map(metrics::instrument);
@@ -167,7 +173,10 @@ public final class MetasrvNode {
         return stopDeployments(electionIndex + 1)
                 .transform(ignored -> vertx.eventBus().request(Bus.election(nodeId()), null, resign))
                 .transform(ignored -> stopDeployments(0))
-                .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister());
+                .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister())
+                .onComplete(ignored -> {
+                    if (iceberg != null) iceberg.close();
+                });
     }
 
     /** Undeploys, newest first, every deployment from index {@code from} on. */

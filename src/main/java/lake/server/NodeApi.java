@@ -69,6 +69,7 @@ public final class NodeApi {
     public static final int MAX_WAITING = 4096;
 
     private final Vertx vertx;
+    private final Context context;
     private final ElectionSettings settings;
     private final NodeClock clock;
     private final NodeMetrics metrics;
@@ -86,6 +87,7 @@ public final class NodeApi {
     /** Create on the context that will call it; {@link #start()} before the first request. */
     public NodeApi(Context context, Config config) {
         this.vertx = context.owner();
+        this.context = context;
         this.settings = config.settings();
         this.clock = config.clock();
         this.metrics = config.metrics();
@@ -113,6 +115,36 @@ public final class NodeApi {
     public Future<Void> stop() {
         Future<Void> watching = watch.stop();
         return feed == null ? watching : Future.join(watching, feed.unregister()).mapEmpty();
+    }
+
+    /**
+     * The catalog port of this node (its store's reads, its fenced writer) for callers on other
+     * threads (lake.iceberg's workers): every call hops onto this API's context, where the writer
+     * is confined, and completes there. Writes on a follower fail with NotLeader.
+     */
+    public lake.catalog.CatalogPort catalogPort() {
+        lake.catalog.CatalogPort inner = catalog.port(null);
+        return new lake.catalog.CatalogPort() {
+            @Override public Future<Optional<byte[]>> get(String key) { return onContext(() -> inner.get(key)); }
+            @Override public Future<lake.meta.ScanPage> scan(String prefix, String continuation, int limit) {
+                return onContext(() -> inner.scan(prefix, continuation, limit));
+            }
+            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) {
+                return onContext(() -> inner.transact(t));
+            }
+        };
+    }
+
+    private <T> Future<T> onContext(Supplier<Future<T>> body) {
+        Promise<T> p = Promise.promise();
+        context.runOnContext(v -> {
+            try {
+                body.get().onComplete(p);
+            } catch (RuntimeException e) {
+                p.tryFail(e);
+            }
+        });
+        return p.future();
     }
 
     public Leadership leadership() {

@@ -120,6 +120,18 @@ public final class NodeMetrics {
         else if ("epoch_mismatch".equals(outcome)) epochMismatch.increment();
     }
 
+    /** One answered Iceberg REST request: its route (a bounded set of names), its status and how long it took. */
+    void icebergRequest(String route, int status, long nanos) {
+        Timer.builder("lake.iceberg.requests").tag("node", node).tag("route", route).tag("status", String.valueOf(status))
+                .description("Iceberg REST catalog requests by route and status").register(registry).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** An Iceberg client's metrics report ({@code POST .../tables/{t}/metrics}), accepted and counted. */
+    void icebergMetricsReport() {
+        Counter.builder("lake.iceberg.metrics.reports").tag("node", node)
+                .description("metrics reports received from Iceberg clients").register(registry).increment();
+    }
+
     /** A leadership publication of this node's election verticle. */
     void leadership(Leadership next) {
         Leadership previous = leadership;

@@ -1,0 +1,80 @@
+package lake.iceberg;
+
+import lake.catalog.CatalogPort;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.view.ViewMetadata;
+
+import java.security.SecureRandom;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * One node's Iceberg REST catalog: the bounded worker threads every blocking Iceberg call runs on
+ * (never an event loop), the node-wide caches of parsed metadata files, the warehouse and its
+ * {@link FileIO}. Each HTTP ingress instance gets its own {@link IcebergRouter} over its own
+ * {@link CatalogPort} ({@link #router}); all share this.
+ */
+public final class IcebergService implements AutoCloseable {
+    /** Requests waiting for a worker beyond this are refused with 503, never queued without bound. */
+    static final int QUEUE = 1024;
+    static final int CACHED_METADATA_FILES = 1024;
+
+    private final String warehouse;
+    private final FileIO io;
+    private final long timeoutMs;
+    private final ThreadPoolExecutor workers;
+    private final MetadataCache<TableMetadata> tables = new MetadataCache<>(CACHED_METADATA_FILES);
+    private final MetadataCache<ViewMetadata> views = new MetadataCache<>(CACHED_METADATA_FILES);
+    private final SecureRandom random = new SecureRandom();
+
+    /**
+     * @param warehouse where tables without a requested location go: {@code file:///…} or {@code s3://…}
+     * @param threads   worker threads (blocking Iceberg calls, metadata file reads and writes)
+     * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
+     */
+    public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
+        if (threads < 1) throw new IllegalArgumentException("threads must be positive");
+        this.warehouse = warehouse;
+        this.io = io;
+        this.timeoutMs = timeoutMs;
+        AtomicInteger n = new AtomicInteger();
+        this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
+            Thread t = new Thread(r, "lake-iceberg-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The FileIO for a warehouse: {@link NioFileIO} for {@code file:}. */
+    public static FileIO fileIO(String warehouse) {
+        if (warehouse.startsWith("file:") || warehouse.startsWith("/")) return new NioFileIO();
+        throw new IllegalArgumentException("unsupported Iceberg warehouse " + warehouse + " (file: only)");
+    }
+
+    /** A router whose catalog reads and writes through {@code port}. */
+    public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
+        lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
+        return new IcebergRouter(new IcebergCatalog(catalog, warehouse, io, tables, views, timeoutMs), metricsReported);
+    }
+
+    /** Runs {@code request} on a worker; a full queue answers 503 at once. */
+    public CompletableFuture<IcebergResponse> submit(IcebergRouter router, IcebergRequest request) {
+        try {
+            return CompletableFuture.supplyAsync(() -> router.handle(request), workers);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(IcebergRouter.error(
+                    new org.apache.iceberg.exceptions.ServiceUnavailableException("Iceberg workers busy; retry")));
+        }
+    }
+
+    @Override
+    public void close() {
+        workers.shutdown();
+    }
+}
