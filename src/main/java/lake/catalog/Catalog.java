@@ -530,6 +530,50 @@ public final class Catalog {
         public TablePage { tables = List.copyOf(tables); }
     }
 
+
+    // ---- idempotency records ---------------------------------------------------------------------
+
+    /** The longest idempotency key accepted. */
+    public static final int MAX_IDEMPOTENCY_KEY = 128;
+
+    /**
+     * The store key of idempotency key {@code key} (1 to {@value #MAX_IDEMPOTENCY_KEY} characters
+     * of {@code A-Z a-z 0-9 - _ . :}, so it is one key segment as written).
+     */
+    public static String idempotencyRecordKey(String key) {
+        if (key == null || key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY) {
+            throw invalid("Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters");
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == ':';
+            if (!ok) throw invalid("Idempotency-Key '" + key + "' may contain only A-Z a-z 0-9 - _ . :");
+        }
+        return CatalogKeys.IDEMPOTENCY + key;
+    }
+
+    /** The record stored for idempotency key {@code key}, if any (strongly consistent). */
+    public Future<Optional<byte[]>> idempotencyRecord(String key) {
+        return start(() -> port.get(idempotencyRecordKey(key)));
+    }
+
+    /**
+     * Deletes, each on its exact bytes, the records among the first {@code limit} that
+     * {@code expired} accepts; completes with how many it deleted. A record rewritten meanwhile is
+     * left alone (its delete's condition fails).
+     */
+    public Future<Integer> purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
+        return start(() -> port.scan(CatalogKeys.IDEMPOTENCY, null, CatalogNames.checkLimit(limit, MAX_TOMBSTONE_PAGE)).compose(page -> {
+            List<Op> ops = new ArrayList<>();
+            for (KeyValue kv : page.entries()) {
+                if (ops.size() < Transaction.MAX_OPERATIONS && expired.test(kv.value())) ops.add(Op.delete(kv.key(), kv.value()));
+            }
+            if (ops.isEmpty()) return Future.succeededFuture(0);
+            int n = ops.size();
+            return apply(Transaction.of(ops)).map(o -> o.applied() ? n : 0);
+        }));
+    }
+
     // ---- directory -------------------------------------------------------------------------------
 
     /** The directory generation; empty while the catalog has never seen a create or drop. */

@@ -175,7 +175,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         TableOps ops = newTableOps(id);
         TableMetadata last = purge ? ops.current() : null;
         try {
-            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), TABLE_ENGINE, RequestScope.extras(null)));
+            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), TABLE_ENGINE, RequestScope.extras(RequestScope.Outcome.noContent())));
         } catch (NotFoundException | IllegalArgumentException absent) {
             return false;
         }
@@ -205,7 +205,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         }
         try {
             write(catalog.renameTable(ns(from.namespace()), IcebergNames.name(from.name()), ns(to.namespace()),
-                    IcebergNames.name(to.name()), RequestScope.extras(null)));
+                    IcebergNames.name(to.name()), RequestScope.extras(RequestScope.Outcome.noContent())));
         } catch (NotFoundException e) {
             if (view) throw new NoSuchViewException("View does not exist: %s", from);
             throw new NoSuchTableException("Table does not exist: %s", from);
@@ -251,7 +251,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             }
             if (swaps.isEmpty()) return;
             try {
-                write(catalog.swapPointers(swaps, RequestScope.extras(null)));
+                write(catalog.swapPointers(swaps, RequestScope.extras(RequestScope.Outcome.noContent())));
                 return;
             } catch (CommitFailedException | NotFoundException moved) {
                 written.forEach(this::deleteQuietly);
@@ -315,10 +315,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             String location = writeNewMetadataIfRequired(create, metadata);
             try {
                 if (create) {
-                    write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location, RequestScope.extras(location)));
+                    write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location, RequestScope.extras(RequestScope.Outcome.table(location))));
                 } else {
                     write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location)),
-                            RequestScope.extras(location)));
+                            RequestScope.extras(RequestScope.Outcome.table(location))));
                 }
             } catch (AlreadyExistsException e) {
                 deleteQuietly(location);
@@ -353,7 +353,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     @Override
     public boolean dropView(TableIdentifier id) {
         try {
-            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), VIEW_ENGINE, RequestScope.extras(null)));
+            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), VIEW_ENGINE, RequestScope.extras(RequestScope.Outcome.noContent())));
             return true;
         } catch (NotFoundException | IllegalArgumentException absent) {
             return false;
@@ -400,10 +400,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             String location = writeNewMetadataIfRequired(metadata);
             try {
                 if (create) {
-                    write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location, RequestScope.extras(location)));
+                    write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location, RequestScope.extras(RequestScope.Outcome.view(location))));
                 } else {
                     write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location)),
-                            RequestScope.extras(location)));
+                            RequestScope.extras(RequestScope.Outcome.view(location))));
                 }
             } catch (AlreadyExistsException e) {
                 deleteQuietly(location);
@@ -426,8 +426,13 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     @Override
     public void createNamespace(Namespace namespace, Map<String, String> metadata) {
+        createNamespace(namespace, metadata, RequestScope.Outcome.noContent());
+    }
+
+    /** As {@link #createNamespace(Namespace, Map)}; the request answers {@code outcome} if it applies. */
+    void createNamespace(Namespace namespace, Map<String, String> metadata, RequestScope.Outcome outcome) {
         try {
-            write(catalog.createNamespace(ns(namespace), metadata == null ? Map.of() : metadata, RequestScope.extras(null)));
+            write(catalog.createNamespace(ns(namespace), metadata == null ? Map.of() : metadata, RequestScope.extras(outcome)));
         } catch (AlreadyExistsException e) {
             throw new AlreadyExistsException(e, "Namespace already exists: %s", namespace);
         }
@@ -485,7 +490,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             throw new NamespaceNotEmptyException("Namespace %s is not empty: it holds namespace %s", namespace, child);
         }
         try {
-            write(catalog.dropNamespace(ns(namespace), RequestScope.extras(null)));
+            write(catalog.dropNamespace(ns(namespace), RequestScope.extras(RequestScope.Outcome.noContent())));
             return true;
         } catch (NotFoundException e) {
             return false;
@@ -505,8 +510,12 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     private boolean updateProperties(Namespace namespace, Set<String> removals, Map<String, String> updates) {
+        return updateProperties(namespace, removals, updates, RequestScope.Outcome.noContent());
+    }
+
+    private boolean updateProperties(Namespace namespace, Set<String> removals, Map<String, String> updates, RequestScope.Outcome outcome) {
         try {
-            write(catalog.updateNamespaceProperties(ns(namespace), removals, updates, RequestScope.extras(null)));
+            write(catalog.updateNamespaceProperties(ns(namespace), removals, updates, RequestScope.extras(outcome)));
             return true;
         } catch (NotFoundException e) {
             throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
@@ -514,7 +523,22 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /** Both changes of one REST request in one transaction. */
-    void updateNamespace(Namespace namespace, Set<String> removals, Map<String, String> updates) {
-        updateProperties(namespace, removals, updates);
+    void updateNamespace(Namespace namespace, Set<String> removals, Map<String, String> updates, RequestScope.Outcome outcome) {
+        updateProperties(namespace, removals, updates, outcome);
+    }
+
+    /** The idempotency record of {@code key}, if stored. */
+    Optional<byte[]> idempotencyRecord(String key) {
+        return read(catalog.idempotencyRecord(key));
+    }
+
+    /** Deletes up to {@code limit} expired idempotency records; how many went. */
+    int purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
+        return write(catalog.purgeIdempotencyRecords(expired, limit));
+    }
+
+    /** The view metadata file at {@code location}, parsed once per node. */
+    ViewMetadata viewMetadata(String location) {
+        return views.get(location, x -> ViewMetadataParser.read(io.newInputFile(x)));
     }
 }

@@ -67,12 +67,18 @@ public final class IcebergRouter {
             Endpoint.V1_LIST_VIEWS, Endpoint.V1_LOAD_VIEW, Endpoint.V1_VIEW_EXISTS, Endpoint.V1_CREATE_VIEW,
             Endpoint.V1_UPDATE_VIEW, Endpoint.V1_DELETE_VIEW, Endpoint.V1_RENAME_VIEW, Endpoint.V1_REGISTER_VIEW);
 
+    /** Every this-many keyed mutations, a router purges one page of expired idempotency records. */
+    static final int PURGE_EVERY = 128;
+
     private final IcebergCatalog catalog;
     private final Runnable metricsReported;
+    private final java.util.function.LongSupplier wallMillis;
+    private final java.util.concurrent.atomic.AtomicInteger keyed = new java.util.concurrent.atomic.AtomicInteger();
 
-    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported) {
+    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis) {
         this.catalog = catalog;
         this.metricsReported = metricsReported;
+        this.wallMillis = wallMillis;
     }
 
     /** A short, bounded name of the route {@code r} takes (for metrics), or "unknown". */
@@ -102,9 +108,80 @@ public final class IcebergRouter {
     /** Serves {@code r}; every failure becomes the spec's error response. */
     public IcebergResponse handle(IcebergRequest r) {
         try {
+            if (r.mutation() && r.idempotencyKey() != null) return idempotent(r);
             return route(r);
         } catch (RuntimeException | java.io.IOException e) {
             return error(e);
+        }
+    }
+
+    /**
+     * A mutation with an {@code Idempotency-Key}. A live record of the key answers at once: with
+     * the original response when the request is the same, {@code 422} when it is not. Otherwise
+     * the mutation runs, and its transaction writes the key's record (creating it, or replacing an
+     * expired one on its exact bytes): the record exists if and only if the mutation applied, on
+     * every node and across failovers. A mutation that failed because a concurrent request with
+     * the same key applied first answers as that one did.
+     */
+    private IcebergResponse idempotent(IcebergRequest r) throws java.io.IOException {
+        String key = r.idempotencyKey();
+        String recordKey = lake.catalog.Catalog.idempotencyRecordKey(key);
+        String fingerprint = Idempotency.fingerprint(r);
+        long now = wallMillis.getAsLong();
+        Optional<byte[]> stored = catalog.idempotencyRecord(key);
+        if (stored.isPresent()) {
+            Idempotency.Record record = Idempotency.Record.parse(stored.get());
+            if (!record.expiredAt(now)) return replay(record, fingerprint, key);
+        }
+        if (keyed.incrementAndGet() % PURGE_EVERY == 0) purgeExpired(now);
+        byte[] expired = stored.orElse(null);
+        IcebergResponse response;
+        try {
+            response = RequestScope.run(outcome -> {
+                byte[] value = new Idempotency.Record(fingerprint, now + Idempotency.LIFETIME_MS, outcome).toBytes();
+                return List.of(expired == null ? lake.meta.Transaction.Op.create(recordKey, value)
+                        : lake.meta.Transaction.Op.update(recordKey, expired, value));
+            }, () -> {
+                try {
+                    return route(r);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        } catch (RuntimeException e) {
+            response = error(e);
+        }
+        if (response.status() >= 400) {
+            Optional<byte[]> now2 = catalog.idempotencyRecord(key);
+            if (now2.isPresent() && !java.util.Arrays.equals(now2.get(), expired)) {
+                return replay(Idempotency.Record.parse(now2.get()), fingerprint, key);
+            }
+        }
+        return response;
+    }
+
+    private IcebergResponse replay(Idempotency.Record record, String fingerprint, String key) {
+        if (!record.fingerprint().equals(fingerprint)) {
+            throw new org.apache.iceberg.exceptions.UnprocessableEntityException(
+                    "Idempotency-Key %s was used for a different request within its lifetime (%s)", key, Idempotency.LIFETIME);
+        }
+        RequestScope.Outcome o = record.outcome();
+        return switch (o.kind()) {
+            case "table" -> withETag(LoadTableResponse.builder().withTableMetadata(catalog.tableMetadata(o.metadataLocation())).build(), Map.of());
+            case "view" -> ok(org.apache.iceberg.rest.responses.ImmutableLoadViewResponse.builder()
+                    .metadataLocation(o.metadataLocation()).metadata(catalog.viewMetadata(o.metadataLocation())).build());
+            case "body" -> IcebergResponse.json(o.status(), o.body());
+            default -> IcebergResponse.empty(o.status());
+        };
+    }
+
+    private void purgeExpired(long now) {
+        try {
+            catalog.purgeIdempotencyRecords(bytes -> Idempotency.expired(bytes, now), 256);
+        } catch (RuntimeException ignored) {
+            // Purging is housekeeping: the next round tries again, and an expired record is replaced on use.
         }
     }
 
@@ -119,7 +196,7 @@ public final class IcebergRouter {
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);
-            return ok(ConfigResponse.builder().withEndpoints(ENDPOINTS).build());
+            return ok(ConfigResponse.builder().withEndpoints(ENDPOINTS).withIdempotencyKeyLifetime(Idempotency.LIFETIME).build());
         }
         if (s.size() == 3 && s.get(1).equals("tables") && s.get(2).equals("rename") && m.equals("POST")) {
             RenameTableRequest req = parse(r, RenameTableRequest.class);
@@ -152,7 +229,10 @@ public final class IcebergRouter {
                 case "POST" -> {
                     CreateNamespaceRequest req = parse(r, CreateNamespaceRequest.class);
                     req.validate();
-                    return ok(CatalogHandlers.createNamespace(catalog, req));
+                    String answer = write(org.apache.iceberg.rest.responses.CreateNamespaceResponse.builder()
+                            .withNamespace(req.namespace()).setProperties(req.properties()).build());
+                    catalog.createNamespace(req.namespace(), req.properties(), RequestScope.Outcome.body(answer));
+                    return IcebergResponse.json(200, answer);
                 }
                 default -> throw notAllowed(r);
             }
@@ -295,12 +375,13 @@ public final class IcebergRouter {
         Map<String, String> before = catalog.loadNamespaceMetadata(ns);
         Set<String> removals = Set.copyOf(req.removals());
         Map<String, String> updates = req.updates();
-        catalog.updateNamespace(ns, removals, updates);
         List<String> removed = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         for (String k : removals) (before.containsKey(k) ? removed : missing).add(k);
-        return UpdateNamespacePropertiesResponse.builder().addUpdated(new ArrayList<>(updates.keySet()))
-                .addRemoved(removed).addMissing(missing).build();
+        UpdateNamespacePropertiesResponse answer = UpdateNamespacePropertiesResponse.builder()
+                .addUpdated(new ArrayList<>(updates.keySet())).addRemoved(removed).addMissing(missing).build();
+        catalog.updateNamespace(ns, removals, updates, RequestScope.Outcome.body(write(answer)));
+        return answer;
     }
 
     private static Namespace namespace(String encoded) {

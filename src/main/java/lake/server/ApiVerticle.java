@@ -26,7 +26,7 @@ import java.util.function.IntSupplier;
 public final class ApiVerticle extends VerticleBase {
     private static final Logger log = LoggerFactory.getLogger(ApiVerticle.class);
 
-    private static final java.util.Set<String> WRITES = java.util.Set.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.RESIGN);
+    private static final java.util.Set<String> WRITES = java.util.Set.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.RESIGN, NodeApi.ICEBERG);
 
     private final NodeApi.Config config;
     private final boolean publicApi;

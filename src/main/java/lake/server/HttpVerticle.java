@@ -66,20 +66,11 @@ public final class HttpVerticle extends VerticleBase {
     private final AccessControl access;
     private final NodeMetrics metrics;
     private final long drainMs;
-    private final lake.iceberg.IcebergService iceberg;
     private volatile HttpServer server;
     private NodeApi api;
-    private lake.iceberg.IcebergRouter icebergRouter;
 
     /** @param drainMs on stop, how long requests in flight may take to finish before connections close */
     public HttpVerticle(NodeApi.Config config, String host, int port, AccessControl access, long drainMs) {
-        this(config, host, port, access, drainMs, null);
-    }
-
-    /** @param iceberg the node's Iceberg REST catalog, served under {@code /iceberg}; {@code null} for none */
-    public HttpVerticle(NodeApi.Config config, String host, int port, AccessControl access, long drainMs,
-                        lake.iceberg.IcebergService iceberg) {
-        this.iceberg = iceberg;
         this.config = config;
         this.nodeId = config.settings().nodeId();
         this.host = host;
@@ -148,9 +139,6 @@ public final class HttpVerticle extends VerticleBase {
         router.errorHandler(500, ctx -> fail(ctx, ctx.failure() instanceof ApiError e ? e : ApiError.from(ctx.failure())));
 
         api = new NodeApi(context, config);
-        if (iceberg != null) {
-            icebergRouter = iceberg.router(api.catalogPort(), config.clock()::wallMillis, metrics::icebergMetricsReport);
-        }
         HttpServerOptions options = new HttpServerOptions()
                 .setMaxInitialLineLength(MAX_REQUEST_LINE).setMaxHeaderSize(MAX_HEADER_BYTES);
         return api.start().compose(v -> vertx.createHttpServer(options)
@@ -316,28 +304,52 @@ public final class HttpVerticle extends VerticleBase {
             ctx.next();
             return;
         }
-        if (icebergRouter == null) {
+        if (config.iceberg() == null) {
             ctx.fail(404);
             return;
         }
         long start = System.nanoTime();
-        io.vertx.core.Context here = vertx.getOrCreateContext();
         readBody(ctx, ICEBERG_BODY_BYTES, body -> {
             java.util.Map<String, String> query = new java.util.HashMap<>();
             ctx.queryParams().forEach(e -> query.putIfAbsent(e.getKey(), e.getValue()));
             lake.iceberg.IcebergRequest request = new lake.iceberg.IcebergRequest(ctx.request().method().name(),
                     java.util.Arrays.asList(path.substring(ICEBERG.length()).split("/", -1)), query,
                     ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"), body.getBytes());
-            iceberg.submit(icebergRouter, request).whenComplete((response, failure) -> here.runOnContext(v -> {
-                if (ctx.response().ended()) return;
-                lake.iceberg.IcebergResponse r = failure == null ? response : lake.iceberg.IcebergRouter.error(failure);
-                metrics.icebergRequest(lake.iceberg.IcebergRouter.routeName(request), r.status(), System.nanoTime() - start);
-                ctx.response().setStatusCode(r.status());
-                r.headers().forEach((k, val) -> ctx.response().putHeader(k, val));
-                if (r.body() == null) ctx.response().end();
-                else ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(r.body());
-            }));
+            MultiMap headers = HttpHeaders.headers();
+            String token = ctx.get(AccessControl.TOKEN_HEADER);
+            if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
+            // No answer within the request timeout: a mutation may or may not have applied, which
+            // Iceberg's client must hear as commit-state-unknown (504), never as a failure.
+            long timer = vertx.setTimer(requestTimeoutMs, id -> icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(request.mutation()
+                    ? new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("no answer within the request timeout"))
+                    : new org.apache.iceberg.exceptions.ServiceUnavailableException("no answer within the request timeout")), 504));
+            api.serve(NodeApi.ICEBERG, IcebergWire.encode(request), headers).onComplete(ar -> {
+                vertx.cancelTimer(timer);
+                if (ar.succeeded()) {
+                    icebergReply(ctx, request, start, IcebergWire.decodeResponse(ar.result()), 0);
+                    return;
+                }
+                ApiError e = ApiError.from(ar.cause());
+                RuntimeException iceberg = switch (e.status()) {
+                    case 401 -> new org.apache.iceberg.exceptions.NotAuthorizedException("%s", e.getMessage());
+                    case 403 -> new org.apache.iceberg.exceptions.ForbiddenException("%s", e.getMessage());
+                    case 400 -> new org.apache.iceberg.exceptions.BadRequestException("%s", e.getMessage());
+                    case 504 -> new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException(e.getMessage()));
+                    default -> new org.apache.iceberg.exceptions.ServiceUnavailableException("%s", e.getMessage());
+                };
+                icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(iceberg), e.status() == 504 ? 504 : 0);
+            });
         });
+    }
+
+    private void icebergReply(RoutingContext ctx, lake.iceberg.IcebergRequest request, long start, lake.iceberg.IcebergResponse r, int status) {
+        if (ctx.response().ended()) return;
+        int code = status != 0 ? status : r.status();
+        metrics.icebergRequest(lake.iceberg.IcebergRouter.routeName(request), code, System.nanoTime() - start);
+        ctx.response().setStatusCode(code);
+        r.headers().forEach((k, val) -> ctx.response().putHeader(k, val));
+        if (r.body() == null) ctx.response().end();
+        else ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(r.body());
     }
 
     /** {@code GET /v1/kv?prefix=P&limit=N&continuation=C} (and {@code GET /v1/kv/?...}). */

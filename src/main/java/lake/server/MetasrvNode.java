@@ -99,11 +99,11 @@ public final class MetasrvNode {
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(),
                 !sharedStore ? ElectionSettings.StoreReach.PROCESS_ONLY
                         : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
-        NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting);
         iceberg = new lake.iceberg.IcebergService(s.catalogRoot(), lake.iceberg.IcebergService.fileIO(s.catalogRoot()),
                 ICEBERG_THREADS, s.requestTimeoutMs());
-        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), iceberg);
+        NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, iceberg);
+        Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
                 : v -> options.storeOpener().apply(v).map(metrics::instrument);

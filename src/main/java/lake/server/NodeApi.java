@@ -49,6 +49,8 @@ public final class NodeApi {
     public static final String RESIGN = "resign";
     public static final String READY = "ready";
     public static final String CLUSTER = "cluster";
+    /** An Iceberg REST request ({@link IcebergWire}); a mutation is a write, forwarded by a follower to the leader. */
+    public static final String ICEBERG = "iceberg";
     private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(LEADER, RESIGN, READY, CLUSTER);
 
     /**
@@ -63,7 +65,13 @@ public final class NodeApi {
      * places tables, and the node's count of waiting long polls (bounded by {@link #MAX_WAITING}).
      */
     public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
-                         long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting) {}
+                         long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
+                         lake.iceberg.IcebergService iceberg) {
+        public Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
+                      long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting) {
+            this(settings, clock, clustered, forwardWindowMs, requestTimeoutMs, metrics, catalogRoot, waiting, null);
+        }
+    }
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -80,6 +88,8 @@ public final class NodeApi {
     private final Forwarder forwarder;
     private final CatalogWatch watch;
     private final CatalogApi catalog;
+    private final lake.iceberg.IcebergService iceberg;
+    private lake.iceberg.IcebergRouter icebergRouter;
     private MessageConsumer<Leadership> feed;
     private Leadership leadership;
     private Runnable onRoleChange = () -> {};
@@ -101,6 +111,7 @@ public final class NodeApi {
                 config.requestTimeoutMs(), config.forwardWindowMs()) : null;
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
+        iceberg = config.iceberg();
     }
 
     /** Subscribes to the node's leadership and learns the current one. */
@@ -253,6 +264,15 @@ public final class NodeApi {
             case READY -> leadership.hasAuthorityAt(clock.monoNanos())
                     ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
                     : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
+            case ICEBERG -> {
+                if (iceberg == null) throw ApiError.notFound("this node serves no Iceberg catalog");
+                lake.iceberg.IcebergRequest r = IcebergWire.decode(body);
+                if (!r.mutation()) yield runIceberg(r);
+                // A mutation runs on the leader only (its catalog writes are fenced there): elsewhere it goes there whole.
+                yield write(ICEBERG, body, headers, () -> leadership.isLeader() ? runIceberg(r)
+                        : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
+                                leadership.leader().orElse(null))));
+            }
             default -> {
                 if (!CatalogOps.ALL.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
                 Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER), abandoned);
@@ -263,6 +283,17 @@ public final class NodeApi {
                                 leadership.leader().orElse(null))));
             }
         };
+    }
+
+    /** Runs an Iceberg request on the service's worker threads; its answer completes on this context. */
+    private Future<JsonObject> runIceberg(lake.iceberg.IcebergRequest r) {
+        if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport);
+        Promise<JsonObject> p = Promise.promise();
+        iceberg.submit(icebergRouter, r).whenComplete((response, failure) -> context.runOnContext(v -> {
+            if (failure != null) p.fail(failure);
+            else p.complete(IcebergWire.encode(response));
+        }));
+        return p.future();
     }
 
     private Future<JsonObject> fenced(String op, JsonObject body, MultiMap headers, ClientWrite m) {

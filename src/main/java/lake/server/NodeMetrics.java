@@ -41,7 +41,7 @@ public final class NodeMetrics {
 
     private static final java.util.Set<String> KNOWN_OPS = java.util.stream.Stream.concat(
             java.util.stream.Stream.of(NodeApi.GET, NodeApi.SCAN, NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.LEADER,
-                    NodeApi.RESIGN, NodeApi.READY, NodeApi.CLUSTER),
+                    NodeApi.RESIGN, NodeApi.READY, NodeApi.CLUSTER, NodeApi.ICEBERG),
             CatalogOps.ALL.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final MeterRegistry registry;
