@@ -405,7 +405,15 @@ public final class IcebergRouter {
     private static <T> T parse(IcebergRequest r, Class<T> type) throws java.io.IOException {
         byte[] body = r.body();
         if (body.length == 0) throw new IllegalArgumentException("Invalid request: a " + type.getSimpleName() + " body is required");
-        T value = JSON.readValue(body, type);
+        T value;
+        try {
+            value = JSON.readValue(body, type);
+        } catch (RuntimeException e) {
+            // iceberg-core's parsers refuse an unknown update action or requirement type with an
+            // unchecked exception (UnsupportedOperationException, IllegalArgumentException...): it is
+            // still the client's malformed request, the spec's 400.
+            throw new org.apache.iceberg.exceptions.BadRequestException(e, "Malformed %s: %s", type.getSimpleName(), e.getMessage());
+        }
         if (value == null) throw new IllegalArgumentException("Invalid request: a " + type.getSimpleName() + " body is required");
         return value;
     }
