@@ -31,7 +31,19 @@ public record Settings(
         List<AuthToken> authTokens,
         long shutdownTimeoutMs,
         ClusterSettings cluster,
-        String catalogRoot) {
+        String catalogRoot,
+        String icebergS3Endpoint) {
+
+    /** All settings but the Iceberg S3 endpoint (the AWS SDK's own then). */
+    public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
+                    String dynamoEndpoint, String dynamoRegion, String dynamoTable, boolean dynamoCreateTable,
+                    String leaseKey, long leaseTtlMs, long leaseRenewMs, long leaseSafetyMarginMs,
+                    long requestTimeoutMs, long storeTimeoutMs, List<AuthToken> authTokens, long shutdownTimeoutMs,
+                    ClusterSettings cluster, String catalogRoot) {
+        this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
+                dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, null);
+    }
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
     public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
@@ -84,7 +96,8 @@ public record Settings(
                 .put("cluster_host", cluster.host()).put("cluster_port", cluster.port())
                 .put("cluster_members", String.join(",", cluster.members()))
                 .put("store_role", cluster.storeRole().name().toLowerCase())
-                .put("catalog_root", catalogRoot);
+                .put("catalog_root", catalogRoot)
+                .put("iceberg_s3_endpoint", icebergS3Endpoint);
     }
 
     /** These settings with {@code change} applied to a copy of their fields (one place lists them all). */
@@ -124,6 +137,7 @@ public record Settings(
         public long shutdownTimeoutMs;
         public ClusterSettings cluster;
         public String catalogRoot;
+        public String icebergS3Endpoint;
 
         private Fields(Settings s) {
             nodeId = s.nodeId;
@@ -146,10 +160,11 @@ public record Settings(
             shutdownTimeoutMs = s.shutdownTimeoutMs;
             cluster = s.cluster;
             catalogRoot = s.catalogRoot;
+            icebergS3Endpoint = s.icebergS3Endpoint;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, icebergS3Endpoint);
         }
     }
 }

@@ -51,10 +51,26 @@ public final class IcebergService implements AutoCloseable {
         });
     }
 
-    /** The FileIO for a warehouse: {@link NioFileIO} for {@code file:}. */
-    public static FileIO fileIO(String warehouse) {
+    /** The FileIO for a warehouse: {@link NioFileIO} for {@code file:}, Iceberg's S3FileIO for {@code s3://}. */
+    public static FileIO fileIO(String warehouse, String s3Endpoint) {
         if (warehouse.startsWith("file:") || warehouse.startsWith("/")) return new NioFileIO();
-        throw new IllegalArgumentException("unsupported Iceberg warehouse " + warehouse + " (file: only)");
+        if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) {
+            String region = System.getenv("AWS_REGION") != null ? System.getenv("AWS_REGION") : System.getProperty("aws.region", "us-east-1");
+            // Our own S3 client (so iceberg-aws's client factories, which load KMS, Glue and STS
+            // classes, are never touched): the JDK's HTTP transport, the SDK's default credentials,
+            // and for an S3-compatible endpoint, path-style addressing.
+            org.apache.iceberg.util.SerializableSupplier<software.amazon.awssdk.services.s3.S3Client> client = () -> {
+                var b = software.amazon.awssdk.services.s3.S3Client.builder()
+                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                        .region(software.amazon.awssdk.regions.Region.of(region));
+                if (s3Endpoint != null) b.endpointOverride(java.net.URI.create(s3Endpoint)).forcePathStyle(true);
+                return b.build();
+            };
+            org.apache.iceberg.aws.s3.S3FileIO io = new org.apache.iceberg.aws.s3.S3FileIO(client);
+            io.initialize(java.util.Map.of());
+            return io;
+        }
+        throw new IllegalArgumentException("unsupported Iceberg warehouse " + warehouse + " (file: or s3:// only)");
     }
 
     /** A router whose catalog reads and writes through {@code port}. */

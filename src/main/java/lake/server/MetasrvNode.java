@@ -99,8 +99,14 @@ public final class MetasrvNode {
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(),
                 !sharedStore ? ElectionSettings.StoreReach.PROCESS_ONLY
                         : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
-        iceberg = new lake.iceberg.IcebergService(s.catalogRoot(), lake.iceberg.IcebergService.fileIO(s.catalogRoot()),
-                ICEBERG_THREADS, s.requestTimeoutMs());
+        try {
+            iceberg = new lake.iceberg.IcebergService(s.catalogRoot(), lake.iceberg.IcebergService.fileIO(s.catalogRoot(), s.icebergS3Endpoint()),
+                    ICEBERG_THREADS, s.requestTimeoutMs());
+        } catch (IllegalArgumentException unsupported) {
+            // A catalog root Iceberg cannot write to (another scheme) leaves lake's own catalog fully usable.
+            org.slf4j.LoggerFactory.getLogger(MetasrvNode.class).warn("no Iceberg catalog on this node: {}", unsupported.getMessage());
+            iceberg = null;
+        }
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
                 s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, iceberg);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs());

@@ -290,8 +290,8 @@ public final class NodeApi {
         if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport);
         Promise<JsonObject> p = Promise.promise();
         iceberg.submit(icebergRouter, r).whenComplete((response, failure) -> context.runOnContext(v -> {
-            if (failure != null) p.fail(failure);
-            else p.complete(IcebergWire.encode(response));
+            // Whatever escaped the router (an Error included) still answers in the spec's error model.
+            p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.IcebergRouter.error(failure)));
         }));
         return p.future();
     }
