@@ -88,13 +88,20 @@ public final class Catalog {
 
     /** Creates an empty namespace; {@link CatalogException.AlreadyExists} if it exists. */
     public Future<Namespace> createNamespace(String ns, Map<String, String> properties) {
+        return createNamespace(ns, properties, List.of());
+    }
+
+    /** As {@link #createNamespace(String, Map)}, writing {@code extra} in the same transaction. */
+    public Future<Namespace> createNamespace(String ns, Map<String, String> properties, List<Op> extra) {
         return start(() -> {
             checkName("namespace", ns);
             Namespace created = new Namespace(ns, CatalogNames.checkProperties(ns, properties), false);
             byte[] record = checkedSize("namespace '" + ns + "' record", created.toBytes());
-            Transaction tx = Transaction.of(List.of(Op.create(CatalogKeys.namespace(ns), record), bumpGeneration()));
-            return apply(tx).compose(outcome -> outcome.applied() ? Future.succeededFuture(created)
-                    : Future.failedFuture(new CatalogException.AlreadyExists("namespace '" + ns + "' already exists")));
+            List<Op> ops = new ArrayList<>(List.of(Op.create(CatalogKeys.namespace(ns), record), bumpGeneration()));
+            ops.addAll(extra);
+            return apply(Transaction.of(ops)).compose(outcome -> outcome.applied() ? Future.succeededFuture(created)
+                    : Future.failedFuture(new CatalogException.AlreadyExists(outcome.failed().contains(0)
+                            ? "namespace '" + ns + "' already exists" : "a record written with namespace '" + ns + "' already exists")));
         });
     }
 
@@ -126,6 +133,11 @@ public final class Catalog {
      * and the next create clears it.
      */
     public Future<Namespace> dropNamespace(String ns) {
+        return dropNamespace(ns, List.of());
+    }
+
+    /** As {@link #dropNamespace(String)}, writing {@code extra} in the transaction that deletes the record. */
+    public Future<Namespace> dropNamespace(String ns, List<Op> extra) {
         return start(() -> {
             checkName("namespace", ns);
             String key = CatalogKeys.namespace(ns);
@@ -148,8 +160,10 @@ public final class Catalog {
                                 return apply(Transaction.of(List.of(Op.delete(markerKey, marker.get()))))
                                         .compose(o -> Future.failedFuture(notEmpty(ns, "table '" + table + "'")));
                             }
-                            Transaction tx = Transaction.of(List.of(
+                            List<Op> ops = new ArrayList<>(List.of(
                                     Op.delete(key, current.bytes()), Op.delete(markerKey, marker.get()), bumpGeneration()));
+                            ops.addAll(extra);
+                            Transaction tx = Transaction.of(ops);
                             return apply(tx).map(o -> o.applied() ? Optional.of(current.value()) : Optional.<Namespace>empty());
                         });
                     });
@@ -299,19 +313,35 @@ public final class Catalog {
      * the generation rewritten.
      */
     public Future<Tombstone> dropTable(String ns, String name) {
+        return dropTable(ns, name, null, List.of());
+    }
+
+    /**
+     * As {@link #dropTable(String, String)}; with {@code engine}, only a table of that engine
+     * ({@link CatalogException.NotFound} naming the other engine otherwise), and {@code extra}
+     * written in the same transaction.
+     */
+    public Future<Tombstone> dropTable(String ns, String name, String engine, List<Op> extra) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
             String what = "table '" + ns + "." + name + "'";
             return retrying("drop " + what, () -> readTable(ns, name).compose(table -> {
                 Registration reg = table.value();
+                if (engine != null && !engine.equals(reg.engine())) {
+                    return Future.failedFuture(new CatalogException.NotFound(what + " is a " + reg.engine() + " table, not " + engine));
+                }
                 String incarnation = reg.incarnationId().orElse(null);
                 String tombKey = CatalogKeys.tombstone(ns, name, incarnation);
-                List<Op> ops = new ArrayList<>(3);
+                List<Op> ops = new ArrayList<>(3 + extra.size());
                 ops.add(Op.create(tombKey, checkedSize(what + " tombstone", Tombstone.encode(ns, name, reg))));
                 ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
                 ops.add(bumpGeneration());
+                ops.addAll(extra);
                 return apply(Transaction.of(ops)).compose(o -> {
+                    if (!o.applied() && o.failed().stream().anyMatch(i -> i > 2)) {
+                        return Future.failedFuture(new CatalogException.AlreadyExists("a record written with the drop of " + what + " already exists"));
+                    }
                     Tombstone tomb = new Tombstone(ns, name, incarnation == null ? CatalogKeys.LEGACY : incarnation, reg);
                     if (o.applied()) return Future.succeededFuture(Optional.of(tomb));
                     if (o.failed().contains(0) && !o.failed().contains(1)) {
@@ -322,6 +352,226 @@ public final class Catalog {
                 });
             }));
         });
+    }
+
+
+    // ---- pointer tables (engines that keep their own metadata files: Iceberg) -------------------
+
+    /** One table's pointer swap: from exactly {@code expectedMetadataLocation} to {@code metadataLocation}. */
+    public record PointerSwap(String namespace, String name, String expectedMetadataLocation, String metadataLocation) {
+        public PointerSwap {
+            if (expectedMetadataLocation == null || expectedMetadataLocation.isEmpty()) throw invalid("expected metadata location must be given");
+            if (metadataLocation == null || metadataLocation.isEmpty()) throw invalid("metadata location must be given");
+        }
+    }
+
+    /**
+     * Registers a pointer table (its registration names {@code metadataLocation}) at version 0 with
+     * a fresh incarnation, as {@link #createTable} does: one transaction, the table key absent (a
+     * name taken by any engine is {@link CatalogException.AlreadyExists}), the namespace present and
+     * not being dropped, the generation rewritten, plus {@code extra} (records the caller writes
+     * atomically with the create, e.g. an idempotency record).
+     */
+    public Future<Table> createPointerTable(String ns, String name, String engine, String location, String metadataLocation, List<Op> extra) {
+        return start(() -> {
+            checkName("namespace", ns);
+            checkName("table name", name);
+            String eng = checkName("engine", engine);
+            if (location == null || location.isEmpty()) throw invalid("location must be given");
+            if (metadataLocation == null || metadataLocation.isEmpty()) throw invalid("metadata location must be given");
+            String what = "table '" + ns + "." + name + "'";
+            String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
+            Registration reg = Registration.createPointer(location, eng, incarnation, metadataLocation);
+            List<Op> ops = new ArrayList<>(List.of(
+                    Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
+                    Op.checkExists(CatalogKeys.namespace(ns)),
+                    Op.checkAbsent(CatalogKeys.droppingMarker(ns)),
+                    bumpGeneration()));
+            ops.addAll(extra);
+            return apply(Transaction.of(ops)).compose(o -> {
+                if (o.applied()) return Future.succeededFuture(new Table(ns, name, reg));
+                if (o.failed().contains(1)) return Future.failedFuture(namespaceNotFound(ns));
+                if (o.failed().contains(2)) return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped"));
+                if (o.failed().contains(0)) return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
+                return Future.failedFuture(new CatalogException.AlreadyExists("a record written with " + what + " already exists"));
+            });
+        });
+    }
+
+    /**
+     * Swaps every table's pointer in <b>one</b> transaction, each conditioned on the exact
+     * registration read, after checking that it still names the swap's expected metadata location;
+     * {@code extra} joins the same transaction. If any table points elsewhere, or is gone, nothing
+     * is written: {@link CatalogException.PointerMoved} or {@link CatalogException.NotFound}. A
+     * registration that changed otherwise in between (same pointer) is re-read and tried again.
+     * The generation is untouched, as for a version commit.
+     */
+    public Future<List<Table>> swapPointers(List<PointerSwap> swaps, List<Op> extra) {
+        return start(() -> {
+            if (swaps == null || swaps.isEmpty()) throw invalid("at least one table must be committed");
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (PointerSwap s : swaps) {
+                checkName("namespace", s.namespace());
+                checkName("table name", s.name());
+                if (!seen.add(CatalogKeys.table(s.namespace(), s.name()))) {
+                    throw invalid("table '" + s.namespace() + "." + s.name() + "' is committed twice in one transaction");
+                }
+            }
+            return retrying("pointer swap of " + swaps.size() + " table(s)", () -> {
+                List<Future<Stored<Registration>>> reads = swaps.stream().map(s -> readTable(s.namespace(), s.name())).toList();
+                return Future.all(reads).compose(all -> {
+                    List<Op> ops = new ArrayList<>(swaps.size() + extra.size());
+                    List<Table> next = new ArrayList<>(swaps.size());
+                    for (int i = 0; i < swaps.size(); i++) {
+                        PointerSwap s = swaps.get(i);
+                        Stored<Registration> current = reads.get(i).result();
+                        String at = current.value().metadataLocation().orElse(null);
+                        if (!s.expectedMetadataLocation().equals(at)) {
+                            return Future.failedFuture(new CatalogException.PointerMoved("table '" + s.namespace() + "." + s.name()
+                                    + "' points at " + at + ", not at the base " + s.expectedMetadataLocation()));
+                        }
+                        Registration moved = current.value().withMetadataLocation(s.metadataLocation());
+                        ops.add(Op.update(CatalogKeys.table(s.namespace(), s.name()), current.bytes(),
+                                checkedSize("table '" + s.namespace() + "." + s.name() + "' registration", moved.storedBytes())));
+                        next.add(new Table(s.namespace(), s.name(), moved));
+                    }
+                    ops.addAll(extra);
+                    return apply(Transaction.of(ops)).compose(o -> {
+                        if (o.applied()) return Future.succeededFuture(Optional.of(List.copyOf(next)));
+                        if (o.failed().stream().anyMatch(i -> i >= swaps.size())) {
+                            return Future.failedFuture(new CatalogException.AlreadyExists("a record written with this commit already exists"));
+                        }
+                        return Future.succeededFuture(Optional.<List<Table>>empty());
+                    });
+                });
+            });
+        });
+    }
+
+    /**
+     * Renames a table in one transaction: the exact registration moves to the new name (same
+     * incarnation), the target name absent, the target namespace present and not being dropped,
+     * the generation rewritten, plus {@code extra}. No tombstone: nothing was dropped.
+     */
+    public Future<Table> renameTable(String ns, String name, String toNs, String toName, List<Op> extra) {
+        return start(() -> {
+            checkName("namespace", ns);
+            checkName("table name", name);
+            checkName("namespace", toNs);
+            checkName("table name", toName);
+            String from = "table '" + ns + "." + name + "'";
+            String to = "table '" + toNs + "." + toName + "'";
+            if (ns.equals(toNs) && name.equals(toName)) throw invalid("cannot rename " + from + " to itself");
+            return retrying("rename " + from, () -> readTable(ns, name).compose(current -> {
+                List<Op> ops = new ArrayList<>(List.of(
+                        Op.delete(CatalogKeys.table(ns, name), current.bytes()),
+                        Op.create(CatalogKeys.table(toNs, toName), current.bytes()),
+                        Op.checkExists(CatalogKeys.namespace(toNs)),
+                        Op.checkAbsent(CatalogKeys.droppingMarker(toNs)),
+                        bumpGeneration()));
+                ops.addAll(extra);
+                return apply(Transaction.of(ops)).compose(o -> {
+                    if (o.applied()) return Future.succeededFuture(Optional.of(new Table(toNs, toName, current.value())));
+                    if (o.failed().contains(2)) return Future.failedFuture(namespaceNotFound(toNs));
+                    if (o.failed().contains(1)) return Future.failedFuture(new CatalogException.AlreadyExists(to + " already exists"));
+                    if (o.failed().contains(3)) return Future.failedFuture(new CatalogException.Contended("namespace '" + toNs + "' is being dropped"));
+                    if (o.failed().stream().anyMatch(i -> i > 4)) {
+                        return Future.failedFuture(new CatalogException.AlreadyExists("a record written with this rename already exists"));
+                    }
+                    return Future.succeededFuture(Optional.<Table>empty());
+                });
+            }));
+        });
+    }
+
+    /** Removes {@code removals} and sets {@code updates} on the namespace's properties, on its exact record, plus {@code extra}. */
+    public Future<Namespace> updateNamespaceProperties(String ns, java.util.Set<String> removals, Map<String, String> updates, List<Op> extra) {
+        return start(() -> {
+            checkName("namespace", ns);
+            Map<String, String> set = CatalogNames.checkProperties(ns, updates);
+            java.util.Set<String> remove = removals == null ? java.util.Set.of() : java.util.Set.copyOf(removals);
+            for (String r : remove) {
+                if (set.containsKey(r)) throw invalid("namespace '" + ns + "': property '" + r + "' is both removed and set");
+            }
+            return retrying("update properties of namespace '" + ns + "'", () -> readNamespace(ns).compose(current -> {
+                Map<String, String> props = new java.util.LinkedHashMap<>(current.value().properties());
+                props.keySet().removeAll(remove);
+                props.putAll(set);
+                Namespace next = new Namespace(ns, props, false);
+                List<Op> ops = new ArrayList<>(List.of(Op.update(CatalogKeys.namespace(ns), current.bytes(),
+                        checkedSize("namespace '" + ns + "' record", next.toBytes()))));
+                ops.addAll(extra);
+                return apply(Transaction.of(ops)).compose(o -> {
+                    if (o.applied()) return Future.succeededFuture(Optional.of(next));
+                    if (o.failed().stream().anyMatch(i -> i > 0)) {
+                        return Future.failedFuture(new CatalogException.AlreadyExists("a record written with this update already exists"));
+                    }
+                    return Future.succeededFuture(Optional.<Namespace>empty());
+                });
+            }));
+        });
+    }
+
+    /** One page of a namespace's tables with their registrations; as {@link #listTables}. */
+    public Future<TablePage> listTableRegistrations(String ns, String continuation, int limit) {
+        return start(() -> {
+            checkName("namespace", ns);
+            CatalogNames.checkLimit(limit, MAX_TABLE_PAGE);
+            String prefix = CatalogKeys.tablesOf(ns);
+            checkContinuation(prefix, continuation);
+            return readNamespace(ns).compose(present -> port.scan(prefix, continuation, limit)).map(page -> new TablePage(
+                    page.entries().stream().map(kv -> new Table(ns, kv.key().substring(prefix.length()),
+                            Registration.parse("registration " + kv.key(), kv.value()))).toList(), page.continuation()));
+        });
+    }
+
+    /** A page of tables with their registrations. */
+    public record TablePage(List<Table> tables, String continuation) {
+        public TablePage { tables = List.copyOf(tables); }
+    }
+
+
+    // ---- idempotency records ---------------------------------------------------------------------
+
+    /** The longest idempotency key accepted. */
+    public static final int MAX_IDEMPOTENCY_KEY = 128;
+
+    /**
+     * The store key of idempotency key {@code key} (1 to {@value #MAX_IDEMPOTENCY_KEY} characters
+     * of {@code A-Z a-z 0-9 - _ . :}, so it is one key segment as written).
+     */
+    public static String idempotencyRecordKey(String key) {
+        if (key == null || key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY) {
+            throw invalid("Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters");
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == ':';
+            if (!ok) throw invalid("Idempotency-Key '" + key + "' may contain only A-Z a-z 0-9 - _ . :");
+        }
+        return CatalogKeys.IDEMPOTENCY + key;
+    }
+
+    /** The record stored for idempotency key {@code key}, if any (strongly consistent). */
+    public Future<Optional<byte[]>> idempotencyRecord(String key) {
+        return start(() -> port.get(idempotencyRecordKey(key)));
+    }
+
+    /**
+     * Deletes, each on its exact bytes, the records among the first {@code limit} that
+     * {@code expired} accepts; completes with how many it deleted. A record rewritten meanwhile is
+     * left alone (its delete's condition fails).
+     */
+    public Future<Integer> purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
+        return start(() -> port.scan(CatalogKeys.IDEMPOTENCY, null, CatalogNames.checkLimit(limit, MAX_TOMBSTONE_PAGE)).compose(page -> {
+            List<Op> ops = new ArrayList<>();
+            for (KeyValue kv : page.entries()) {
+                if (ops.size() < Transaction.MAX_OPERATIONS && expired.test(kv.value())) ops.add(Op.delete(kv.key(), kv.value()));
+            }
+            if (ops.isEmpty()) return Future.succeededFuture(0);
+            int n = ops.size();
+            return apply(Transaction.of(ops)).map(o -> o.applied() ? n : 0);
+        }));
     }
 
     // ---- directory -------------------------------------------------------------------------------

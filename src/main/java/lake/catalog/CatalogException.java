@@ -89,4 +89,14 @@ public abstract sealed class CatalogException extends RuntimeException {
         @Override public String code() { return "corrupt_record"; }
         @Override public int httpStatus() { return 500; }
     }
+
+    /**
+     * A pointer swap whose table no longer points where the caller's base did: someone else
+     * committed in between. Nothing was written. 409.
+     */
+    public static final class PointerMoved extends CatalogException {
+        public PointerMoved(String message) { super(message); }
+        @Override public String code() { return "pointer_moved"; }
+        @Override public int httpStatus() { return 409; }
+    }
 }

@@ -22,6 +22,8 @@ final class CatalogKeys {
     static final String GENERATION = INTERNAL + "catalog-directory-generation";
     static final String NAMESPACES = INTERNAL + "namespaces/";
     static final String DROPPING_NAMESPACES = INTERNAL + "dropping-namespaces/";
+    /** {@code __lake_internal/idempotency/<key>} → a REST request's idempotency record, written with its mutation. */
+    static final String IDEMPOTENCY = INTERNAL + "idempotency/";
     /** The key segment of a tombstone whose registration had no incarnation id (a legacy table). */
     static final String LEGACY = "legacy";
 

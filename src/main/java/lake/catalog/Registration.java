@@ -22,6 +22,8 @@ import java.util.Optional;
  */
 public final class Registration {
     public static final String DEFAULT_ENGINE = "lance";
+    /** The member naming a pointer table's current metadata file (Iceberg's {@code metadata_location}). */
+    public static final String METADATA_LOCATION = "metadata_location";
 
     private final ObjectNode json;
     private final byte[] bytes;
@@ -84,6 +86,32 @@ public final class Registration {
         return new Registration(json, CatalogJson.write(json), "new registration");
     }
 
+    /**
+     * A new pointer table's registration (an engine such as Iceberg that keeps its own metadata
+     * files): lake's members without {@code columns} (unknown to the catalog), then
+     * {@code metadata_location}, the file the engine's current state is in.
+     */
+    static Registration createPointer(String location, String engine, String incarnationId, String metadataLocation) {
+        ObjectNode json = CatalogJson.JSON.createObjectNode();
+        json.put("location", location);
+        json.put("engine", engine);
+        json.put("current_version", 0L);
+        json.put("incarnation_id", incarnationId);
+        json.put(METADATA_LOCATION, metadataLocation);
+        return new Registration(json, CatalogJson.write(json), "new registration");
+    }
+
+    /**
+     * The same registration pointing at {@code metadataLocation}, with {@code current_version} one
+     * higher (so lake's version long polls see every pointer swap); every other member is kept in place.
+     */
+    Registration withMetadataLocation(String metadataLocation) {
+        ObjectNode copy = json.deepCopy();
+        copy.set("current_version", CatalogJson.unsigned64Node(currentVersion + 1));
+        copy.put(METADATA_LOCATION, metadataLocation);
+        return new Registration(copy, CatalogJson.write(copy), "updated registration");
+    }
+
     /** The same registration with only {@code current_version} changed, in place; every other member is kept. */
     Registration withCurrentVersion(long version) {
         ObjectNode copy = json.deepCopy();
@@ -92,6 +120,11 @@ public final class Registration {
     }
 
     public String location() { return location; }
+    /** The engine's metadata file (a pointer table's current state); empty for tables that have none (lance). */
+    public Optional<String> metadataLocation() {
+        JsonNode m = json.get(METADATA_LOCATION);
+        return Optional.ofNullable(m == null ? null : CatalogJson.text(m));
+    }
     public String engine() { return engine; }
     /** The current version, unsigned 64-bit ({@link Long#toUnsignedString} to print it). */
     public long currentVersion() { return currentVersion; }

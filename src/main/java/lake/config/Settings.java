@@ -32,7 +32,8 @@ public record Settings(
         long shutdownTimeoutMs,
         ClusterSettings cluster,
         String catalogRoot,
-        SecuritySettings security) {
+        SecuritySettings security,
+        String icebergS3Endpoint) {
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
     public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
@@ -41,7 +42,7 @@ public record Settings(
                     long requestTimeoutMs, long storeTimeoutMs) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null);
+                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null);
     }
 
     /** All settings but the catalog root, which then defaults to {@code file://<data_dir>/tables}. */
@@ -52,7 +53,7 @@ public record Settings(
                     ClusterSettings cluster) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null);
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null);
     }
 
     public Settings {
@@ -95,7 +96,8 @@ public record Settings(
                 .put("tls_client_ca_file", str(security.tlsClientCaFile()))
                 .put("cluster_tls_cert_file", str(security.clusterTlsCertFile()))
                 .put("cluster_tls_key_file", str(security.clusterTlsKeyFile()))
-                .put("cluster_tls_ca_file", str(security.clusterTlsCaFile()));
+                .put("cluster_tls_ca_file", str(security.clusterTlsCaFile()))
+                .put("iceberg_s3_endpoint", icebergS3Endpoint);
     }
 
     private static String str(Path p) {
@@ -140,6 +142,7 @@ public record Settings(
         public ClusterSettings cluster;
         public String catalogRoot;
         public SecuritySettings security;
+        public String icebergS3Endpoint;
 
         private Fields(Settings s) {
             nodeId = s.nodeId;
@@ -163,10 +166,11 @@ public record Settings(
             cluster = s.cluster;
             catalogRoot = s.catalogRoot;
             security = s.security;
+            icebergS3Endpoint = s.icebergS3Endpoint;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint);
         }
     }
 }

@@ -56,7 +56,8 @@ public final class SettingsLoader {
             new Option("cluster-tls-key-file", Option.Type.PATH, "PEM private key (PKCS#8) of cluster-tls-cert-file"),
             new Option("cluster-tls-ca-file", Option.Type.PATH, "PEM CA every cluster member's certificate must be signed by"),
             new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"),
-            new Option("catalog-root", Option.Type.STRING, "URI under which new tables' data lives (<root>/<ns>/<name>/<incarnation>); default: file://<data-dir>/tables"));
+            new Option("catalog-root", Option.Type.STRING, "URI under which new tables' data lives (<root>/<ns>/<name>/<incarnation>); default: file://<data-dir>/tables"),
+            new Option("iceberg-s3-endpoint", Option.Type.STRING, "S3 endpoint of an s3:// catalog root for the Iceberg catalog's files (path-style; for S3-compatible stores); default: the AWS SDK's"));
 
     private SettingsLoader() {}
 
@@ -282,7 +283,8 @@ public final class SettingsLoader {
                 blank(c.getString("dynamo_endpoint")) ? null : c.getString("dynamo_endpoint"),
                 c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
                 leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster,
-                blank(catalogRoot) ? null : catalogRoot, security);
+                blank(catalogRoot) ? null : catalogRoot, security,
+                blank(c.getString("iceberg_s3_endpoint")) ? null : c.getString("iceberg_s3_endpoint"));
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {

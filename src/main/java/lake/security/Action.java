@@ -32,6 +32,12 @@ public sealed interface Action {
     /** A catalog read spanning every namespace (snapshot, tombstones): only for principals without grants. */
     record WholeCatalog(String op) implements Action {}
 
+    /**
+     * A request to the Iceberg REST catalog ({@code /iceberg}), which spans namespaces: only for
+     * principals without grants; {@code write} needs read-write.
+     */
+    record IcebergCatalog(String op, boolean write) implements Action {}
+
     /** Needs only an authenticated principal (leader, cluster, ready, the filtered namespace listing). */
     record Open(String op) implements Action {}
 }

@@ -52,6 +52,11 @@ public final class Authorizer {
             return namespaceGranted(p, n.namespace()) ? Optional.empty()
                     : Optional.of("namespace '" + n.namespace() + "' is not granted to " + who);
         }
+        if (action instanceof Action.IcebergCatalog i) {
+            if (i.write() && !p.readWrite()) return Optional.of(who + " is read-only; writes need read-write access");
+            return p.restricted() ? Optional.of("the Iceberg catalog spans every namespace; " + who + " has grants, so it may not use it")
+                    : Optional.empty();
+        }
         Action.WholeCatalog w = (Action.WholeCatalog) action;
         return p.restricted() ? Optional.of(w.op() + " spans every namespace; " + who + " has grants, so it may not") : Optional.empty();
     }

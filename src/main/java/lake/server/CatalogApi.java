@@ -116,7 +116,7 @@ final class CatalogApi {
     }
 
     /** Reads through this node's store; writes through its fenced writer, announcing each applied one. */
-    private CatalogPort port(Long epoch) {
+    CatalogPort port(Long epoch) {
         return new CatalogPort() {
             @Override public Future<Optional<byte[]>> get(String key) { return reads.get(key); }
             @Override public Future<ScanPage> scan(String prefix, String continuation, int limit) {

@@ -56,6 +56,10 @@ public final class HttpVerticle extends VerticleBase {
             "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH);
     private static final Set<String> SCAN_PARAMETERS = Set.of("prefix", "limit", "continuation");
     private static final String JSON = "application/json";
+    /** Where the Iceberg REST catalog is mounted: a client's {@code uri} is {@code http://host:port/iceberg}. */
+    public static final String ICEBERG = "/iceberg/";
+    /** An Iceberg request body: table metadata updates and view definitions can be large. */
+    public static final int ICEBERG_BODY_BYTES = 16 * 1024 * 1024;
 
     private final NodeApi.Config config;
     private final String nodeId;
@@ -103,9 +107,12 @@ public final class HttpVerticle extends VerticleBase {
         // "/v1/kv/../../x" is "/x"): /v1 needs a token, and a key read is decided by its raw path,
         // so every key (one made of slashes, one with dot segments) can be read as it is written.
         router.route().handler(ctx -> {
-            if (ctx.request().path().startsWith("/v1/") || ctx.normalizedPath().startsWith("/v1/")) access.http(ctx);
+            String path = ctx.request().path();
+            if (path.startsWith("/v1/") || ctx.normalizedPath().startsWith("/v1/")
+                    || path.startsWith(ICEBERG) || ctx.normalizedPath().startsWith(ICEBERG)) access.http(ctx);
             else ctx.next();
         });
+        router.route().handler(this::iceberg);
         router.route().handler(this::keyRead);
         router.route().handler(this::catalog);
         // The operator's console (/ui/ and its read-only views), matched on exact raw paths too.
@@ -312,6 +319,67 @@ public final class HttpVerticle extends VerticleBase {
             }
             call(ctx, route.op(), merged, 0);
         });
+    }
+
+    /**
+     * {@code /iceberg/...}: Iceberg's REST catalog (lake.iceberg). The body is read here, the
+     * request runs on the service's bounded worker threads (Iceberg's API blocks), and the answer
+     * is written back on this event loop.
+     */
+    private void iceberg(RoutingContext ctx) {
+        String path = ctx.request().path();
+        if (!path.startsWith(ICEBERG)) {
+            ctx.next();
+            return;
+        }
+        if (config.iceberg() == null) {
+            ctx.fail(404);
+            return;
+        }
+        long start = System.nanoTime();
+        readBody(ctx, ICEBERG_BODY_BYTES, body -> {
+            java.util.Map<String, String> query = new java.util.HashMap<>();
+            ctx.queryParams().forEach(e -> query.putIfAbsent(e.getKey(), e.getValue()));
+            lake.iceberg.IcebergRequest request = new lake.iceberg.IcebergRequest(ctx.request().method().name(),
+                    java.util.Arrays.asList(path.substring(ICEBERG.length()).split("/", -1)), query,
+                    ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"), body.getBytes());
+            MultiMap headers = HttpHeaders.headers();
+            String token = ctx.get(AccessControl.TOKEN_HEADER);
+            if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
+            // No answer within the request timeout: a mutation may or may not have applied, which
+            // Iceberg's client must hear as commit-state-unknown (504), never as a failure.
+            long timer = vertx.setTimer(requestTimeoutMs, id -> icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(request.mutation()
+                    ? new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("no answer within the request timeout"))
+                    : new org.apache.iceberg.exceptions.ServiceUnavailableException("no answer within the request timeout")), 504));
+            lake.security.Caller caller = ctx.get(AccessControl.CALLER);
+            if (caller == null) caller = new lake.security.Caller("http", null);
+            api.serve(NodeApi.ICEBERG, IcebergWire.encode(request), headers, caller).onComplete(ar -> {
+                vertx.cancelTimer(timer);
+                if (ar.succeeded()) {
+                    icebergReply(ctx, request, start, IcebergWire.decodeResponse(ar.result()), 0);
+                    return;
+                }
+                ApiError e = ApiError.from(ar.cause());
+                RuntimeException iceberg = switch (e.status()) {
+                    case 401 -> new org.apache.iceberg.exceptions.NotAuthorizedException("%s", e.getMessage());
+                    case 403 -> new org.apache.iceberg.exceptions.ForbiddenException("%s", e.getMessage());
+                    case 400 -> new org.apache.iceberg.exceptions.BadRequestException("%s", e.getMessage());
+                    case 504 -> new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException(e.getMessage()));
+                    default -> new org.apache.iceberg.exceptions.ServiceUnavailableException("%s", e.getMessage());
+                };
+                icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(iceberg), e.status() == 504 ? 504 : 0);
+            });
+        });
+    }
+
+    private void icebergReply(RoutingContext ctx, lake.iceberg.IcebergRequest request, long start, lake.iceberg.IcebergResponse r, int status) {
+        if (ctx.response().ended()) return;
+        int code = status != 0 ? status : r.status();
+        metrics.icebergRequest(lake.iceberg.IcebergRouter.routeName(request), code, System.nanoTime() - start);
+        ctx.response().setStatusCode(code);
+        r.headers().forEach((k, val) -> ctx.response().putHeader(k, val));
+        if (r.body() == null) ctx.response().end();
+        else ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(r.body());
     }
 
     /** {@code GET /v1/kv?prefix=P&limit=N&continuation=C} (and {@code GET /v1/kv/?...}). */

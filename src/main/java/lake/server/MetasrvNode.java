@@ -69,6 +69,10 @@ public final class MetasrvNode {
     private final Options options;
     private final List<String> deployments = new ArrayList<>();
     private volatile HttpVerticle http;
+    /** The node's Iceberg REST catalog (its worker threads), closed once the ingress stopped. */
+    private lake.iceberg.IcebergService iceberg;
+    /** Worker threads for Iceberg's blocking calls: enough to overlap store and file latency, bounded. */
+    static final int ICEBERG_THREADS = 16;
     private NodeMetrics metrics;
     private lake.security.Principals principals;
     /** The HTTPS material, re-read on SIGHUP and on change; {@code null} without tls_cert_file. */
@@ -103,8 +107,16 @@ public final class MetasrvNode {
                 s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(),
                 !sharedStore ? ElectionSettings.StoreReach.PROCESS_ONLY
                         : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
+        try {
+            iceberg = new lake.iceberg.IcebergService(s.catalogRoot(), lake.iceberg.IcebergService.fileIO(s.catalogRoot(), s.icebergS3Endpoint()),
+                    ICEBERG_THREADS, s.requestTimeoutMs());
+        } catch (IllegalArgumentException unsupported) {
+            // A catalog root Iceberg cannot write to (another scheme) leaves lake's own catalog fully usable.
+            org.slf4j.LoggerFactory.getLogger(MetasrvNode.class).warn("no Iceberg catalog on this node: {}", unsupported.getMessage());
+            iceberg = null;
+        }
         NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access);
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
@@ -190,7 +202,10 @@ public final class MetasrvNode {
         return stopDeployments(electionIndex + 1)
                 .transform(ignored -> vertx.eventBus().request(Bus.election(nodeId()), null, resign))
                 .transform(ignored -> stopDeployments(0))
-                .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister());
+                .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister())
+                .onComplete(ignored -> {
+                    if (iceberg != null) iceberg.close();
+                });
     }
 
     /**

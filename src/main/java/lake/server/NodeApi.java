@@ -54,6 +54,8 @@ public final class NodeApi {
     public static final String RESIGN = "resign";
     public static final String READY = "ready";
     public static final String CLUSTER = "cluster";
+    /** An Iceberg REST request ({@link IcebergWire}); a mutation is a write, forwarded by a follower to the leader. */
+    public static final String ICEBERG = "iceberg";
     private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(LEADER, RESIGN, READY, CLUSTER);
 
     /**
@@ -69,12 +71,13 @@ public final class NodeApi {
      */
     public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
-                         AccessControl access) {}
+                         AccessControl access, lake.iceberg.IcebergService iceberg) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
 
     private final Vertx vertx;
+    private final Context context;
     private final ElectionSettings settings;
     private final NodeClock clock;
     private final NodeMetrics metrics;
@@ -86,6 +89,8 @@ public final class NodeApi {
     private final CatalogWatch watch;
     private final CatalogApi catalog;
     private final AccessControl access;
+    private final lake.iceberg.IcebergService iceberg;
+    private lake.iceberg.IcebergRouter icebergRouter;
     private MessageConsumer<Leadership> feed;
     private Leadership leadership;
     private Runnable onRoleChange = () -> {};
@@ -93,6 +98,7 @@ public final class NodeApi {
     /** Create on the context that will call it; {@link #start()} before the first request. */
     public NodeApi(Context context, Config config) {
         this.vertx = context.owner();
+        this.context = context;
         this.settings = config.settings();
         this.clock = config.clock();
         this.metrics = config.metrics();
@@ -107,6 +113,7 @@ public final class NodeApi {
                 config.requestTimeoutMs(), config.forwardWindowMs()) : null;
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
+        iceberg = config.iceberg();
     }
 
     /** Subscribes to the node's leadership and learns the current one. */
@@ -121,6 +128,36 @@ public final class NodeApi {
     public Future<Void> stop() {
         Future<Void> watching = watch.stop();
         return feed == null ? watching : Future.join(watching, feed.unregister()).mapEmpty();
+    }
+
+    /**
+     * The catalog port of this node (its store's reads, its fenced writer) for callers on other
+     * threads (lake.iceberg's workers): every call hops onto this API's context, where the writer
+     * is confined, and completes there. Writes on a follower fail with NotLeader.
+     */
+    public lake.catalog.CatalogPort catalogPort() {
+        lake.catalog.CatalogPort inner = catalog.port(null);
+        return new lake.catalog.CatalogPort() {
+            @Override public Future<Optional<byte[]>> get(String key) { return onContext(() -> inner.get(key)); }
+            @Override public Future<lake.meta.ScanPage> scan(String prefix, String continuation, int limit) {
+                return onContext(() -> inner.scan(prefix, continuation, limit));
+            }
+            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) {
+                return onContext(() -> inner.transact(t));
+            }
+        };
+    }
+
+    private <T> Future<T> onContext(Supplier<Future<T>> body) {
+        Promise<T> p = Promise.promise();
+        context.runOnContext(v -> {
+            try {
+                body.get().onComplete(p);
+            } catch (RuntimeException e) {
+                p.tryFail(e);
+            }
+        });
+        return p.future();
     }
 
     public Leadership leadership() {
@@ -241,6 +278,20 @@ public final class NodeApi {
             case READY -> leadership.hasAuthorityAt(clock.monoNanos())
                     ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
                     : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
+            case ICEBERG -> {
+                if (iceberg == null) throw ApiError.notFound("this node serves no Iceberg catalog");
+                lake.iceberg.IcebergRequest r = IcebergWire.decode(body);
+                // Namespace create/drop need admin, as on the catalog API; the rest spans namespaces
+                // (a principal with grants may not use it yet), and a mutation needs read-write.
+                Action action = r.createsOrDropsNamespace() ? new Action.Admin(op, null) : new Action.IcebergCatalog(op, r.mutation());
+                access.authorize(caller, action);
+                if (!r.mutation()) yield runIceberg(r);
+                // A mutation runs on the leader only (its catalog writes are fenced there): elsewhere it goes there whole.
+                Future<JsonObject> written = write(ICEBERG, body, headers, caller, () -> leadership.isLeader() ? runIceberg(r)
+                        : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
+                                leadership.leader().orElse(null))));
+                yield action instanceof Action.Admin ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written) : written;
+            }
             default -> {
                 if (!CatalogOps.ALL.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
                 Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER), abandoned);
@@ -256,6 +307,17 @@ public final class NodeApi {
                 yield action instanceof Action.Admin a ? audited(caller, headers, op, a.namespace(), written) : written;
             }
         };
+    }
+
+    /** Runs an Iceberg request on the service's worker threads; its answer completes on this context. */
+    private Future<JsonObject> runIceberg(lake.iceberg.IcebergRequest r) {
+        if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport);
+        Promise<JsonObject> p = Promise.promise();
+        iceberg.submit(icebergRouter, r).whenComplete((response, failure) -> context.runOnContext(v -> {
+            // Whatever escaped the router (an Error included) still answers in the spec's error model.
+            p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.IcebergRouter.error(failure)));
+        }));
+        return p.future();
     }
 
     /** What a catalog operation on {@code namespace} is, for access control. */

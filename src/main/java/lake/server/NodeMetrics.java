@@ -41,7 +41,7 @@ public final class NodeMetrics {
 
     private static final java.util.Set<String> KNOWN_OPS = java.util.stream.Stream.concat(
             java.util.stream.Stream.of(NodeApi.GET, NodeApi.SCAN, NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.LEADER,
-                    NodeApi.RESIGN, NodeApi.READY, NodeApi.CLUSTER),
+                    NodeApi.RESIGN, NodeApi.READY, NodeApi.CLUSTER, NodeApi.ICEBERG),
             CatalogOps.ALL.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final MeterRegistry registry;
@@ -118,6 +118,18 @@ public final class NodeMetrics {
         timer(op != null && KNOWN_OPS.contains(op) ? op : "unknown", outcome).record(nanos, TimeUnit.NANOSECONDS);
         if ("fenced".equals(outcome)) fenced.increment();
         else if ("epoch_mismatch".equals(outcome)) epochMismatch.increment();
+    }
+
+    /** One answered Iceberg REST request: its route (a bounded set of names), its status and how long it took. */
+    void icebergRequest(String route, int status, long nanos) {
+        Timer.builder("lake.iceberg.requests").tag("node", node).tag("route", route).tag("status", String.valueOf(status))
+                .description("Iceberg REST catalog requests by route and status").register(registry).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** An Iceberg client's metrics report ({@code POST .../tables/{t}/metrics}), accepted and counted. */
+    void icebergMetricsReport() {
+        Counter.builder("lake.iceberg.metrics.reports").tag("node", node)
+                .description("metrics reports received from Iceberg clients").register(registry).increment();
     }
 
     /** A leadership publication of this node's election verticle. */

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -385,5 +386,81 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         assertThat(Catalog.isCatalogKey("__lake_internal/catalog-directory-generation")).isTrue();
         assertThat(Catalog.isCatalogKey("tbl")).isFalse();
         assertThat(Catalog.isCatalogKey("users/tbl/x")).isFalse();
+    }
+
+    // ---- pointer tables (Iceberg) -----------------------------------------------------------------
+
+    @Test
+    void pointerTableCreateSwapRenameAndDrop() throws Exception {
+        newNamespace("robots");
+        newNamespace("archive");
+        String before = generation();
+        Table t = await(catalog.createPointerTable("robots", "episodes", "iceberg", "file:///wh/robots/episodes", "m0.json", List.of()));
+        assertThat(t.registration().metadataLocation()).contains("m0.json");
+        assertThat(t.registration().engine()).isEqualTo("iceberg");
+        assertThat(generation()).as("a create is DDL").isNotEqualTo(before);
+        refused(catalog.createPointerTable("robots", "episodes", "iceberg", "x", "m.json", List.of()),
+                CatalogException.AlreadyExists.class, "robots.episodes");
+
+        String afterCreate = generation();
+        List<Table> swapped = await(catalog.swapPointers(List.of(new Catalog.PointerSwap("robots", "episodes", "m0.json", "m1.json")), List.of()));
+        assertThat(swapped.get(0).registration().metadataLocation()).contains("m1.json");
+        assertThat(swapped.get(0).registration().currentVersion()).isEqualTo(1);
+        assertThat(generation()).as("a swap is no DDL").isEqualTo(afterCreate);
+        int sent = port.transactions().size();
+        refused(catalog.swapPointers(List.of(new Catalog.PointerSwap("robots", "episodes", "m0.json", "m2.json")), List.of()),
+                CatalogException.PointerMoved.class, "m1.json");
+        assertThat(port.transactions()).as("a moved pointer sends nothing").hasSize(sent);
+
+        Table renamed = await(catalog.renameTable("robots", "episodes", "archive", "old", List.of()));
+        assertThat(renamed.registration().incarnationId()).isEqualTo(t.registration().incarnationId());
+        assertThat(raw("tbl/robots/episodes")).isNull();
+        assertThat(s(raw("tbl/archive/old"))).contains("m1.json");
+        refused(catalog.renameTable("archive", "old", "nowhere", "x", List.of()), CatalogException.NotFound.class, "nowhere");
+
+        refused(catalog.dropTable("archive", "old", "lance", List.of()), CatalogException.NotFound.class, "iceberg");
+        Tombstone tomb = await(catalog.dropTable("archive", "old", "iceberg", List.of()));
+        assertThat(tomb.registration().metadataLocation()).contains("m1.json");
+    }
+
+    @Test
+    void multiTableSwapIsOneTransactionOrNothing() throws Exception {
+        newNamespace("robots");
+        await(catalog.createPointerTable("robots", "a", "iceberg", "la", "a0", List.of()));
+        await(catalog.createPointerTable("robots", "b", "iceberg", "lb", "b0", List.of()));
+        int sent = port.transactions().size();
+        refused(catalog.swapPointers(List.of(new Catalog.PointerSwap("robots", "a", "a0", "a1"),
+                new Catalog.PointerSwap("robots", "b", "stale", "b1")), List.of()), CatalogException.PointerMoved.class, "robots.b");
+        assertThat(s(raw("tbl/robots/a"))).as("no table changed").contains("\"a0\"");
+        assertThat(port.transactions()).hasSize(sent);
+
+        byte[] record = b("{\"answer\":1}");
+        await(catalog.swapPointers(List.of(new Catalog.PointerSwap("robots", "a", "a0", "a1"),
+                new Catalog.PointerSwap("robots", "b", "b0", "b1")), List.of(Transaction.Op.create(Catalog.idempotencyRecordKey("k-1"), record))));
+        assertThat(port.transactions()).as("one transaction for both tables and the record").hasSize(sent + 1);
+        assertThat(port.lastTransaction().ops()).extracting(Transaction.Op::key)
+                .containsExactly("tbl/robots/a", "tbl/robots/b", "__lake_internal/idempotency/k-1");
+        assertThat(port.lastTransaction().guardKey()).contains(GUARD);
+        assertThat(await(catalog.idempotencyRecord("k-1"))).hasValueSatisfying(v -> assertThat(s(v)).isEqualTo("{\"answer\":1}"));
+
+        // A second write of the same record key fails the whole transaction: neither pointer moves.
+        refused(catalog.swapPointers(List.of(new Catalog.PointerSwap("robots", "a", "a1", "a2")),
+                List.of(Transaction.Op.create(Catalog.idempotencyRecordKey("k-1"), record))), CatalogException.AlreadyExists.class, "record");
+        assertThat(s(raw("tbl/robots/a"))).contains("\"a1\"");
+        assertThat(await(catalog.purgeIdempotencyRecords(v -> true, 10))).isEqualTo(1);
+        assertThat(await(catalog.idempotencyRecord("k-1"))).isEmpty();
+        refused(catalog.idempotencyRecord("bad/key"), CatalogException.InvalidArgument.class, "Idempotency-Key");
+    }
+
+    @Test
+    void namespacePropertiesAreUpdatedOnTheExactRecord() throws Exception {
+        await(catalog.createNamespace("robots", Map.of("a", "1", "b", "2")));
+        Namespace n = await(catalog.updateNamespaceProperties("robots", Set.of("a"), Map.of("c", "3"), List.of()));
+        assertThat(n.properties()).containsExactlyInAnyOrderEntriesOf(Map.of("b", "2", "c", "3"));
+        assertThat(await(catalog.getNamespace("robots")).properties()).isEqualTo(n.properties());
+        assertThat(port.lastTransaction().ops().get(0).condition()).isEqualTo(Condition.VALUE);
+        refused(catalog.updateNamespaceProperties("robots", Set.of("b"), Map.of("b", "x"), List.of()),
+                CatalogException.InvalidArgument.class, "both removed and set");
+        refused(catalog.updateNamespaceProperties("absent", Set.of(), Map.of("x", "y"), List.of()), CatalogException.NotFound.class, "absent");
     }
 }

@@ -52,7 +52,7 @@ public final class NodeHarness implements AutoCloseable {
     }
 
     /** As {@link #recordedLeader(Path, NodeClock, java.util.function.Consumer)}, over {@code backend}. */
-    MetasrvNode recordedLeader(Path dir, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> backend,
+    public MetasrvNode recordedLeader(Path dir, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> backend,
                                java.util.function.Consumer<RecordingStore> recorder) throws Exception {
         MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings("a", dir, 10_000, 0, 1_000), clock,
                 v -> backend.apply(v).map(s -> {

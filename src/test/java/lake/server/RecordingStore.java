@@ -20,7 +20,7 @@ public final class RecordingStore implements MetaStore {
     private final MetaStore real;
     private final AtomicInteger calls = new AtomicInteger();
     final List<GuardedMutation> guarded = new CopyOnWriteArrayList<>();
-    final List<Transaction> transactions = new CopyOnWriteArrayList<>();
+    public final List<Transaction> transactions = new CopyOnWriteArrayList<>();
     /** Guarded mutations the store answered {@code false}. */
     final AtomicInteger refused = new AtomicInteger();
     /** Transactions the store answered with their guard failed. */
@@ -36,7 +36,7 @@ public final class RecordingStore implements MetaStore {
     }
 
     /** The key of every get, in order. */
-    final List<String> gets = new CopyOnWriteArrayList<>();
+    public final List<String> gets = new CopyOnWriteArrayList<>();
 
     @Override public Future<Optional<byte[]>> get(String key) { calls.incrementAndGet(); gets.add(key); return real.get(key); }
     /** Unguarded CAS and delete calls: no client or catalog write may ever be one. */

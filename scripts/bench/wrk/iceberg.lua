@@ -1,0 +1,40 @@
+-- wrk script: Iceberg REST requests against pre-created tables <prefix>/v1/namespaces/NS/tables/t000..t<N-1>,
+-- for Metasrv (prefix /iceberg) and Iceberg's reference server (prefix empty) alike.
+--
+-- Environment (set by scripts/bench/compare-iceberg-reference):
+--   BENCH_LABEL   the name printed on the RESULT line
+--   BENCH_MODE    load (GET the table) | commit (POST a set-properties update: a new metadata file each)
+--   BENCH_PREFIX  the REST base path ("/iceberg" for Metasrv, "" for the reference server)
+--   BENCH_NS      the namespace holding the tables
+--   BENCH_TABLES  how many tables (t000 ...)
+--
+-- A thread picks a random table per request. Every response is checked for a 2xx status; every
+-- 16th 2xx body for "metadata-location". done() prints the RESULT line of common.lua.
+
+local bench = dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*/)") or "") .. "common.lua")
+bench.label = os.getenv("BENCH_LABEL") or "iceberg"
+local mode = os.getenv("BENCH_MODE") or "load"
+local prefix = os.getenv("BENCH_PREFIX") or ""
+local ns = os.getenv("BENCH_NS") or "bench"
+local tables = tonumber(os.getenv("BENCH_TABLES") or "200")
+
+local paths = {}
+local counter = 0
+
+function init(args)
+  bench.expect = '"metadata-location"'
+  for i = 0, tables - 1 do
+    paths[#paths + 1] = prefix .. "/v1/namespaces/" .. ns .. "/tables/" .. string.format("t%03d", i)
+  end
+  math.randomseed(os.time() * 1000 + tid)
+end
+
+function request()
+  counter = counter + 1
+  local path = paths[math.random(#paths)]
+  if mode == "commit" then
+    return wrk.format("POST", path, { ["Content-Type"] = "application/json" },
+        '{"requirements":[],"updates":[{"action":"set-properties","updates":{"bench.n":"' .. tid .. "-" .. counter .. '"}}]}')
+  end
+  return wrk.format("GET", path)
+end

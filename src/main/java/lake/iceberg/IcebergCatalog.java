@@ -1,0 +1,544 @@
+package lake.iceberg;
+
+import lake.catalog.Catalog;
+import lake.catalog.Catalog.PointerSwap;
+import lake.catalog.Registration;
+import lake.catalog.Table;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.MetadataUpdate;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.UpdateRequirement;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.rest.requests.UpdateTableRequest;
+import org.apache.iceberg.view.BaseMetastoreViewCatalog;
+import org.apache.iceberg.view.BaseViewOperations;
+import org.apache.iceberg.view.ViewMetadata;
+import org.apache.iceberg.view.ViewMetadataParser;
+import org.apache.iceberg.view.ViewOperations;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Iceberg's {@code Catalog} + {@code SupportsNamespaces} + {@code ViewCatalog} over lake's table
+ * catalog. An Iceberg table is a catalog table of engine {@value #TABLE_ENGINE} whose registration
+ * names its current metadata file ({@code metadata_location}); a view is one of engine
+ * {@value #VIEW_ENGINE}. Both live at {@code tbl/<ns>/<name>}, so one name is one thing whatever
+ * the engine, and every create, drop and rename is a catalog DDL (generation, tombstone).
+ *
+ * <p>Every commit writes the new metadata file first (complete and fsynced), then swaps the
+ * pointer in one fenced transaction conditioned on the exact registration whose pointer is the
+ * base the change was computed from: a concurrent commit, or a stale leader, cannot make it
+ * apply. A file written by a commit that did not apply is an orphan, never referenced.
+ *
+ * <p>Blocking (Iceberg's API is): call it only on lake.iceberg's worker threads. Holds no state
+ * of its own apart from the shared metadata cache; {@link RequestScope} supplies, per request,
+ * the records to write in the same transaction as the mutation (idempotency).
+ */
+public final class IcebergCatalog extends BaseMetastoreViewCatalog implements SupportsNamespaces {
+    public static final String TABLE_ENGINE = "iceberg";
+    public static final String VIEW_ENGINE = "iceberg-view";
+    /** Server-side attempts of one multi-table commit whose base moved but whose requirements still hold. */
+    static final int COMMIT_ATTEMPTS = 4;
+    private static final int PAGE = Catalog.MAX_TABLE_PAGE;
+
+    private final Catalog catalog;
+    private final String warehouse;
+    private final FileIO io;
+    private final MetadataCache<TableMetadata> tables;
+    private final MetadataCache<ViewMetadata> views;
+    private final long timeoutMs;
+
+    IcebergCatalog(Catalog catalog, String warehouse, FileIO io, MetadataCache<TableMetadata> tables,
+                   MetadataCache<ViewMetadata> views, long timeoutMs) {
+        this.catalog = catalog;
+        String root = warehouse;
+        while (root.endsWith("/") && root.length() > 1) root = root.substring(0, root.length() - 1);
+        this.warehouse = root;
+        this.io = io;
+        this.tables = tables;
+        this.views = views;
+        this.timeoutMs = timeoutMs;
+        initialize("lake", Map.of());
+    }
+
+    // ---- reads -----------------------------------------------------------------------------------
+
+    /** The registration at the identifier's key, if any (whatever its engine). */
+    Optional<Registration> registration(TableIdentifier id) {
+        try {
+            return Optional.of(read(catalog.resolve(ns(id.namespace()), IcebergNames.name(id.name()))).registration());
+        } catch (NotFoundException absent) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The metadata file at {@code location}, parsed once per node. On a local warehouse a cache
+     * hit still checks that the file exists (a stat): a metadata file deleted under a table
+     * answers as missing ({@code NotFoundException}), as it would uncached. On object stores
+     * that check would cost a request per load, so it is skipped there.
+     */
+    TableMetadata tableMetadata(String location) {
+        TableMetadata cached = tables.get(location, l -> TableMetadataParser.read(io, l));
+        checkPresent(location);
+        return cached;
+    }
+
+    /** On a local warehouse, {@link NotFoundException} if the metadata file is gone (a stat, not a read); elsewhere nothing. */
+    void checkPresent(String location) {
+        if (io instanceof NioFileIO && !io.newInputFile(location).exists()) {
+            throw new NotFoundException("Failed to open input stream for file: %s", location);
+        }
+    }
+
+    FileIO io() {
+        return io;
+    }
+
+    private <T> T read(io.vertx.core.Future<T> f) {
+        return Blocking.await(f, timeoutMs, false);
+    }
+
+    private <T> T write(io.vertx.core.Future<T> f) {
+        return Blocking.await(f, timeoutMs, true);
+    }
+
+    private static String ns(Namespace namespace) {
+        return IcebergNames.namespace(namespace);
+    }
+
+    // ---- tables ----------------------------------------------------------------------------------
+
+    @Override
+    protected TableOps newTableOps(TableIdentifier id) {
+        return new TableOps(id);
+    }
+
+    @Override
+    protected String defaultWarehouseLocation(TableIdentifier id) {
+        return warehouse + "/" + ns(id.namespace()) + "/" + IcebergNames.name(id.name());
+    }
+
+    @Override
+    public org.apache.iceberg.Table loadTable(TableIdentifier id) {
+        TableOps ops = newTableOps(id);
+        if (ops.current() == null && ops.foreignEngine != null) {
+            throw new NoSuchTableException("Table does not exist: %s (the name is a %s table, not an Iceberg table)", id, ops.foreignEngine);
+        }
+        return super.loadTable(id);
+    }
+
+    @Override
+    public List<TableIdentifier> listTables(Namespace namespace) {
+        return list(namespace, TABLE_ENGINE);
+    }
+
+    private List<TableIdentifier> list(Namespace namespace, String engine) {
+        String n = ns(namespace);
+        List<TableIdentifier> out = new ArrayList<>();
+        String continuation = null;
+        do {
+            Catalog.TablePage page;
+            try {
+                page = read(catalog.listTableRegistrations(n, continuation, PAGE));
+            } catch (NotFoundException e) {
+                throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+            }
+            for (Table t : page.tables()) {
+                if (engine.equals(t.registration().engine())) out.add(TableIdentifier.of(namespace, IcebergNames.nameFromCatalog(t.name())));
+            }
+            continuation = page.continuation();
+        } while (continuation != null);
+        return out;
+    }
+
+    @Override
+    public boolean dropTable(TableIdentifier id, boolean purge) {
+        TableOps ops = newTableOps(id);
+        TableMetadata last = purge ? ops.current() : null;
+        try {
+            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), TABLE_ENGINE, RequestScope.extras(RequestScope.Outcome.noContent())));
+        } catch (NotFoundException | IllegalArgumentException absent) {
+            return false;
+        }
+        if (last != null) CatalogUtil.dropTableData(io, last);
+        return true;
+    }
+
+    @Override
+    public void renameTable(TableIdentifier from, TableIdentifier to) {
+        rename(from, to, TABLE_ENGINE);
+    }
+
+    private void rename(TableIdentifier from, TableIdentifier to, String engine) {
+        boolean view = engine.equals(VIEW_ENGINE);
+        Optional<Registration> source = registration(from);
+        if (source.isEmpty() || !engine.equals(source.get().engine())) {
+            if (view) throw new NoSuchViewException("View does not exist: %s", from);
+            throw new NoSuchTableException("Table does not exist: %s", from);
+        }
+        if (!namespaceExists(to.namespace())) throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+        Optional<Registration> target = registration(to);
+        if (target.isPresent()) {
+            boolean targetIsView = VIEW_ENGINE.equals(target.get().engine());
+            if (targetIsView) throw new AlreadyExistsException("Cannot rename %s to %s. View already exists", from, to);
+            if (view) throw new AlreadyExistsException("Cannot rename %s to %s. Table already exists", from, to);
+            throw new AlreadyExistsException("Table already exists: %s", to);
+        }
+        try {
+            write(catalog.renameTable(ns(from.namespace()), IcebergNames.name(from.name()), ns(to.namespace()),
+                    IcebergNames.name(to.name()), RequestScope.extras(RequestScope.Outcome.noContent())));
+        } catch (NotFoundException e) {
+            if (view) throw new NoSuchViewException("View does not exist: %s", from);
+            throw new NoSuchTableException("Table does not exist: %s", from);
+        }
+    }
+
+    @Override
+    public org.apache.iceberg.Table registerTable(TableIdentifier id, String metadataFileLocation) {
+        if (!namespaceExists(id.namespace())) throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+        return super.registerTable(id, metadataFileLocation);
+    }
+
+    /**
+     * {@code POST /v1/transactions/commit}: every table's change validated against its current
+     * metadata, every new metadata file written, then every pointer swapped in <b>one</b> fenced
+     * transaction. A requirement that fails: {@link CommitFailedException}, nothing changed. A base
+     * that moved while every requirement still holds: rebase on the new metadata and try again, at
+     * most {@value #COMMIT_ATTEMPTS} times.
+     */
+    public void commitTransaction(List<UpdateTableRequest> changes) {
+        if (changes == null || changes.isEmpty()) throw new IllegalArgumentException("Invalid commit: no table changes");
+        Set<TableIdentifier> seen = new HashSet<>();
+        for (UpdateTableRequest change : changes) {
+            if (change.identifier() == null) throw new IllegalArgumentException("Invalid table change: no identifier");
+            if (!seen.add(change.identifier())) throw new IllegalArgumentException("Invalid commit: table " + change.identifier() + " changed twice");
+        }
+        for (int attempt = 1; ; attempt++) {
+            List<PointerSwap> swaps = new ArrayList<>();
+            List<String> written = new ArrayList<>();
+            for (UpdateTableRequest change : changes) {
+                TableIdentifier id = change.identifier();
+                TableOps ops = newTableOps(id);
+                TableMetadata base = ops.current();
+                if (base == null) throw new NoSuchTableException("Table does not exist: %s", id);
+                for (UpdateRequirement r : change.requirements()) r.validate(base);
+                TableMetadata.Builder builder = TableMetadata.buildFrom(base);
+                for (MetadataUpdate u : change.updates()) u.applyTo(builder);
+                TableMetadata updated = builder.build();
+                if (updated.changes().isEmpty()) continue;
+                String location = ops.stage(updated);
+                written.add(location);
+                swaps.add(new PointerSwap(ns(id.namespace()), IcebergNames.name(id.name()), base.metadataFileLocation(), location));
+            }
+            if (swaps.isEmpty()) return;
+            try {
+                write(catalog.swapPointers(swaps, RequestScope.extras(RequestScope.Outcome.noContent())));
+                return;
+            } catch (CommitFailedException | NotFoundException moved) {
+                written.forEach(this::deleteQuietly);
+                if (attempt >= COMMIT_ATTEMPTS) throw new CommitFailedException(moved, "Commit failed after %d attempts: %s", attempt, moved.getMessage());
+            }
+        }
+    }
+
+    private void deleteQuietly(String location) {
+        try {
+            io.deleteFile(location);
+        } catch (RuntimeException ignored) {
+            // An orphan left behind is harmless: nothing references it (docs/iceberg.md, orphans).
+        }
+    }
+
+    /** A table's operations: refresh reads the registration, commit swaps its pointer. */
+    final class TableOps extends BaseMetastoreTableOperations {
+        private final TableIdentifier id;
+        private final String namespace;
+        private final String name;
+        /** The engine of a non-Iceberg registration found at this name by the last refresh. */
+        String foreignEngine;
+
+        TableOps(TableIdentifier id) {
+            this.id = id;
+            this.namespace = ns(id.namespace());
+            this.name = IcebergNames.name(id.name());
+        }
+
+        @Override protected String tableName() { return id.toString(); }
+
+        @Override public FileIO io() { return io; }
+
+        @Override
+        protected void doRefresh() {
+            Optional<Registration> reg = registration(id);
+            String location = null;
+            foreignEngine = null;
+            if (reg.isPresent()) {
+                if (TABLE_ENGINE.equals(reg.get().engine())) location = reg.get().metadataLocation().orElse(null);
+                else foreignEngine = reg.get().engine();
+            }
+            if (location == null) {
+                if (currentMetadataLocation() != null) throw new NoSuchTableException("Table does not exist: %s", id);
+                disableRefresh();
+                return;
+            }
+            refreshFromMetadataLocation(location, null, 0, IcebergCatalog.this::tableMetadata);
+        }
+
+        /** Writes {@code metadata} as the next metadata file; returns its location. */
+        String stage(TableMetadata metadata) {
+            return writeNewMetadataIfRequired(false, metadata);
+        }
+
+        @Override
+        protected void doCommit(TableMetadata base, TableMetadata metadata) {
+            boolean create = base == null;
+            if (create && !namespaceExists(id.namespace())) throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+            String location = writeNewMetadataIfRequired(create, metadata);
+            try {
+                if (create) {
+                    write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location, RequestScope.extras(RequestScope.Outcome.table(location))));
+                } else {
+                    write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location)),
+                            RequestScope.extras(RequestScope.Outcome.table(location))));
+                }
+            } catch (AlreadyExistsException e) {
+                deleteQuietly(location);
+                Optional<Registration> there = registration(id);
+                if (there.isPresent() && VIEW_ENGINE.equals(there.get().engine())) {
+                    throw new AlreadyExistsException("View with same name already exists: %s", id);
+                }
+                throw new AlreadyExistsException("Table already exists: %s", id);
+            } catch (CommitFailedException e) {
+                deleteQuietly(location);
+                throw new CommitFailedException(e, "Cannot commit %s: %s", id, e.getMessage());
+            } catch (NotFoundException e) {
+                deleteQuietly(location);
+                if (create) throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+                throw new NoSuchTableException("Table does not exist: %s", id);
+            }
+        }
+    }
+
+    // ---- views -----------------------------------------------------------------------------------
+
+    @Override
+    protected ViewOperations newViewOps(TableIdentifier id) {
+        return new ViewOps(id);
+    }
+
+    @Override
+    public List<TableIdentifier> listViews(Namespace namespace) {
+        return list(namespace, VIEW_ENGINE);
+    }
+
+    @Override
+    public boolean dropView(TableIdentifier id) {
+        try {
+            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), VIEW_ENGINE, RequestScope.extras(RequestScope.Outcome.noContent())));
+            return true;
+        } catch (NotFoundException | IllegalArgumentException absent) {
+            return false;
+        }
+    }
+
+    @Override
+    public void renameView(TableIdentifier from, TableIdentifier to) {
+        rename(from, to, VIEW_ENGINE);
+    }
+
+    /** A view's operations, as {@link TableOps}. */
+    final class ViewOps extends BaseViewOperations {
+        private final TableIdentifier id;
+        private final String namespace;
+        private final String name;
+
+        ViewOps(TableIdentifier id) {
+            this.id = id;
+            this.namespace = ns(id.namespace());
+            this.name = IcebergNames.name(id.name());
+        }
+
+        @Override protected String viewName() { return id.toString(); }
+
+        @Override protected FileIO io() { return io; }
+
+        @Override
+        protected void doRefresh() {
+            Optional<Registration> reg = registration(id);
+            String location = reg.filter(r -> VIEW_ENGINE.equals(r.engine())).flatMap(Registration::metadataLocation).orElse(null);
+            if (location == null) {
+                if (currentMetadataLocation() != null) throw new NoSuchViewException("View does not exist: %s", id);
+                disableRefresh();
+                return;
+            }
+            refreshFromMetadataLocation(location, null, 0, l -> views.get(l, x -> ViewMetadataParser.read(io.newInputFile(x))));
+        }
+
+        @Override
+        protected void doCommit(ViewMetadata base, ViewMetadata metadata) {
+            boolean create = base == null;
+            if (create && !namespaceExists(id.namespace())) throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+            String location = writeNewMetadataIfRequired(metadata);
+            try {
+                if (create) {
+                    write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location, RequestScope.extras(RequestScope.Outcome.view(location))));
+                } else {
+                    write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location)),
+                            RequestScope.extras(RequestScope.Outcome.view(location))));
+                }
+            } catch (AlreadyExistsException e) {
+                deleteQuietly(location);
+                Optional<Registration> there = registration(id);
+                if (there.isPresent() && !VIEW_ENGINE.equals(there.get().engine())) {
+                    throw new AlreadyExistsException("Table with same name already exists: %s", id);
+                }
+                throw new AlreadyExistsException("View already exists: %s", id);
+            } catch (CommitFailedException e) {
+                deleteQuietly(location);
+                throw new CommitFailedException(e, "Cannot commit %s: %s", id, e.getMessage());
+            } catch (NotFoundException e) {
+                deleteQuietly(location);
+                throw new NoSuchViewException("View does not exist: %s", id);
+            }
+        }
+    }
+
+    // ---- namespaces ------------------------------------------------------------------------------
+
+    @Override
+    public void createNamespace(Namespace namespace, Map<String, String> metadata) {
+        createNamespace(namespace, metadata, RequestScope.Outcome.noContent());
+    }
+
+    /** As {@link #createNamespace(Namespace, Map)}; the request answers {@code outcome} if it applies. */
+    void createNamespace(Namespace namespace, Map<String, String> metadata, RequestScope.Outcome outcome) {
+        try {
+            write(catalog.createNamespace(ns(namespace), metadata == null ? Map.of() : metadata, RequestScope.extras(outcome)));
+        } catch (AlreadyExistsException e) {
+            throw new AlreadyExistsException(e, "Namespace already exists: %s", namespace);
+        }
+    }
+
+    @Override
+    public List<Namespace> listNamespaces(Namespace parent) {
+        if (!parent.isEmpty() && !namespaceExists(parent)) throw new NoSuchNamespaceException("Namespace does not exist: %s", parent);
+        List<Namespace> out = new ArrayList<>();
+        Set<Namespace> seen = new HashSet<>();
+        String continuation = null;
+        String[] levels = parent.levels();
+        do {
+            lake.catalog.NamePage page = read(catalog.listNamespaces(continuation, Catalog.MAX_NAMESPACE_PAGE));
+            for (String name : page.names()) {
+                Namespace n = IcebergNames.fromCatalog(name);
+                if (n.length() <= levels.length) continue;
+                boolean under = true;
+                for (int i = 0; i < levels.length && under; i++) under = levels[i].equals(n.level(i));
+                if (!under) continue;
+                // A direct child; a deeper namespace lists its ancestor at this level.
+                Namespace child = Namespace.of(java.util.Arrays.copyOf(n.levels(), levels.length + 1));
+                if (seen.add(child)) out.add(child);
+            }
+            continuation = page.continuation();
+        } while (continuation != null);
+        return out;
+    }
+
+    @Override
+    public Map<String, String> loadNamespaceMetadata(Namespace namespace) {
+        try {
+            return new HashMap<>(read(catalog.getNamespace(ns(namespace))).properties());
+        } catch (NotFoundException e) {
+            throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+        }
+    }
+
+    @Override
+    public boolean namespaceExists(Namespace namespace) {
+        if (namespace.isEmpty()) return false;
+        try {
+            read(catalog.getNamespace(ns(namespace)));
+            return true;
+        } catch (NotFoundException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public boolean dropNamespace(Namespace namespace) {
+        if (!namespaceExists(namespace)) return false;
+        String prefix = ns(namespace) + ".";
+        for (Namespace child : listNamespaces(namespace)) {
+            throw new NamespaceNotEmptyException("Namespace %s is not empty: it holds namespace %s", namespace, child);
+        }
+        try {
+            write(catalog.dropNamespace(ns(namespace), RequestScope.extras(RequestScope.Outcome.noContent())));
+            return true;
+        } catch (NotFoundException e) {
+            return false;
+        } catch (NamespaceNotEmptyException e) {
+            throw new NamespaceNotEmptyException("Namespace %s is not empty", namespace);
+        }
+    }
+
+    @Override
+    public boolean setProperties(Namespace namespace, Map<String, String> properties) {
+        return updateProperties(namespace, Set.of(), properties);
+    }
+
+    @Override
+    public boolean removeProperties(Namespace namespace, Set<String> properties) {
+        return updateProperties(namespace, properties, Map.of());
+    }
+
+    private boolean updateProperties(Namespace namespace, Set<String> removals, Map<String, String> updates) {
+        return updateProperties(namespace, removals, updates, RequestScope.Outcome.noContent());
+    }
+
+    private boolean updateProperties(Namespace namespace, Set<String> removals, Map<String, String> updates, RequestScope.Outcome outcome) {
+        try {
+            write(catalog.updateNamespaceProperties(ns(namespace), removals, updates, RequestScope.extras(outcome)));
+            return true;
+        } catch (NotFoundException e) {
+            throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+        }
+    }
+
+    /** Both changes of one REST request in one transaction. */
+    void updateNamespace(Namespace namespace, Set<String> removals, Map<String, String> updates, RequestScope.Outcome outcome) {
+        updateProperties(namespace, removals, updates, outcome);
+    }
+
+    /** The idempotency record of {@code key}, if stored. */
+    Optional<byte[]> idempotencyRecord(String key) {
+        return read(catalog.idempotencyRecord(key));
+    }
+
+    /** Deletes up to {@code limit} expired idempotency records; how many went. */
+    int purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
+        return write(catalog.purgeIdempotencyRecords(expired, limit));
+    }
+
+    /** The view metadata file at {@code location}, parsed once per node. */
+    ViewMetadata viewMetadata(String location) {
+        return views.get(location, x -> ViewMetadataParser.read(io.newInputFile(x)));
+    }
+}

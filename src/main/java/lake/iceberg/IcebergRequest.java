@@ -1,0 +1,35 @@
+package lake.iceberg;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One REST request as the router sees it: the method, the raw path segments after
+ * {@code /iceberg} (still percent-encoded), the decoded query, the headers that matter, the body.
+ */
+public record IcebergRequest(String method, List<String> segments, Map<String, String> query,
+                             String ifNoneMatch, String idempotencyKey, byte[] body) {
+    public IcebergRequest {
+        segments = List.copyOf(segments);
+        query = Map.copyOf(query);
+        body = body == null ? new byte[0] : body.clone();
+    }
+
+    @Override public byte[] body() { return body.clone(); }
+
+    /**
+     * Whether the request creates a namespace ({@code POST …/namespaces}) or drops one
+     * ({@code DELETE …/namespaces/{ns}}): admin actions, as on lake's own catalog API.
+     */
+    public boolean createsOrDropsNamespace() {
+        int i = segments.indexOf("namespaces");
+        if (i < 0) return false;
+        int after = segments.size() - 1 - i;
+        return (method.equals("POST") && after == 0) || (method.equals("DELETE") && after == 1 && !segments.get(i + 1).isEmpty());
+    }
+
+    /** Whether the request may change the catalog (every POST and DELETE: the spec's mutations). */
+    public boolean mutation() {
+        return method.equals("POST") || method.equals("DELETE");
+    }
+}

@@ -1,0 +1,444 @@
+package lake.iceberg;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import lake.catalog.Registration;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.rest.CatalogHandlers;
+import org.apache.iceberg.rest.Endpoint;
+import org.apache.iceberg.rest.RESTSerializers;
+import org.apache.iceberg.rest.RESTUtil;
+import org.apache.iceberg.rest.requests.CommitTransactionRequest;
+import org.apache.iceberg.rest.requests.CreateNamespaceRequest;
+import org.apache.iceberg.rest.requests.CreateTableRequest;
+import org.apache.iceberg.rest.requests.CreateViewRequest;
+import org.apache.iceberg.rest.requests.RegisterTableRequest;
+import org.apache.iceberg.rest.requests.RegisterViewRequest;
+import org.apache.iceberg.rest.requests.RenameTableRequest;
+import org.apache.iceberg.rest.requests.ReportMetricsRequest;
+import org.apache.iceberg.rest.requests.UpdateNamespacePropertiesRequest;
+import org.apache.iceberg.rest.requests.UpdateTableRequest;
+import org.apache.iceberg.rest.responses.ConfigResponse;
+import org.apache.iceberg.rest.responses.LoadTableResponse;
+import org.apache.iceberg.rest.responses.UpdateNamespacePropertiesResponse;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The REST routes of Iceberg's catalog spec, over an {@link IcebergCatalog}: decodes each request
+ * with iceberg-core's own types and JSON ({@code RESTObjectMapper}), runs it (mostly through
+ * {@link CatalogHandlers}), and renders the answer or the spec's error. Blocking: runs on
+ * lake.iceberg's worker threads only.
+ */
+public final class IcebergRouter {
+    /**
+     * The spec's wire format: iceberg-core's serializers ({@code RESTSerializers}) on a mapper set
+     * up as the Iceberg client's own (kebab-case fields, unknown fields ignored, as the spec allows).
+     */
+    static final ObjectMapper JSON = mapper();
+
+    private static ObjectMapper mapper() {
+        ObjectMapper m = new ObjectMapper();
+        m.setVisibility(com.fasterxml.jackson.annotation.PropertyAccessor.FIELD, com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility.ANY);
+        m.configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+        m.setPropertyNamingStrategy(new com.fasterxml.jackson.databind.PropertyNamingStrategies.KebabCaseStrategy());
+        RESTSerializers.registerAll(m);
+        return m;
+    }
+
+    /** Every route served, as {@code GET /v1/config} advertises them. */
+    static final List<Endpoint> ENDPOINTS = List.of(
+            Endpoint.V1_LIST_NAMESPACES, Endpoint.V1_LOAD_NAMESPACE, Endpoint.V1_NAMESPACE_EXISTS, Endpoint.V1_CREATE_NAMESPACE,
+            Endpoint.V1_UPDATE_NAMESPACE, Endpoint.V1_DELETE_NAMESPACE, Endpoint.V1_COMMIT_TRANSACTION,
+            Endpoint.V1_LIST_TABLES, Endpoint.V1_LOAD_TABLE, Endpoint.V1_TABLE_EXISTS, Endpoint.V1_CREATE_TABLE,
+            Endpoint.V1_UPDATE_TABLE, Endpoint.V1_DELETE_TABLE, Endpoint.V1_RENAME_TABLE, Endpoint.V1_REGISTER_TABLE,
+            Endpoint.V1_REPORT_METRICS,
+            Endpoint.V1_LIST_VIEWS, Endpoint.V1_LOAD_VIEW, Endpoint.V1_VIEW_EXISTS, Endpoint.V1_CREATE_VIEW,
+            Endpoint.V1_UPDATE_VIEW, Endpoint.V1_DELETE_VIEW, Endpoint.V1_RENAME_VIEW, Endpoint.V1_REGISTER_VIEW);
+
+    /** Every this-many keyed mutations, a router purges one page of expired idempotency records. */
+    static final int PURGE_EVERY = 128;
+
+    private final IcebergCatalog catalog;
+    private final Runnable metricsReported;
+    private final java.util.function.LongSupplier wallMillis;
+    private final java.util.concurrent.atomic.AtomicInteger keyed = new java.util.concurrent.atomic.AtomicInteger();
+
+    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis) {
+        this.catalog = catalog;
+        this.metricsReported = metricsReported;
+        this.wallMillis = wallMillis;
+    }
+
+    /** A short, bounded name of the route {@code r} takes (for metrics), or "unknown". */
+    public static String routeName(IcebergRequest r) {
+        List<String> s = r.segments();
+        if (s.size() < 2 || !s.get(0).equals("v1")) return "unknown";
+        String m = r.method().toLowerCase(java.util.Locale.ROOT);
+        return switch (s.size()) {
+            case 2 -> s.get(1).equals("config") ? "config" : s.get(1).equals("namespaces") ? m + "-namespaces" : "unknown";
+            case 3 -> s.get(1).equals("namespaces") ? m + "-namespace"
+                    : s.get(1).equals("tables") ? "rename-table" : s.get(1).equals("views") ? "rename-view"
+                    : s.get(1).equals("transactions") ? "commit-transaction" : "unknown";
+            case 4 -> switch (s.get(3)) {
+                case "tables" -> m + "-tables";
+                case "views" -> m + "-views";
+                case "properties" -> "update-namespace";
+                case "register" -> "register-table";
+                case "register-view" -> "register-view";
+                default -> "unknown";
+            };
+            case 5 -> s.get(3).equals("tables") ? m + "-table" : s.get(3).equals("views") ? m + "-view" : "unknown";
+            case 6 -> s.get(5).equals("metrics") ? "report-metrics" : "unknown";
+            default -> "unknown";
+        };
+    }
+
+    /** Serves {@code r}; every failure becomes the spec's error response. */
+    public IcebergResponse handle(IcebergRequest r) {
+        try {
+            if (r.mutation() && r.idempotencyKey() != null) return idempotent(r);
+            return route(r);
+        } catch (RuntimeException | java.io.IOException e) {
+            return error(e);
+        }
+    }
+
+    /**
+     * A mutation with an {@code Idempotency-Key}. A live record of the key answers at once: with
+     * the original response when the request is the same, {@code 422} when it is not. Otherwise
+     * the mutation runs, and its transaction writes the key's record (creating it, or replacing an
+     * expired one on its exact bytes): the record exists if and only if the mutation applied, on
+     * every node and across failovers. A mutation that failed because a concurrent request with
+     * the same key applied first answers as that one did.
+     */
+    private IcebergResponse idempotent(IcebergRequest r) throws java.io.IOException {
+        String key = r.idempotencyKey();
+        String recordKey = lake.catalog.Catalog.idempotencyRecordKey(key);
+        String fingerprint = Idempotency.fingerprint(r);
+        long now = wallMillis.getAsLong();
+        Optional<byte[]> stored = catalog.idempotencyRecord(key);
+        if (stored.isPresent()) {
+            Idempotency.Record record = Idempotency.Record.parse(stored.get());
+            if (!record.expiredAt(now)) return replay(record, fingerprint, key);
+        }
+        if (keyed.incrementAndGet() % PURGE_EVERY == 0) purgeExpired(now);
+        byte[] expired = stored.orElse(null);
+        IcebergResponse response;
+        try {
+            response = RequestScope.run(outcome -> {
+                byte[] value = new Idempotency.Record(fingerprint, now + Idempotency.LIFETIME_MS, outcome).toBytes();
+                return List.of(expired == null ? lake.meta.Transaction.Op.create(recordKey, value)
+                        : lake.meta.Transaction.Op.update(recordKey, expired, value));
+            }, () -> {
+                try {
+                    return route(r);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        } catch (RuntimeException e) {
+            response = error(e);
+        }
+        if (response.status() >= 400) {
+            Optional<byte[]> now2 = catalog.idempotencyRecord(key);
+            if (now2.isPresent() && !java.util.Arrays.equals(now2.get(), expired)) {
+                return replay(Idempotency.Record.parse(now2.get()), fingerprint, key);
+            }
+        }
+        return response;
+    }
+
+    private IcebergResponse replay(Idempotency.Record record, String fingerprint, String key) {
+        if (!record.fingerprint().equals(fingerprint)) {
+            throw new org.apache.iceberg.exceptions.UnprocessableEntityException(
+                    "Idempotency-Key %s was used for a different request within its lifetime (%s)", key, Idempotency.LIFETIME);
+        }
+        RequestScope.Outcome o = record.outcome();
+        return switch (o.kind()) {
+            case "table" -> withETag(LoadTableResponse.builder().withTableMetadata(catalog.tableMetadata(o.metadataLocation())).build(), Map.of());
+            case "view" -> ok(org.apache.iceberg.rest.responses.ImmutableLoadViewResponse.builder()
+                    .metadataLocation(o.metadataLocation()).metadata(catalog.viewMetadata(o.metadataLocation())).build());
+            case "body" -> IcebergResponse.json(o.status(), o.body());
+            default -> IcebergResponse.empty(o.status());
+        };
+    }
+
+    private void purgeExpired(long now) {
+        try {
+            catalog.purgeIdempotencyRecords(bytes -> Idempotency.expired(bytes, now), 256);
+        } catch (RuntimeException ignored) {
+            // Purging is housekeeping: the next round tries again, and an expired record is replaced on use.
+        }
+    }
+
+    public static IcebergResponse error(Throwable e) {
+        org.apache.iceberg.rest.responses.ErrorResponse err = IcebergErrors.of(e);
+        return IcebergResponse.json(err.code(), org.apache.iceberg.rest.responses.ErrorResponseParser.toJson(err));
+    }
+
+    private IcebergResponse route(IcebergRequest r) throws java.io.IOException {
+        List<String> s = r.segments();
+        String m = r.method();
+        if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
+        if (s.size() == 2 && s.get(1).equals("config")) {
+            if (!m.equals("GET")) throw notAllowed(r);
+            return ok(ConfigResponse.builder().withEndpoints(ENDPOINTS).withIdempotencyKeyLifetime(Idempotency.LIFETIME).build());
+        }
+        if (s.size() == 3 && s.get(1).equals("tables") && s.get(2).equals("rename") && m.equals("POST")) {
+            RenameTableRequest req = parse(r, RenameTableRequest.class);
+            req.validate();
+            CatalogHandlers.renameTable(catalog, req);
+            return IcebergResponse.empty(204);
+        }
+        if (s.size() == 3 && s.get(1).equals("views") && s.get(2).equals("rename") && m.equals("POST")) {
+            RenameTableRequest req = parse(r, RenameTableRequest.class);
+            req.validate();
+            CatalogHandlers.renameView(catalog, req);
+            return IcebergResponse.empty(204);
+        }
+        if (s.size() == 3 && s.get(1).equals("transactions") && s.get(2).equals("commit") && m.equals("POST")) {
+            CommitTransactionRequest req = parse(r, CommitTransactionRequest.class);
+            req.validate();
+            catalog.commitTransaction(req.tableChanges());
+            return IcebergResponse.empty(204);
+        }
+        if (!s.get(1).equals("namespaces")) throw notFound(r);
+        if (s.size() == 2) {
+            switch (m) {
+                case "GET" -> {
+                    String parent = r.query().get("parent");
+                    Namespace ns = parent == null ? Namespace.empty() : RESTUtil.namespaceFromQueryParam(parent);
+                    String pageSize = r.query().get("pageSize");
+                    return ok(pageSize == null ? CatalogHandlers.listNamespaces(catalog, ns)
+                            : CatalogHandlers.listNamespaces(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
+                }
+                case "POST" -> {
+                    CreateNamespaceRequest req = parse(r, CreateNamespaceRequest.class);
+                    req.validate();
+                    String answer = write(org.apache.iceberg.rest.responses.CreateNamespaceResponse.builder()
+                            .withNamespace(req.namespace()).setProperties(req.properties()).build());
+                    catalog.createNamespace(req.namespace(), req.properties(), RequestScope.Outcome.body(answer));
+                    return IcebergResponse.json(200, answer);
+                }
+                default -> throw notAllowed(r);
+            }
+        }
+        Namespace ns = namespace(s.get(2));
+        if (s.size() == 3) {
+            switch (m) {
+                case "GET" -> { return ok(CatalogHandlers.loadNamespace(catalog, ns)); }
+                case "HEAD" -> { CatalogHandlers.namespaceExists(catalog, ns); return IcebergResponse.empty(204); }
+                case "DELETE" -> { CatalogHandlers.dropNamespace(catalog, ns); return IcebergResponse.empty(204); }
+                default -> throw notAllowed(r);
+            }
+        }
+        String kind = s.get(3);
+        if (s.size() == 4) {
+            switch (kind + " " + m) {
+                case "properties POST" -> {
+                    UpdateNamespacePropertiesRequest req = parse(r, UpdateNamespacePropertiesRequest.class);
+                    req.validate();
+                    return ok(updateNamespace(ns, req));
+                }
+                case "tables GET" -> {
+                    String pageSize = r.query().get("pageSize");
+                    return ok(pageSize == null ? CatalogHandlers.listTables(catalog, ns)
+                            : CatalogHandlers.listTables(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
+                }
+                case "tables POST" -> {
+                    CreateTableRequest req = parse(r, CreateTableRequest.class);
+                    req.validate();
+                    if (req.stageCreate()) {
+                        if (!catalog.namespaceExists(ns)) {
+                            throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", ns);
+                        }
+                        return ok(CatalogHandlers.stageTableCreate(catalog, ns, req));
+                    }
+                    return withETag(CatalogHandlers.createTable(catalog, ns, req), Map.of());
+                }
+                case "register POST" -> {
+                    RegisterTableRequest req = parse(r, RegisterTableRequest.class);
+                    req.validate();
+                    return withETag(CatalogHandlers.registerTable(catalog, ns, req), Map.of());
+                }
+                case "views GET" -> {
+                    String pageSize = r.query().get("pageSize");
+                    return ok(pageSize == null ? CatalogHandlers.listViews(catalog, ns)
+                            : CatalogHandlers.listViews(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
+                }
+                case "views POST" -> {
+                    CreateViewRequest req = parse(r, CreateViewRequest.class);
+                    req.validate();
+                    return ok(CatalogHandlers.createView(catalog, ns, req));
+                }
+                case "register-view POST" -> {
+                    RegisterViewRequest req = parse(r, RegisterViewRequest.class);
+                    req.validate();
+                    return ok(CatalogHandlers.registerView(catalog, ns, req));
+                }
+                default -> throw notFoundOrNotAllowed(r, Set.of("properties", "tables", "register", "views", "register-view").contains(kind));
+            }
+        }
+        String name = RESTUtil.decodeString(s.get(4));
+        TableIdentifier id = TableIdentifier.of(ns, name);
+        if (s.size() == 5 && kind.equals("tables")) {
+            switch (m) {
+                case "GET" -> { return loadTable(id, r); }
+                case "HEAD" -> { CatalogHandlers.tableExists(catalog, id); return IcebergResponse.empty(204); }
+                case "POST" -> {
+                    UpdateTableRequest req = parse(r, UpdateTableRequest.class);
+                    req.validate();
+                    return withETag(CatalogHandlers.updateTable(catalog, id, req), Map.of());
+                }
+                case "DELETE" -> {
+                    if (Boolean.parseBoolean(r.query().getOrDefault("purgeRequested", "false"))) CatalogHandlers.purgeTable(catalog, id);
+                    else CatalogHandlers.dropTable(catalog, id);
+                    return IcebergResponse.empty(204);
+                }
+                default -> throw notAllowed(r);
+            }
+        }
+        if (s.size() == 5 && kind.equals("views")) {
+            switch (m) {
+                case "GET" -> { return ok(CatalogHandlers.loadView(catalog, id)); }
+                case "HEAD" -> { CatalogHandlers.viewExists(catalog, id); return IcebergResponse.empty(204); }
+                case "POST" -> {
+                    UpdateTableRequest req = parse(r, UpdateTableRequest.class);
+                    return ok(CatalogHandlers.updateView(catalog, id, req));
+                }
+                case "DELETE" -> { CatalogHandlers.dropView(catalog, id); return IcebergResponse.empty(204); }
+                default -> throw notAllowed(r);
+            }
+        }
+        if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("metrics")) {
+            if (!m.equals("POST")) throw notAllowed(r);
+            ReportMetricsRequest req = parse(r, ReportMetricsRequest.class);
+            if (req.report() == null) throw new IllegalArgumentException("Invalid metrics report: missing report");
+            metricsReported.run();
+            return IcebergResponse.empty(204);
+        }
+        throw notFound(r);
+    }
+
+    /**
+     * {@code GET .../tables/{t}}: the ETag is decided from the registration alone; a matching
+     * {@code If-None-Match} answers {@code 304} without reading the metadata file.
+     */
+    private IcebergResponse loadTable(TableIdentifier id, IcebergRequest r) {
+        Optional<Registration> reg = catalog.registration(id);
+        Optional<String> location = reg.filter(x -> IcebergCatalog.TABLE_ENGINE.equals(x.engine())).flatMap(Registration::metadataLocation);
+        if (location.isEmpty()) {
+            // Not an Iceberg table here: the catalog names the engine, or resolves a metadata table.
+            return ok(CatalogHandlers.loadTable(catalog, id));
+        }
+        Map<String, String> params = new TreeMap<>(r.query());
+        String tag = etag(location.get(), params);
+        if (tag.equals(r.ifNoneMatch())) {
+            catalog.checkPresent(location.get());
+            return new IcebergResponse(304, Map.of("ETag", tag), null);
+        }
+        TableMetadata metadata = catalog.tableMetadata(location.get());
+        return withETag(LoadTableResponse.builder().withTableMetadata(metadata).build(), params);
+    }
+
+    private IcebergResponse withETag(LoadTableResponse response, Map<String, String> params) {
+        return new IcebergResponse(200, Map.of("ETag", etag(response.metadataLocation(), params)), write(response));
+    }
+
+    /** The ETag of a metadata location under a load's query parameters: their SHA-256, quoted per RFC 9110. */
+    static String etag(String metadataLocation, Map<String, String> params) {
+        StringBuilder in = new StringBuilder(metadataLocation);
+        new TreeMap<>(params).forEach((k, v) -> in.append('\n').append(k).append('=').append(v));
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(in.toString().getBytes(StandardCharsets.UTF_8));
+            return "\"" + HexFormat.of().formatHex(d, 0, 16) + "\"";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private UpdateNamespacePropertiesResponse updateNamespace(Namespace ns, UpdateNamespacePropertiesRequest req) {
+        Map<String, String> before = catalog.loadNamespaceMetadata(ns);
+        Set<String> removals = Set.copyOf(req.removals());
+        Map<String, String> updates = req.updates();
+        List<String> removed = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (String k : removals) (before.containsKey(k) ? removed : missing).add(k);
+        UpdateNamespacePropertiesResponse answer = UpdateNamespacePropertiesResponse.builder()
+                .addUpdated(new ArrayList<>(updates.keySet())).addRemoved(removed).addMissing(missing).build();
+        catalog.updateNamespace(ns, removals, updates, RequestScope.Outcome.body(write(answer)));
+        return answer;
+    }
+
+    private static Namespace namespace(String encoded) {
+        Namespace ns = RESTUtil.decodeNamespace(encoded);
+        if (ns.isEmpty()) throw new IllegalArgumentException("Invalid namespace: empty");
+        for (String level : ns.levels()) {
+            if (level.isEmpty()) throw new IllegalArgumentException("Invalid namespace " + ns + ": a level is empty");
+        }
+        return ns;
+    }
+
+    private static String checkPageSize(String pageSize) {
+        try {
+            if (Integer.parseInt(pageSize) < 1) throw new NumberFormatException();
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("Invalid pageSize: " + pageSize + " (a positive integer)");
+        }
+        return pageSize;
+    }
+
+    private static <T> T parse(IcebergRequest r, Class<T> type) throws java.io.IOException {
+        byte[] body = r.body();
+        if (body.length == 0) throw new IllegalArgumentException("Invalid request: a " + type.getSimpleName() + " body is required");
+        T value;
+        try {
+            value = JSON.readValue(body, type);
+        } catch (RuntimeException e) {
+            // iceberg-core's parsers refuse an unknown update action or requirement type with an
+            // unchecked exception (UnsupportedOperationException, IllegalArgumentException...): it is
+            // still the client's malformed request, the spec's 400.
+            throw new org.apache.iceberg.exceptions.BadRequestException(e, "Malformed %s: %s", type.getSimpleName(), e.getMessage());
+        }
+        if (value == null) throw new IllegalArgumentException("Invalid request: a " + type.getSimpleName() + " body is required");
+        return value;
+    }
+
+    private static IcebergResponse ok(Object response) {
+        return IcebergResponse.json(200, write(response));
+    }
+
+    static String write(Object response) {
+        try {
+            return JSON.writeValueAsString(response);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot render " + response.getClass().getSimpleName(), e);
+        }
+    }
+
+    private static RuntimeException notFound(IcebergRequest r) {
+        return new org.apache.iceberg.exceptions.NotFoundException("No route for %s /iceberg/%s", r.method(), String.join("/", r.segments()));
+    }
+
+    private static RuntimeException notAllowed(IcebergRequest r) {
+        return new org.apache.iceberg.exceptions.BadRequestException("Method %s is not allowed on /iceberg/%s", r.method(), String.join("/", r.segments()));
+    }
+
+    private static RuntimeException notFoundOrNotAllowed(IcebergRequest r, boolean known) {
+        return known ? notAllowed(r) : notFound(r);
+    }
+}

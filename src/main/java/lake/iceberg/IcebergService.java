@@ -1,0 +1,96 @@
+package lake.iceberg;
+
+import lake.catalog.CatalogPort;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.view.ViewMetadata;
+
+import java.security.SecureRandom;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * One node's Iceberg REST catalog: the bounded worker threads every blocking Iceberg call runs on
+ * (never an event loop), the node-wide caches of parsed metadata files, the warehouse and its
+ * {@link FileIO}. Each HTTP ingress instance gets its own {@link IcebergRouter} over its own
+ * {@link CatalogPort} ({@link #router}); all share this.
+ */
+public final class IcebergService implements AutoCloseable {
+    /** Requests waiting for a worker beyond this are refused with 503, never queued without bound. */
+    static final int QUEUE = 1024;
+    static final int CACHED_METADATA_FILES = 1024;
+
+    private final String warehouse;
+    private final FileIO io;
+    private final long timeoutMs;
+    private final ThreadPoolExecutor workers;
+    private final MetadataCache<TableMetadata> tables = new MetadataCache<>(CACHED_METADATA_FILES);
+    private final MetadataCache<ViewMetadata> views = new MetadataCache<>(CACHED_METADATA_FILES);
+    private final SecureRandom random = new SecureRandom();
+
+    /**
+     * @param warehouse where tables without a requested location go: {@code file:///…} or {@code s3://…}
+     * @param threads   worker threads (blocking Iceberg calls, metadata file reads and writes)
+     * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
+     */
+    public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
+        if (threads < 1) throw new IllegalArgumentException("threads must be positive");
+        this.warehouse = warehouse;
+        this.io = io;
+        this.timeoutMs = timeoutMs;
+        AtomicInteger n = new AtomicInteger();
+        this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
+            Thread t = new Thread(r, "lake-iceberg-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The FileIO for a warehouse: {@link NioFileIO} for {@code file:}, Iceberg's S3FileIO for {@code s3://}. */
+    public static FileIO fileIO(String warehouse, String s3Endpoint) {
+        if (warehouse.startsWith("file:") || warehouse.startsWith("/")) return new NioFileIO();
+        if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) {
+            String region = System.getenv("AWS_REGION") != null ? System.getenv("AWS_REGION") : System.getProperty("aws.region", "us-east-1");
+            // Our own S3 client (so iceberg-aws's client factories, which load KMS, Glue and STS
+            // classes, are never touched): the JDK's HTTP transport, the SDK's default credentials,
+            // and for an S3-compatible endpoint, path-style addressing.
+            org.apache.iceberg.util.SerializableSupplier<software.amazon.awssdk.services.s3.S3Client> client = () -> {
+                var b = software.amazon.awssdk.services.s3.S3Client.builder()
+                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                        .region(software.amazon.awssdk.regions.Region.of(region));
+                if (s3Endpoint != null) b.endpointOverride(java.net.URI.create(s3Endpoint)).forcePathStyle(true);
+                return b.build();
+            };
+            org.apache.iceberg.aws.s3.S3FileIO io = new org.apache.iceberg.aws.s3.S3FileIO(client);
+            io.initialize(java.util.Map.of());
+            return io;
+        }
+        throw new IllegalArgumentException("unsupported Iceberg warehouse " + warehouse + " (file: or s3:// only)");
+    }
+
+    /** A router whose catalog reads and writes through {@code port}. */
+    public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
+        lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
+        return new IcebergRouter(new IcebergCatalog(catalog, warehouse, io, tables, views, timeoutMs), metricsReported, wallMillis);
+    }
+
+    /** Runs {@code request} on a worker; a full queue answers 503 at once. */
+    public CompletableFuture<IcebergResponse> submit(IcebergRouter router, IcebergRequest request) {
+        try {
+            return CompletableFuture.supplyAsync(() -> router.handle(request), workers);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(IcebergRouter.error(
+                    new org.apache.iceberg.exceptions.ServiceUnavailableException("Iceberg workers busy; retry")));
+        }
+    }
+
+    @Override
+    public void close() {
+        workers.shutdown();
+    }
+}

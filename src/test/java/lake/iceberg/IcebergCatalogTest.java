@@ -1,0 +1,263 @@
+package lake.iceberg;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import lake.meta.Transaction;
+import lake.meta.rocks.RocksConfig;
+import lake.meta.rocks.RocksMetaStore;
+import lake.server.ManualClock;
+import lake.server.MetasrvNode;
+import lake.server.NodeHarness;
+import lake.server.RecordingStore;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The Iceberg REST catalog of one node over RocksDB, behind a recording store, over real HTTP. */
+class IcebergCatalogTest {
+    @TempDir Path dir;
+    NodeHarness h;
+    MetasrvNode node;
+    RecordingStore store;
+    int port;
+
+    @BeforeEach
+    void leader() throws Exception {
+        h = new NodeHarness();
+        node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L),
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))), r -> store = r);
+        port = node.httpPort();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    private String metadataLocation(String ns, String t) throws Exception {
+        HttpResponse<String> r = Rest.get(port, "/v1/namespaces/" + ns + "/tables/" + t);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return Rest.json(r).get("metadata-location").asText();
+    }
+
+    private JsonNode lakeCatalog() throws Exception {
+        return Rest.JSON.readTree(java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + port + "/v1/catalog")).build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    @Test
+    void loadTableAnswersNotModifiedForCurrentETag() throws Exception {
+        Rest.createTable(port, "robots", "episodes");
+        HttpResponse<String> first = Rest.get(port, "/v1/namespaces/robots/tables/episodes");
+        assertThat(first.statusCode()).isEqualTo(200);
+        String tag = first.headers().firstValue("ETag").orElseThrow();
+
+        int reads = store.gets.size();
+        HttpResponse<String> same = Rest.call(port, "GET", "/v1/namespaces/robots/tables/episodes", null, Map.of("If-None-Match", tag));
+        assertThat(same.statusCode()).isEqualTo(304);
+        assertThat(same.body()).isEmpty();
+        assertThat(same.headers().firstValue("ETag")).contains(tag);
+        assertThat(store.gets.subList(reads, store.gets.size())).as("decided from the registration: one catalog read")
+                .containsExactly("tbl/robots/episodes");
+
+        HttpResponse<String> committed = Rest.post(port, "/v1/namespaces/robots/tables/episodes", Rest.setProperty("owner", "lab"));
+        assertThat(committed.statusCode()).as(committed.body()).isEqualTo(200);
+        String newTag = committed.headers().firstValue("ETag").orElseThrow();
+        assertThat(newTag).isNotEqualTo(tag);
+        HttpResponse<String> stale = Rest.call(port, "GET", "/v1/namespaces/robots/tables/episodes", null, Map.of("If-None-Match", tag));
+        assertThat(stale.statusCode()).isEqualTo(200);
+        assertThat(Rest.json(stale).at("/metadata/properties/owner").asText()).isEqualTo("lab");
+        assertThat(stale.headers().firstValue("ETag")).contains(newTag);
+    }
+
+    @Test
+    void multiTableCommitIsAtomic() throws Exception {
+        Rest.createTable(port, "robots", "a");
+        Rest.createTable(port, "robots", "b");
+        String a0 = metadataLocation("robots", "a");
+        String b0 = metadataLocation("robots", "b");
+        int txBefore = store.transactions.size();
+
+        String failing = "{\"table-changes\":["
+                + "{\"identifier\":{\"namespace\":[\"robots\"],\"name\":\"a\"},\"requirements\":[],\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"k\":\"1\"}}]},"
+                + "{\"identifier\":{\"namespace\":[\"robots\"],\"name\":\"b\"},\"requirements\":[{\"type\":\"assert-table-uuid\",\"uuid\":\"00000000-0000-0000-0000-000000000000\"}],"
+                + "\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"k\":\"1\"}}]}]}";
+        HttpResponse<String> refused = Rest.post(port, "/v1/transactions/commit", failing);
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+        assertThat(Rest.json(refused).at("/error/type").asText()).isEqualTo("CommitFailedException");
+        assertThat(metadataLocation("robots", "a")).as("no table changed").isEqualTo(a0);
+        assertThat(metadataLocation("robots", "b")).isEqualTo(b0);
+        assertThat(store.transactions.size()).as("nothing reached the store").isEqualTo(txBefore);
+
+        HttpResponse<String> ok = Rest.post(port, "/v1/transactions/commit", failing.replace(
+                "[{\"type\":\"assert-table-uuid\",\"uuid\":\"00000000-0000-0000-0000-000000000000\"}]", "[]"));
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(204);
+        assertThat(store.transactions.size()).as("one transaction for both tables").isEqualTo(txBefore + 1);
+        Transaction both = store.transactions.get(txBefore);
+        assertThat(both.ops().stream().map(Transaction.Op::key)).contains("tbl/robots/a", "tbl/robots/b");
+        assertThat(both.guardKey()).as("fenced by the lease").contains("election/leader");
+        assertThat(Rest.json(Rest.get(port, "/v1/namespaces/robots/tables/a")).at("/metadata/properties/k").asText()).isEqualTo("1");
+        assertThat(Rest.json(Rest.get(port, "/v1/namespaces/robots/tables/b")).at("/metadata/properties/k").asText()).isEqualTo("1");
+    }
+
+    @Test
+    void icebergTablesAppearInCatalogSnapshot() throws Exception {
+        Rest.post(port, "/v1/namespaces", "{\"namespace\":[\"robots\"]}");
+        String before = lakeCatalog().get("generation").asText();
+        Rest.createTable(port, "robots", "episodes");
+        JsonNode snapshot = lakeCatalog();
+        assertThat(snapshot.get("generation").asText()).as("a create bumps the generation").isNotEqualTo(before);
+        JsonNode table = snapshot.get("tables").get(0);
+        assertThat(table.get("name").asText()).isEqualTo("episodes");
+        assertThat(table.at("/registration/engine").asText()).isEqualTo("iceberg");
+        assertThat(table.at("/registration/metadata_location").asText()).isEqualTo(metadataLocation("robots", "episodes"));
+
+        String generation = snapshot.get("generation").asText();
+        assertThat(Rest.post(port, "/v1/namespaces/robots/tables/episodes", Rest.setProperty("a", "b")).statusCode()).isEqualTo(200);
+        JsonNode after = lakeCatalog();
+        assertThat(after.get("generation").asText()).as("a commit is no DDL").isEqualTo(generation);
+        assertThat(after.get("tables").get(0).at("/registration/metadata_location").asText()).isEqualTo(metadataLocation("robots", "episodes"));
+        assertThat(after.get("tables").get(0).at("/registration/current_version").asLong()).isEqualTo(1L);
+    }
+
+    @Test
+    void droppedIcebergTableLeavesTombstone() throws Exception {
+        Rest.createTable(port, "robots", "episodes");
+        String location = metadataLocation("robots", "episodes");
+        assertThat(Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/episodes", null, Map.of()).statusCode()).isEqualTo(204);
+        assertThat(Rest.get(port, "/v1/namespaces/robots/tables/episodes").statusCode()).isEqualTo(404);
+        JsonNode tombstones = Rest.JSON.readTree(java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + port + "/v1/catalog/tombstones")).build(), HttpResponse.BodyHandlers.ofString()).body());
+        JsonNode tomb = tombstones.get("tombstones").get(0);
+        assertThat(tomb.get("name").asText()).isEqualTo("episodes");
+        assertThat(tomb.at("/registration/engine").asText()).isEqualTo("iceberg");
+        assertThat(tomb.at("/registration/metadata_location").asText()).isEqualTo(location);
+    }
+
+    @Test
+    void otherEnginesTablesAreHiddenAndTheirNamesTaken() throws Exception {
+        Rest.post(port, "/v1/namespaces", "{\"namespace\":[\"robots\"]}");
+        HttpResponse<String> lance = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port + "/v1/namespaces/robots/tables"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"name\":\"frames\",\"columns\":[\"id:i64\"]}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(lance.statusCode()).as(lance.body()).isEqualTo(200);
+        assertThat(Rest.json(Rest.get(port, "/v1/namespaces/robots/tables")).get("identifiers")).isEmpty();
+        HttpResponse<String> load = Rest.get(port, "/v1/namespaces/robots/tables/frames");
+        assertThat(load.statusCode()).isEqualTo(404);
+        assertThat(Rest.json(load).at("/error/message").asText()).contains("lance");
+        HttpResponse<String> taken = Rest.post(port, "/v1/namespaces/robots/tables", "{\"name\":\"frames\",\"schema\":{\"type\":\"struct\",\"fields\":[]}}");
+        assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
+        assertThat(Rest.json(taken).at("/error/type").asText()).isEqualTo("AlreadyExistsException");
+    }
+
+    @Test
+    void badInputIsRefusedWith400AndWritesNothing() throws Exception {
+        Rest.createTable(port, "robots", "episodes");
+        String location = metadataLocation("robots", "episodes");
+        int txBefore = store.transactions.size();
+        String table = "/v1/namespaces/robots/tables/episodes";
+        Map<String, String[]> cases = new java.util.LinkedHashMap<>();
+        cases.put("malformed body", new String[] {table, "{\"updates\": [", "Malformed"});
+        cases.put("unknown update action", new String[] {table, "{\"requirements\":[],\"updates\":[{\"action\":\"explode\"}]}", "explode"});
+        cases.put("unknown requirement", new String[] {table, "{\"requirements\":[{\"type\":\"assert-magic\"}],\"updates\":[]}", "assert-magic"});
+        cases.put("invalid identifier", new String[] {"/v1/namespaces/robots%1F/tables", "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[]}}", "empty"});
+        cases.put("missing table name", new String[] {"/v1/namespaces/robots/tables", "{\"schema\":{\"type\":\"struct\",\"fields\":[]}}", "name"});
+        cases.put("empty body", new String[] {"/v1/namespaces", "", "body is required"});
+        cases.put("bad rename", new String[] {"/v1/tables/rename", "{\"source\":{\"namespace\":[\"robots\"],\"name\":\"episodes\"}}", "destination"});
+        for (Map.Entry<String, String[]> c : cases.entrySet()) {
+            HttpResponse<String> r = Rest.post(port, c.getValue()[0], c.getValue()[1]);
+            assertThat(r.statusCode()).as(c.getKey() + ": " + r.body()).isEqualTo(400);
+            assertThat(Rest.json(r).at("/error/code").asInt()).as(c.getKey()).isEqualTo(400);
+            assertThat(Rest.json(r).at("/error/message").asText()).as(c.getKey()).containsIgnoringCase(c.getValue()[2]);
+        }
+        assertThat(store.transactions.size()).as("nothing was written").isEqualTo(txBefore);
+        assertThat(metadataLocation("robots", "episodes")).isEqualTo(location);
+    }
+
+    @Test
+    void namespacesMapOntoTheCatalogWithoutAmbiguity() {
+        for (Namespace ns : List.of(Namespace.of("a"), Namespace.of("a", "b"), Namespace.of("a.b"), Namespace.of("new.db", "x~y"),
+                Namespace.of("sl/ash", "pct%", "q?", "h#", "back\\"))) {
+            String mapped = IcebergNames.namespace(ns);
+            assertThat(IcebergNames.fromCatalog(mapped)).as(mapped).isEqualTo(ns);
+            assertThat(mapped).doesNotContain("/", "%", "?", "#", "\\");
+        }
+        assertThat(IcebergNames.namespace(Namespace.of("a", "b"))).isNotEqualTo(IcebergNames.namespace(Namespace.of("a.b")));
+        assertThat(IcebergNames.namespace(Namespace.of("new.db"))).isEqualTo("new~2Edb");
+        assertThat(IcebergNames.name("t.with.dots")).isEqualTo("t.with.dots");
+        assertThat(IcebergNames.nameFromCatalog(IcebergNames.name("s/l~a"))).isEqualTo("s/l~a");
+    }
+
+    @Test
+    void concurrentCommitsLoseNoSnapshot() throws Exception {
+        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+        TableIdentifier id = TableIdentifier.of("robots", "episodes");
+        List<RESTCatalog> clients = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            RESTCatalog c = new RESTCatalog();
+            c.setConf(new org.apache.hadoop.conf.Configuration());
+            c.initialize("c" + i, Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
+            clients.add(c);
+        }
+        clients.get(0).createNamespace(Namespace.of("robots"));
+        clients.get(0).buildTable(id, schema).withProperty("commit.retry.num-retries", "50")
+                .withProperty("commit.retry.min-wait-ms", "5").withProperty("commit.retry.max-wait-ms", "50").create();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Long>> appends = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                int n = i;
+                Callable<Long> append = () -> {
+                    Table t = clients.get(n).loadTable(id);
+                    DataFile file = DataFiles.builder(PartitionSpec.unpartitioned()).withPath(dir.resolve("data-" + n + ".parquet").toString())
+                            .withFileSizeInBytes(100).withRecordCount(1).build();
+                    t.newFastAppend().appendFile(file).commit();
+                    // The snapshot this client's append created (its data file is in it).
+                    for (Snapshot s : clients.get(n).loadTable(id).snapshots()) {
+                        for (DataFile f : s.addedDataFiles(t.io())) if (f.location().equals(file.location())) return s.snapshotId();
+                    }
+                    throw new AssertionError("acknowledged append " + n + " not found");
+                };
+                appends.add(pool.submit(append));
+            }
+            Set<Long> acknowledged = new HashSet<>();
+            for (Future<Long> f : appends) acknowledged.add(f.get(120, TimeUnit.SECONDS));
+            Table last = clients.get(0).loadTable(id);
+            Set<Long> history = new HashSet<>();
+            for (Snapshot s = last.currentSnapshot(); s != null; s = s.parentId() == null ? null : last.snapshot(s.parentId())) {
+                history.add(s.snapshotId());
+            }
+            assertThat(acknowledged).hasSize(8);
+            assertThat(history).as("every acknowledged append is in the main branch's history").containsAll(acknowledged);
+        } finally {
+            pool.shutdownNow();
+            for (RESTCatalog c : clients) c.close();
+        }
+    }
+}

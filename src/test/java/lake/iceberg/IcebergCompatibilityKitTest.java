@@ -1,0 +1,100 @@
+package lake.iceberg;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import lake.meta.MetaStore;
+import lake.meta.dynamo.MotoServer;
+import lake.meta.rocks.RocksConfig;
+import lake.meta.rocks.RocksMetaStore;
+import lake.server.ManualClock;
+import lake.server.MetasrvNode;
+import lake.server.NodeHarness;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.launcher.EngineFilter.includeEngines;
+import static org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder.request;
+
+/**
+ * Apache Iceberg's own REST Compatibility Kit (iceberg-open-api 1.11.0, {@code RESTCompatibilityKitSuite}:
+ * the table and the view suites) against a started node, over real HTTP, on each backend, with
+ * the issue's flags: no failures.
+ */
+class IcebergCompatibilityKitTest {
+    /** The kit's flags (read from system properties, as from {@code CATALOG_*} variables). */
+    static final Map<String, String> FLAGS = Map.of(
+            "rck.requires-namespace-create", "true",
+            "rck.supports-serverside-retry", "true",
+            "rck.supports-names-with-dot", "true",
+            "rck.overrides-requested-location", "false");
+
+    @TempDir Path dir;
+
+    @Test
+    void icebergCompatibilityKitPassesOnRocks() throws Exception {
+        TestExecutionSummary s = runKit(v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+        assertThat(s.getTestsSucceededCount()).isGreaterThan(140);
+    }
+
+    @Test
+    void icebergCompatibilityKitPassesOnDynamo() throws Exception {
+        TestExecutionSummary s = runKit(MotoServer::openFreshStore);
+        assertThat(s.getTestsSucceededCount()).isGreaterThan(140);
+    }
+
+    /** Starts a leader over {@code backend}, runs the kit against its {@code /iceberg}, and asserts no failure. */
+    private TestExecutionSummary runKit(Function<Vertx, Future<? extends MetaStore>> backend) throws Exception {
+        try (NodeHarness h = new NodeHarness()) {
+            MetasrvNode node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), backend, r -> {});
+            Map<String, String> props = new java.util.HashMap<>(FLAGS);
+            props.put("uri", "http://127.0.0.1:" + node.httpPort() + "/iceberg");
+            props.forEach(System::setProperty);
+            try {
+                LauncherDiscoveryRequest request = request()
+                        .selectors(selectClass("org.apache.iceberg.rest.RESTCompatibilityKitSuite"))
+                        .filters(includeEngines("junit-platform-suite"))
+                        .configurationParameter("rck.local", "false")
+                        .build();
+                Launcher launcher = LauncherFactory.create();
+                SummaryGeneratingListener summary = new SummaryGeneratingListener();
+                List<String> skipped = new ArrayList<>();
+                TestExecutionListener skips = new TestExecutionListener() {
+                    @Override public void executionSkipped(TestIdentifier id, String reason) {
+                        if (id.isTest()) skipped.add(id.getDisplayName() + ": " + reason);
+                    }
+                };
+                launcher.execute(request, summary, skips);
+                TestExecutionSummary s = summary.getSummary();
+                StringWriter report = new StringWriter();
+                s.printTo(new PrintWriter(report));
+                s.printFailuresTo(new PrintWriter(report), 12);
+                System.out.println("RCK: " + s.getTestsSucceededCount() + " passed, " + s.getTestsFailedCount() + " failed, "
+                        + (s.getTestsSkippedCount() + s.getTestsAbortedCount()) + " skipped/aborted of " + s.getTestsFoundCount());
+                System.out.println(report);
+                skipped.forEach(x -> System.out.println("skipped: " + x));
+                assertThat(s.getTestsFoundCount()).as("the kit found its tests").isGreaterThan(100);
+                assertThat(s.getTestsFailedCount()).as(report.toString()).isZero();
+                return s;
+            } finally {
+                props.keySet().forEach(System::clearProperty);
+            }
+        }
+    }
+}
