@@ -39,12 +39,26 @@ final class BlockingHttpTransport implements Transport {
     @Override public String endpoint(int i) { return endpoints.get(i).toString(); }
 
     @Override
-    public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs) {
+    public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs, long minSendMs) {
         String body = call.httpBody() == null ? null : Json.write(call.httpBody());
         return HttpReplies.reply(exchange(endpoints.get(endpoint), call.method().name(), call.path(), body, call.epoch(), timeoutMs));
     }
 
+    /**
+     * Ends an exchange at its deadline. A socket read timeout bounds each read, not the exchange:
+     * a reply that trickles in a byte at a time would hold the call for ever.
+     */
+    private static final class Deadlines {
+        static final java.util.concurrent.ScheduledExecutorService TIMER =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "lake-client-deadline");
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
     private Future<HttpReplies.Answer> exchange(URI base, String method, String path, String body, Long epoch, long timeoutMs) {
+        long started = System.nanoTime();
         HttpURLConnection c;
         try {
             c = (HttpURLConnection) URI.create(stripSlash(base.toString()) + path).toURL().openConnection();
@@ -67,6 +81,13 @@ final class BlockingHttpTransport implements Transport {
             } catch (IOException e) {
                 return Future.failedFuture(new NotSent("cannot connect to " + base + ": " + e, e));
             }
+            long leftMs = Math.max(1, timeoutMs - (System.nanoTime() - started) / 1_000_000L);
+            java.util.concurrent.atomic.AtomicBoolean expired = new java.util.concurrent.atomic.AtomicBoolean();
+            HttpURLConnection conn = c;
+            java.util.concurrent.ScheduledFuture<?> deadline = Deadlines.TIMER.schedule(() -> {
+                expired.set(true);
+                conn.disconnect();
+            }, leftMs, java.util.concurrent.TimeUnit.MILLISECONDS);
             try {
                 if (!method.equals("GET")) {
                     try (OutputStream out = c.getOutputStream()) {
@@ -76,10 +97,14 @@ final class BlockingHttpTransport implements Transport {
                 int status = c.getResponseCode();
                 InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
                 String text = in == null ? "" : readAll(in);
+                if (expired.get()) return Future.failedFuture(new Lost("no complete answer from " + base + " within " + timeoutMs + " ms", null));
                 return Future.succeededFuture(new HttpReplies.Answer(status, c.getHeaderField("Retry-After"), text));
             } catch (IOException e) {
                 c.disconnect();
-                return Future.failedFuture(new Lost("no answer from " + base + ": " + e, e));
+                return Future.failedFuture(new Lost(expired.get() ? "no complete answer from " + base + " within " + timeoutMs + " ms"
+                        : "no answer from " + base + ": " + e, e));
+            } finally {
+                deadline.cancel(false);
             }
         } catch (IOException | IllegalArgumentException e) {
             return Future.failedFuture(new NotSent("cannot send to " + base + ": " + e, e));

@@ -35,7 +35,7 @@ final class BusTransport implements Transport {
     @Override public String endpoint(int i) { return "event bus"; }
 
     @Override
-    public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs) {
+    public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs, long minSendMs) {
         DeliveryOptions opts = new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs));
         if (token != null) opts.addHeader(TOKEN_HEADER, token);
         if (call.epoch() != null) opts.addHeader(EPOCH_HEADER, Long.toUnsignedString(call.epoch()));
@@ -75,7 +75,7 @@ final class BusTransport implements Transport {
 
     @Override
     public Future<List<NodeHealth>> health(long timeoutMs) {
-        return send(Call.read("leader", "/v1/leader", Map.of()), 0, timeoutMs)
+        return send(Call.read("leader", "/v1/leader", Map.of()), 0, timeoutMs, 0)
                 .map(o -> List.of(new NodeHealth("event bus", true, Json.stringOrNull(o, "node_id"), "leader".equals(o.get("role")), null)))
                 .otherwise(t -> List.of(new NodeHealth("event bus", false, null, false, t.getMessage())));
     }

@@ -22,7 +22,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *       write is never sent again — it fails with {@link MetasrvException.OutcomeUnknown}.</li>
  *   <li>Any other refusal fails the call as it is.</li>
  *   <li>The deadline: no retry starts, and no backoff begins, unless at least
- *       {@code min(1 s, callTimeout/2)}, and twice the slowest attempt so far, would be left for it; the call then fails with the
+ *       {@code min(1 s, callTimeout/2)}, and twice the slowest refusal so far, would be left for it
+ *       (a transport that waited for a connection checks that again before sending); the call then fails with the
  *       last refusal, or {@link MetasrvException.Unreachable} when no node answered at all. A write
  *       in flight when the deadline passes is {@code OutcomeUnknown}.</li>
  * </ul>
@@ -62,7 +63,7 @@ final class Retrier {
         long started = System.nanoTime();
         Future<Map<String, Object>> sent;
         try {
-            sent = transport.send(call, endpoint, budgetMs);
+            sent = transport.send(call, endpoint, budgetMs, 2 * slowestMs);
         } catch (RuntimeException bug) {
             sent = Future.failedFuture(bug);   // a call always completes, whatever a transport does
         }
@@ -73,6 +74,9 @@ final class Retrier {
                 return;
             }
             Throwable t = ar.cause();
+            // What a give-up reports: a request that was never sent (no connection in time) tells
+            // nothing new, so the last refusal stays the answer.
+            Throwable reported = t instanceof Transport.NotSent && last instanceof MetasrvException ? last : t;
             String where = transport.endpoint(endpoint);
             // A node that did not answer is not where the next call should start.
             if ((t instanceof Transport.Lost || t instanceof Transport.NotSent) && preferred == endpoint) {
@@ -109,12 +113,12 @@ final class Retrier {
             // Only answers count: a silent node's lost attempt says nothing of how long a refusal takes.
             long slowest = t instanceof MetasrvException ? Math.max(slowestMs, (System.nanoTime() - started) / 1_000_000L) : slowestMs;
             if (left - waitMs < retryFloorMs(slowest)) {
-                result.fail(giveUp(call, t));
+                result.fail(giveUp(call, reported));
                 return;
             }
             long carried = retryAfter;
             Future<Void> pause = waitMs == 0 ? Future.succeededFuture() : transport.delay(waitMs);
-            pause.onComplete(v -> attempt(call, next, n, deadline, t, carried, slowest, result));
+            pause.onComplete(v -> attempt(call, next, n, deadline, reported, carried, slowest, result));
         });
     }
 

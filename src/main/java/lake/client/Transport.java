@@ -19,7 +19,13 @@ interface Transport {
     /** Endpoint {@code i}, for messages. */
     String endpoint(int i);
 
-    Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs);
+    /**
+     * Sends {@code call} to endpoint {@code endpoint} and waits at most {@code timeoutMs} for its
+     * answer. A transport that may wait for a connection before sending (a pool) does not send
+     * once less than {@code max(Retrier.sendFloorMs(timeoutMs), minSendMs)} would be left: it fails
+     * {@link NotSent} instead, so the deadline never cuts short a request that went out.
+     */
+    Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs, long minSendMs);
 
     /** The health of every endpoint. */
     Future<List<NodeHealth>> health(long timeoutMs);

@@ -55,10 +55,11 @@ final class VertxHttpTransport implements Transport {
     @Override public String endpoint(int i) { return endpoints.get(i).toString(); }
 
     @Override
-    public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs) {
+    public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs, long minSendMs) {
         String body = call.httpBody() == null ? null : Json.write(call.httpBody());
         HttpClientAgent client = call.waitMs() > 0 ? polls : http;
-        return HttpReplies.reply(exchange(client, endpoints.get(endpoint), call.method(), call.path(), body, call.epoch(), timeoutMs));
+        return HttpReplies.reply(exchange(client, endpoints.get(endpoint), call.method(), call.path(), body, call.epoch(), timeoutMs,
+                minSendMs));
     }
 
     /**
@@ -67,7 +68,7 @@ final class VertxHttpTransport implements Transport {
      * the answer may take before the attempt is {@link Lost}.
      */
     private Future<HttpReplies.Answer> exchange(HttpClientAgent client, URI base, HttpMethod method, String path, String body,
-                                                Long epoch, long timeoutMs) {
+                                                Long epoch, long timeoutMs, long minSendMs) {
         int port = base.getPort() != -1 ? base.getPort() : "https".equals(base.getScheme()) ? 443 : 80;
         RequestOptions ro = new RequestOptions().setMethod(method).setHost(base.getHost()).setPort(port)
                 .setSsl("https".equals(base.getScheme())).setURI(path).setFollowRedirects(false)
@@ -88,7 +89,7 @@ final class VertxHttpTransport implements Transport {
             long leftMs = timeoutMs - waitedMs;
             // A request that waited for a connection and would be sent with too little time left
             // is not sent: the deadline would cut it short and a write would become unknown.
-            if (leftMs <= 0 || (waitedMs > 0 && leftMs < Retrier.sendFloorMs(timeoutMs))) {
+            if (leftMs <= 0 || (waitedMs > 0 && leftMs < Math.max(Retrier.sendFloorMs(timeoutMs), minSendMs))) {
                 req.reset();
                 answer.tryFail(new NotSent("no connection to " + base + " in time (waited " + waitedMs + " of "
                         + timeoutMs + " ms)", null));
@@ -113,7 +114,7 @@ final class VertxHttpTransport implements Transport {
     public Future<List<NodeHealth>> health(long timeoutMs) {
         List<Future<NodeHealth>> each = new ArrayList<>();
         for (URI e : endpoints) {
-            each.add(exchange(http, e, HttpMethod.GET, "/health", null, null, timeoutMs).compose(h -> {
+            each.add(exchange(http, e, HttpMethod.GET, "/health", null, null, timeoutMs, 0).compose(h -> {
                 if (h.status() != 200) return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, "HTTP " + h.status()));
                 String node;
                 try {
@@ -121,7 +122,7 @@ final class VertxHttpTransport implements Transport {
                 } catch (IllegalArgumentException notMetasrv) {
                     return Future.succeededFuture(new NodeHealth(e.toString(), false, null, false, notMetasrv.getMessage()));
                 }
-                return exchange(http, e, HttpMethod.GET, "/ready", null, null, timeoutMs)
+                return exchange(http, e, HttpMethod.GET, "/ready", null, null, timeoutMs, 0)
                         .map(r -> new NodeHealth(e.toString(), true, node, r.status() == 200, null))
                         .otherwise(t -> new NodeHealth(e.toString(), true, node, false, null));
             }).otherwise(t -> new NodeHealth(e.toString(), false, null, false, t.getMessage())));

@@ -315,8 +315,34 @@ class ClientRetryTest {
     }
 
     /**
-     * Long polls in progress (more than Vert.x's default pool of 5, each holding its connection at
-     * the node) never make a call wait for a connection.
+     * Found by the fourth review: the blocking transport's read timeout bounds each read, so a
+     * reply trickling in a byte every 300 ms held a call with a 2 s deadline for ever. The call
+     * must end at its deadline.
+     */
+    @Test
+    void aTricklingReplyEndsAtTheDeadline() throws Exception {
+        io.vertx.core.http.HttpServer trickle = NodeHarness.await(h.vertx.createHttpServer().requestHandler(r -> {
+            r.response().setChunked(true).putHeader("Content-Type", "application/json").write("{");
+            h.vertx.setPeriodic(300, id -> {
+                if (r.response().closed()) h.vertx.cancelTimer(id);
+                else r.response().write(" ");
+            });
+        }).listen(0, "127.0.0.1"));
+        try {
+            forEachHttpClient(ClientContract.options(trickle.actualPort()).withCallTimeout(Duration.ofSeconds(2)), c -> {
+                long started = System.nanoTime();
+                assertThatThrownBy(() -> NodeHarness.await(c.get("trickle/x"))).isInstanceOf(MetasrvException.Unreachable.class);
+                assertThatThrownBy(() -> NodeHarness.await(c.create("trickle/y", "v"))).isInstanceOf(MetasrvException.OutcomeUnknown.class);
+                assertThat((System.nanoTime() - started) / 1_000_000).as("both calls ended at their 2 s deadlines").isLessThan(10_000);
+            });
+        } finally {
+            NodeHarness.await(trickle.close());
+        }
+    }
+
+    /**
+     * Long polls in progress (more than the calls' pool, each holding its connection at the node)
+     * never make a call wait for a connection.
      */
     @Test
     void longPollsDoNotHoldUpCalls() throws Exception {
@@ -327,8 +353,9 @@ class ClientRetryTest {
             assertThat(generation).as("a generation to wait on: the polls go to the node").isNotNull();
             int before = proxy.requests();
             List<io.vertx.core.Future<CatalogSnapshot>> polls = new java.util.ArrayList<>();
-            for (int i = 0; i < 8; i++) polls.add(c.awaitSnapshot(generation, 20_000));
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxy.requests() - before == 8);
+            int n = VertxHttpTransport.CALL_POOL + 1;   // more than the calls' pool: they must have their own
+            for (int i = 0; i < n; i++) polls.add(c.awaitSnapshot(generation, 20_000));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxy.requests() - before == n);
             assertThat(NodeHarness.await(c.create("poll/x", "v")).applied()).isTrue();
             assertThat(NodeHarness.await(c.getString("poll/x"))).contains("v");
             assertThat(polls).as("still waiting at the node").allMatch(p -> !p.isComplete());
