@@ -5,7 +5,8 @@
 (function () {
   const REFRESH_MS = 2000;
   const HISTORY = 60;          // chart points kept (2 minutes at one read per 2 s)
-  const STALE_MS = 1500;       // members refresh every second: older than this, they stopped
+  const STALE_MS = 1500;       // members refresh every second: an entry unchanged this long, they stopped
+  const SHOW_BYTES = 1024;     // a value larger than this is shown truncated, with its size
   const PAGE = 50;             // keys per page in the browser
   const $ = (id) => document.getElementById(id);
   const state = {
@@ -80,20 +81,35 @@
   }
 
   // ---- Overview ----
+  // Each card from its own view: one that fails (/v1/leader reads the store) leaves the others
+  // live, which is when the store-error and renewal counters matter most. A 401 asks for a token.
   async function refreshOverview() {
-    const [access, leader, timeline, cluster, meters] = await Promise.all([
+    const results = await Promise.allSettled([
       api('/v1/access'), api('/v1/leader'), api('/v1/timeline'), api('/v1/cluster'), api('/v1/meters')]);
-    state.needToken = false;
-    show('token-panel', false);
-    banner(null);
-    state.mayWrite = access.may_write;
-    text('node-id', 'node ' + access.node_id);
-    state.clockOffsetMs = meters.at_ms - Date.now();
-    renderLeader(leader, timeline.now);
-    renderTimeline(timeline);
-    renderMembers(cluster.members);
-    renderMeters(meters);
-    text('updated', 'Updated ' + new Date().toLocaleTimeString() + '.');
+    const refused = results.find((r) => r.status === 'rejected' && r.reason.status === 401);
+    if (refused) throw refused.reason;
+    const [access, leader, timeline, cluster, meters] = results.map((r) => (r.status === 'fulfilled' ? r.value : null));
+    if (access) { state.mayWrite = access.may_write; text('node-id', 'node ' + access.node_id); }
+    if (meters) { state.clockOffsetMs = meters.at_ms - Date.now(); renderMeters(meters); }
+    if (leader) renderLeader(leader, timeline ? timeline.now : null);
+    else leaderUnknown(results[1].reason);
+    if (timeline) renderTimeline(timeline);
+    if (cluster) renderMembers(cluster.members);
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) failed(failure.reason, 'Overview'); else banner(null);
+    text('updated', 'Updated ' + new Date().toLocaleTimeString() + (failure ? ' (partly: see the message above).' : '.'));
+  }
+
+  // The lease could not be read (store unavailable, node unreachable): say so, never show an old holder.
+  function leaderUnknown(err) {
+    text('leader-holder', 'unknown: ' + err.code);
+    $('leader-holder').className = 'error';
+    text('leader-epoch', null);
+    state.expiresAtMs = null;
+    tick();
+    text('node-role', null);
+    text('node-authority', null);
+    show('resign-area', false);
   }
 
   function renderLeader(leader, now) {
@@ -134,11 +150,18 @@
     show('timeline-empty', timeline.changes.length === 0);
   }
 
-  // Members whose entry vanished are kept as "gone"; entries older than STALE_MS as "not refreshing".
+  // Members whose entry vanished are kept as "gone"; an entry whose seen_at_ms has not moved for
+  // STALE_MS of this page's time is "not refreshing". Judged by change, not by comparing the
+  // member's clock with this node's, so a member whose clock is off is not misreported.
   function renderMembers(members) {
     const nowMs = Date.now() + state.clockOffsetMs;
     const seen = new Set();
-    for (const m of members) { seen.add(m.node_id); state.members.set(m.node_id, Object.assign({ gone: false }, m)); }
+    for (const m of members) {
+      seen.add(m.node_id);
+      const before = state.members.get(m.node_id);
+      const advancedAt = before && !before.gone && before.seen_at_ms === m.seen_at_ms ? before.advancedAt : Date.now();
+      state.members.set(m.node_id, Object.assign({ gone: false, advancedAt: advancedAt }, m));
+    }
     for (const [id, m] of state.members) if (!seen.has(id)) m.gone = true;
     const body = $('members').tBodies[0];
     clear(body);
@@ -149,7 +172,7 @@
       cell(row, m.epoch);
       cell(row, (m.http_host || '?') + ':' + m.http_port);
       const age = m.seen_at_ms ? nowMs - m.seen_at_ms : null;
-      const stale = m.gone || (age !== null && age > STALE_MS);
+      const stale = m.gone || Date.now() - m.advancedAt > STALE_MS;
       cell(row, age === null ? '—' : ago(Math.max(0, age)) + (m.gone ? ' (entry expired)' : stale ? ' (not refreshing)' : ''), stale ? 'stale' : '');
       body.appendChild(row);
     }
@@ -248,13 +271,15 @@
     for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
     return out;
   }
-  // Text when the bytes are UTF-8 without control characters (tab and newlines allowed), else hex.
+  // Text when the bytes are UTF-8 without control characters (tab and newlines allowed), else hex;
+  // past SHOW_BYTES only the start is shown (a 256 KiB value would be 768 KB of hex in one cell).
   function render(bytes) {
+    const more = bytes.length > SHOW_BYTES ? ' … (first ' + SHOW_BYTES + ' of ' + bytes.length + ' bytes)' : '';
     try {
       const s = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-      if (!/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s)) return ['text', s];
+      if (!/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s)) return ['text', more ? [...s].slice(0, SHOW_BYTES).join('') + more : s];
     } catch (e) { /* not UTF-8: hex below */ }
-    return ['hex', Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ')];
+    return ['hex', Array.from(bytes.subarray(0, SHOW_BYTES), (b) => b.toString(16).padStart(2, '0')).join(' ') + more];
   }
   async function browse(fresh) {
     if (fresh) { state.prefix = $('prefix').value; state.continuation = null; clear($('keys').tBodies[0]); }
@@ -305,6 +330,7 @@
     }
   }
   const seg = (s) => encodeURIComponent(s);
+  // False when the catalog needs a token (the panel is then showing and must stay).
   async function refreshCatalog() {
     show('catalog-error', false);
     try {
@@ -323,10 +349,11 @@
       }
       show('tombstones-empty', tombs.tombstones.length === 0);
     } catch (err) {
-      if (err.status === 401) { failed(err, 'Catalog'); return; }
+      if (err.status === 401) { failed(err, 'Catalog'); return false; }
       $('catalog-error').textContent = 'Catalog: ' + err.status + ' ' + err.code + ': ' + err.message;
       show('catalog-error', true);
     }
+    return true;
   }
   async function pickNamespace(ns) {
     state.namespace = ns;
@@ -367,16 +394,24 @@
     }
     return known;
   }
+  // background: the periodic refresh, which waits while a token is asked for (refused requests
+  // would only pile up 401s on the node's rejection counter and in the browser's console).
   let refreshing = false;
-  async function refresh() {
-    if (refreshing) return;
+  async function refresh(background) {
+    if (refreshing || (background && state.needToken)) return;
     refreshing = true;
     try {
       const v = view();
+      let tokenOk = true;
       if (v === 'overview') await refreshOverview();
-      else if (v === 'catalog') await refreshCatalog();
-      else await api('/v1/access');
-      if (v !== 'overview') { show('token-panel', false); banner(null); }
+      else if (v === 'catalog') tokenOk = await refreshCatalog();
+      else {
+        const access = await api('/v1/access');
+        text('node-id', 'node ' + access.node_id);
+      }
+      if (v !== 'overview' && tokenOk) banner(null);
+      // The token was accepted: the panel closes if it was asking (not if the operator opened it).
+      if (tokenOk && state.needToken) { state.needToken = false; show('token-panel', false); }
     } catch (err) {
       failed(err, 'Overview');
     } finally {
@@ -390,6 +425,7 @@
       state.token = $('token').value.trim();
       if (state.token) sessionStorage.setItem('lake-token', state.token); else sessionStorage.removeItem('lake-token');
       $('token').value = '';
+      show('token-panel', false);   // asked again at once if the node refuses this one
       refresh().then(() => { if (view() === 'data') browse(true); });
     });
     $('token-forget').addEventListener('click', () => { state.token = ''; sessionStorage.removeItem('lake-token'); refresh(); });
@@ -402,7 +438,7 @@
     window.addEventListener('hashchange', () => { refresh(); if (view() === 'data' && !$('keys').tBodies[0].rows.length) browse(true); });
     refresh();
     if (view() === 'data') browse(true);
-    setInterval(refresh, REFRESH_MS);
+    setInterval(() => refresh(true), REFRESH_MS);
     setInterval(tick, 250);
   });
 })();

@@ -120,6 +120,16 @@ class ConsoleTest {
     @Test
     void consoleAsksForTokenWhenRequired() throws Exception {
         MetasrvNode a = nodes.leader(ConsoleNodes.withTokens(ConsoleNodes.settings("a", dir)), dir);
+        // Found by the review: the catalog view asked and hid the panel again in the same refresh.
+        for (String view : new String[] {"#catalog", "#data"}) {
+            browser.go(a.httpPort(), view);
+            assertThat(browser.textOf("token-reason", t -> t.contains("401"))).as(view).contains("requires a token");
+            assertThat(browser.visible("token-panel").isDisplayed()).as("%s still asks after the next refreshes", view).isTrue();
+            long rejected = rejections(a);
+            // While it asks, the page stops polling: the node's count of refused requests stays put.
+            org.awaitility.Awaitility.await().during(java.time.Duration.ofMillis(4_500)).atMost(java.time.Duration.ofSeconds(6))
+                    .until(() -> rejections(a) == rejected && browser.driver.findElement(By.id("token-panel")).isDisplayed());
+        }
         browser.go(a.httpPort(), "");
 
         // No token: the page asks for one and shows the 401 plainly, and shows no data.
@@ -159,6 +169,12 @@ class ConsoleTest {
         assertThat(nodes.harness.status(a).isLeader()).as("cancel wrote nothing").isTrue();
         // The only problems logged are the refused requests themselves (401s), no script errors.
         assertThat(browser.consoleProblems()).allMatch(p -> p.contains("401"), "only the 401 responses");
+    }
+
+    /** The node's count of requests refused 401 (its Prometheus meter). */
+    static long rejections(MetasrvNode node) {
+        return node.metrics().registry().find("lake.auth.rejections").counters().stream()
+                .mapToLong(c -> (long) c.count()).sum();
     }
 
     @Test
