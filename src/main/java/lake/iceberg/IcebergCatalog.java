@@ -163,7 +163,9 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                 throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
             }
             for (Table t : page.tables()) {
-                if (engine.equals(t.registration().engine())) out.add(TableIdentifier.of(namespace, IcebergNames.nameFromCatalog(t.name())));
+                if (engine.equals(t.registration().engine()) && IcebergNames.addressableName(t.name())) {
+                    out.add(TableIdentifier.of(namespace, IcebergNames.nameFromCatalog(t.name())));
+                }
             }
             continuation = page.continuation();
         } while (continuation != null);
@@ -233,8 +235,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             if (!seen.add(change.identifier())) throw new IllegalArgumentException("Invalid commit: table " + change.identifier() + " changed twice");
         }
         for (int attempt = 1; ; attempt++) {
-            List<PointerSwap> swaps = new ArrayList<>();
-            List<String> written = new ArrayList<>();
+            // First every table's requirements and updates, with nothing written: a change that
+            // fails (409, 400) leaves no metadata file behind. Then the files, then one swap.
+            record Staged(TableOps ops, TableIdentifier id, TableMetadata base, TableMetadata updated) {}
+            List<Staged> staged = new ArrayList<>();
             for (UpdateTableRequest change : changes) {
                 TableIdentifier id = change.identifier();
                 TableOps ops = newTableOps(id);
@@ -244,21 +248,37 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                 TableMetadata.Builder builder = TableMetadata.buildFrom(base);
                 for (MetadataUpdate u : change.updates()) u.applyTo(builder);
                 TableMetadata updated = builder.build();
-                if (updated.changes().isEmpty()) continue;
-                String location = ops.stage(updated);
-                written.add(location);
-                swaps.add(new PointerSwap(ns(id.namespace()), IcebergNames.name(id.name()), base.metadataFileLocation(), location));
+                if (!updated.changes().isEmpty()) staged.add(new Staged(ops, id, base, updated));
             }
-            if (swaps.isEmpty()) return;
+            if (staged.isEmpty()) return;
+            if (staged.size() > MAX_TABLES_PER_COMMIT) {
+                throw new IllegalArgumentException("Invalid commit: " + staged.size() + " tables changed; one commit changes at most "
+                        + MAX_TABLES_PER_COMMIT);
+            }
+            List<PointerSwap> swaps = new ArrayList<>();
+            List<String> written = new ArrayList<>();
             try {
+                for (Staged st : staged) {
+                    String location = st.ops().stage(st.updated());
+                    written.add(location);
+                    swaps.add(new PointerSwap(ns(st.id().namespace()), IcebergNames.name(st.id().name()),
+                            st.base().metadataFileLocation(), location));
+                }
                 write(catalog.swapPointers(swaps, RequestScope.extras(RequestScope.Outcome.noContent())));
                 return;
             } catch (CommitFailedException | NotFoundException moved) {
                 written.forEach(this::deleteQuietly);
                 if (attempt >= COMMIT_ATTEMPTS) throw new CommitFailedException(moved, "Commit failed after %d attempts: %s", attempt, moved.getMessage());
+            } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException certain) {
+                // Refused before any pointer moved: the files just written are orphans now.
+                written.forEach(this::deleteQuietly);
+                throw certain;
             }
         }
     }
+
+    /** The store's 99 operations per transaction, less the idempotency record's. */
+    static final int MAX_TABLES_PER_COMMIT = 98;
 
     private void deleteQuietly(String location) {
         try {
@@ -448,6 +468,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         do {
             lake.catalog.NamePage page = read(catalog.listNamespaces(continuation, Catalog.MAX_NAMESPACE_PAGE));
             for (String name : page.names()) {
+                if (!IcebergNames.addressable(name)) continue;
                 Namespace n = IcebergNames.fromCatalog(name);
                 if (n.length() <= levels.length) continue;
                 boolean under = true;

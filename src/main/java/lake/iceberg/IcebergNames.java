@@ -76,6 +76,34 @@ public final class IcebergNames {
         }
     }
 
+    /**
+     * Whether catalog namespace {@code name} is one an Iceberg namespace maps to. A namespace made
+     * through lake's own API may hold a {@code ~} that is no escape of ours ({@code tmp~old}) or a
+     * non-canonical one ({@code a~41}); the Iceberg API cannot address it, so its listings leave
+     * it out rather than show a name that would lead elsewhere.
+     */
+    public static boolean addressable(String name) {
+        try {
+            return namespace(fromCatalog(name)).equals(name);
+        } catch (IllegalArgumentException notOurs) {
+            return false;
+        }
+    }
+
+    /** Whether catalog table name {@code name} is one an Iceberg name maps to (as {@link #addressable}). */
+    public static boolean addressableName(String name) {
+        try {
+            return name(nameFromCatalog(name)).equals(name);
+        } catch (IllegalArgumentException notOurs) {
+            return false;
+        }
+    }
+
+    private static boolean hex(char c) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
+    }
+
+    /** {@code ~XX} with two hex digits is one byte; any other {@code ~} is itself (never a failure). */
     private static String unescape(String s) {
         if (s.indexOf('~') < 0) return s;
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
@@ -83,7 +111,7 @@ public final class IcebergNames {
         int i = 0;
         while (i < s.length()) {
             char c = s.charAt(i);
-            if (c == '~' && i + 2 < s.length() + 0 && i + 2 <= s.length() - 1) {
+            if (c == '~' && i + 2 < s.length() && hex(s.charAt(i + 1)) && hex(s.charAt(i + 2))) {
                 bytes.write(Integer.parseInt(s.substring(i + 1, i + 3), 16));
                 i += 3;
             } else {

@@ -125,7 +125,14 @@ public final class IcebergRouter {
      */
     private IcebergResponse idempotent(IcebergRequest r) throws java.io.IOException {
         String key = r.idempotencyKey();
-        String recordKey = lake.catalog.Catalog.idempotencyRecordKey(key);
+        String recordKey;
+        try {
+            recordKey = lake.catalog.Catalog.idempotencyRecordKey(key);
+        } catch (lake.catalog.CatalogException.InvalidArgument bad) {
+            // A malformed key is the request's fault (400), never a server error: on a commit route
+            // a 500 would read as commit-state-unknown.
+            throw new org.apache.iceberg.exceptions.BadRequestException("Invalid Idempotency-Key: %s", bad.getMessage());
+        }
         String fingerprint = Idempotency.fingerprint(r);
         long now = wallMillis.getAsLong();
         Optional<byte[]> stored = catalog.idempotencyRecord(key);
