@@ -141,6 +141,10 @@ public final class AuthTokens {
                 if (digest != null && !digests.add(hex.formatHex(digest))) {
                     throw new ConfigException(at + ": the same token is configured twice");
                 }
+                // One certificate, one principal: with two entries the first would silently win.
+                if (cn != null && !digests.add("cn:" + cn)) {
+                    throw new ConfigException(at + ": client_cert_cn '" + cn + "' names another entry's principal too");
+                }
                 out.add(new AuthToken(name, digest, access, prefixes, namespaces, cn));
             }
         }

@@ -119,6 +119,15 @@ public final class Principals {
         fileDigest = digest;
         try {
             List<AuthToken> next = AuthTokens.withFile(settings.inlineTokens(), file);
+            // Whether access control is on is decided at start (the cluster-secret rule, the
+            // console's prompt depend on it): a reload never turns it off (an emptied file must not
+            // open the node to anonymous writes) nor on. That takes a restart.
+            if (next.isEmpty() != current.all().isEmpty()) {
+                throw new ConfigException(next.isEmpty()
+                        ? "the file names no principal: that would turn access control off; revoke all access by keeping one "
+                                + "principal with no grants you hand out, or restart without tokens to turn it off"
+                        : "the node started without principals: turning access control on takes a restart");
+            }
             List<String> before = current.all().stream().map(AuthToken::name).toList();
             current = Snapshot.of(next);
             List<String> after = next.stream().map(AuthToken::name).toList();

@@ -352,6 +352,13 @@ public final class HttpVerticle extends VerticleBase {
                     ? new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("no answer within the request timeout"))
                     : new org.apache.iceberg.exceptions.ServiceUnavailableException("no answer within the request timeout")), 504));
             lake.security.Caller caller = ctx.get(AccessControl.CALLER);
+            if (caller == null && access.required()) {
+                // /iceberg always passes the ingress's access check first; never serve it unchecked.
+                vertx.cancelTimer(timer);
+                icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(
+                        new org.apache.iceberg.exceptions.NotAuthorizedException("the request was not authenticated")), 0);
+                return;
+            }
             if (caller == null) caller = new lake.security.Caller("http", null);
             api.serve(NodeApi.ICEBERG, IcebergWire.encode(request), headers, caller).onComplete(ar -> {
                 vertx.cancelTimer(timer);
@@ -422,8 +429,16 @@ public final class HttpVerticle extends VerticleBase {
         Promise<Void> abandoned = Promise.promise();
         if (waitMs > 0) ctx.response().closeHandler(v -> abandoned.tryComplete());
         lake.security.Caller caller = ctx.get(AccessControl.CALLER);
-        // Routes outside /v1 (ready) pass no token check: they serve no principal's data.
-        if (caller == null) caller = new lake.security.Caller("http", null);
+        if (caller == null) {
+            // Only /ready reaches here without the ingress's access check (it serves no principal's
+            // data); any other route that did would fail closed, never run unchecked.
+            if (!op.equals(NodeApi.READY) && access.required()) {
+                vertx.cancelTimer(timer);
+                fail(ctx, new ApiError(401, "unauthorized", "the request was not authenticated", null));
+                return;
+            }
+            caller = new lake.security.Caller("http", null);
+        }
         api.serve(op, body, headers, abandoned.future(), caller).onComplete(ar -> {
             vertx.cancelTimer(timer);
             if (ctx.response().ended()) return;

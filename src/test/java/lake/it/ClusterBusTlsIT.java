@@ -70,9 +70,15 @@ class ClusterBusTlsIT {
         Vertx outsider = join(ClusteredClientExample.join(cluster.clusterName, members, "127.0.0.1", ClusterHarness.freePort()));
         try {
             // Nodes do see it as a Hazelcast member: membership itself is not authenticated.
+            // It joined (a four-member view) and its request found the nodes' handlers, which never
+            // answered it (TIMEOUT, not NO_HANDLERS: an outsider alone in its own cluster would
+            // prove nothing).
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+                    ((io.vertx.core.internal.VertxInternal) outsider).clusterManager().getNodes().size() == 4);
             assertThatThrownBy(() -> join(ClusteredClientExample.create(outsider, "bus/outsider", new byte[] {1}, null)))
                     .as("a cas from a member without a certificate")
-                    .isInstanceOf(ReplyException.class);
+                    .isInstanceOfSatisfying(ReplyException.class, e ->
+                            assertThat(e.failureType()).isEqualTo(io.vertx.core.eventbus.ReplyFailure.TIMEOUT));
             assertThatThrownBy(() -> join(outsider.eventBus().request("lake.v1.kv.get", new JsonObject().put("key", "bus/outsider"),
                     new DeliveryOptions().setSendTimeout(5_000)))).isInstanceOf(ReplyException.class);
 

@@ -298,6 +298,17 @@ class GrantsTest {
         NodeHarness.await(node.reloadSecurity("SIGHUP"));
         assertThat(http(HttpMethod.GET, "/v1/kv/tables/robots/back", ROBOTS_RW, null).statusCode()).isEqualTo(200);
         assertThat(audit.lines("reload")).anySatisfy(l -> assertThat(l.getString("detail")).contains("entry 'admin'"));
+        // Found by the review: an emptied file (every principal revoked) turned access control off,
+        // opening the node to anonymous writes. It is refused; the set in use stays.
+        Files.writeString(tokensFile, "[]");
+        NodeHarness.await(node.reloadSecurity("SIGHUP"));
+        assertThat(http(HttpMethod.POST, "/v1/kv/cas", null, create("tables/robots/anonymous")).statusCode())
+                .as("still needs a token").isEqualTo(401);
+        assertThat(http(HttpMethod.GET, "/v1/kv/tables/robots/back", ROBOTS_RW, null).statusCode()).isEqualTo(200);
+        assertThat(audit.lines("reload")).anySatisfy(l -> {
+            assertThat(l.getString("outcome")).isEqualTo("refused");
+            assertThat(l.getString("detail")).contains("turn access control off");
+        });
         // The refused 401s were audited without a principal, by ingress.
         assertThat(audit.lines("refused")).filteredOn(l -> l.getInteger("outcome") == 401)
                 .extracting(l -> l.getString("ingress")).contains("http", "bus");
