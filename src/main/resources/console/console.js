@@ -274,7 +274,7 @@
   // Text when the bytes are UTF-8 without control characters (tab and newlines allowed), else hex;
   // past SHOW_BYTES only the start is shown (a 256 KiB value would be 768 KB of hex in one cell).
   function render(bytes) {
-    const more = bytes.length > SHOW_BYTES ? ' … (first ' + SHOW_BYTES + ' of ' + bytes.length + ' bytes)' : '';
+    const more = bytes.length > SHOW_BYTES ? ' … (the start of ' + bytes.length + ' bytes)' : '';
     try {
       const s = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
       if (!/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s)) return ['text', more ? [...s].slice(0, SHOW_BYTES).join('') + more : s];
@@ -404,8 +404,10 @@
       const v = view();
       let tokenOk = true;
       if (v === 'overview') await refreshOverview();
-      else if (v === 'catalog') tokenOk = await refreshCatalog();
-      else {
+      else if (v === 'catalog') {
+        tokenOk = await refreshCatalog();
+        if (tokenOk) api('/v1/access').then((a) => text('node-id', 'node ' + a.node_id), () => {});
+      } else {
         const access = await api('/v1/access');
         text('node-id', 'node ' + access.node_id);
       }
