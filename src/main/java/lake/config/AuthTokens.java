@@ -50,15 +50,21 @@ public final class AuthTokens {
         Set<String> digests = new HashSet<>();
         HexFormat hex = HexFormat.of();
         List<AuthToken> out = new ArrayList<>(inline);
+        Set<String> cns = new HashSet<>();
         for (AuthToken t : inline) {
             names.add(t.name());
             if (t.sha256() != null) digests.add(hex.formatHex(t.sha256()));
+            if (t.certSubject() != null) cns.add(t.certSubject());
         }
         for (AuthToken t : fromFile) {
             String at = "auth-tokens-file " + file + " entry '" + t.name() + "'";
             if (!names.add(t.name())) throw new ConfigException(at + ": the name is used twice");
             if (t.sha256() != null && !digests.add(hex.formatHex(t.sha256()))) {
                 throw new ConfigException(at + ": the same token is configured twice");
+            }
+            // One certificate, one principal, across the inline entries and the file alike.
+            if (t.certSubject() != null && !cns.add(t.certSubject())) {
+                throw new ConfigException(at + ": client_cert_cn '" + t.certSubject() + "' names another entry's principal too");
             }
             out.add(t);
         }

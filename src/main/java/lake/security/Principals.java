@@ -124,8 +124,8 @@ public final class Principals {
             // open the node to anonymous writes) nor on. That takes a restart.
             if (next.isEmpty() != current.all().isEmpty()) {
                 throw new ConfigException(next.isEmpty()
-                        ? "the file names no principal: that would turn access control off; revoke all access by keeping one "
-                                + "principal with no grants you hand out, or restart without tokens to turn it off"
+                        ? "the file names no principal: that would turn access control off; to revoke everyone keep one "
+                                + "principal whose token nobody holds, or restart without tokens to turn it off"
                         : "the node started without principals: turning access control on takes a restart");
             }
             List<String> before = current.all().stream().map(AuthToken::name).toList();

@@ -101,6 +101,16 @@ class SettingsLoaderTest {
         assertThat(both.authTokens()).extracting(AuthToken::name).containsExactly("reader");
         assertThat(both.authTokens().get(0).readWrite()).isFalse();
 
+        // One certificate names one principal: a client_cert_cn twice is refused, within one
+        // source and across the inline entries and the tokens file (found by the review).
+        assertThatThrownBy(() -> load(Map.of(), "--auth-tokens", "[{\"name\":\"a\",\"access\":\"read\",\"client_cert_cn\":\"app\"},"
+                + "{\"name\":\"b\",\"access\":\"admin\",\"client_cert_cn\":\"app\"}]"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("client_cert_cn 'app'");
+        Path adminByCert = file("[{\"name\": \"b\", \"access\": \"admin\", \"client_cert_cn\": \"app\"}]");
+        assertThatThrownBy(() -> load(Map.of("LAKE_AUTH_TOKENS", "[{\"name\":\"a\",\"access\":\"read\",\"client_cert_cn\":\"app\"}]",
+                "LAKE_AUTH_TOKENS_FILE", adminByCert.toString())))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("client_cert_cn 'app'");
+
         // Digests are accepted on the command line.
         Settings cli = load(Map.of(), "--auth-tokens", "[{\"name\":\"ci\",\"access\":\"read\",\"token_sha256\":\"" + digest + "\"}]");
         assertThat(cli.authTokens()).extracting(AuthToken::name).containsExactly("ci");
