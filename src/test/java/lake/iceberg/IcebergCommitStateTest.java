@@ -53,4 +53,34 @@ class IcebergCommitStateTest {
                     .as("one new version, not two").isEqualTo(after);
         }
     }
+
+    /**
+     * An Idempotency-Key is remembered for its lifetime (reused with another request: 422), and
+     * once expired it is free again: its record is replaced in the mutation's own transaction.
+     */
+    @Test
+    void expiredIdempotencyKeyIsFreeAgain() throws Exception {
+        try (NodeHarness h = new NodeHarness()) {
+            ManualClock clock = new ManualClock(1_700_000_000_000L);
+            MetasrvNode node = h.deploy(NodeHarness.settings("a", dir, 10_000, 0, 1_000), clock,
+                    v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+            assertThat(h.campaign(node).isLeader()).isTrue();
+            int port = node.httpPort();
+            Rest.createTable(port, "robots", "t");
+            Map<String, String> key = Map.of("Idempotency-Key", "props-0001");
+            String path = "/v1/namespaces/robots/tables/t";
+            assertThat(Rest.call(port, "POST", path, Rest.setProperty("k", "v1"), key).statusCode()).isEqualTo(200);
+            HttpResponse<String> reused = Rest.call(port, "POST", path, Rest.setProperty("k", "v2"), key);
+            assertThat(reused.statusCode()).as("another request under a live key: " + reused.body()).isEqualTo(422);
+
+            clock.advanceWall(Idempotency.LIFETIME_MS + 1);
+            assertThat(h.campaign(node).isLeader()).as("the lease taken again after the jump").isTrue();
+            HttpResponse<String> fresh = Rest.call(port, "POST", path, Rest.setProperty("k", "v2"), key);
+            assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(200);
+            assertThat(Rest.json(Rest.get(port, path)).at("/metadata/properties/k").asText()).isEqualTo("v2");
+            HttpResponse<String> replayed = Rest.call(port, "POST", path, Rest.setProperty("k", "v2"), key);
+            assertThat(replayed.statusCode()).as("the new record answers a retry").isEqualTo(200);
+            assertThat(Rest.json(replayed).get("metadata-location").asText()).isEqualTo(Rest.json(fresh).get("metadata-location").asText());
+        }
+    }
 }
