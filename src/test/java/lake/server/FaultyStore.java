@@ -49,7 +49,7 @@ public final class FaultyStore implements MetaStore {
     @Override public Future<Boolean> cas(String k, byte[] e, byte[] v) { return or(() -> real.cas(k, e, v)); }
     @Override public Future<Boolean> delete(String k, byte[] e) { return or(() -> real.delete(k, e)); }
     /** While set, a guarded mutation is applied but never answered (a reply lost after the write). */
-    final java.util.concurrent.atomic.AtomicBoolean answerNothing = new java.util.concurrent.atomic.AtomicBoolean();
+    public final java.util.concurrent.atomic.AtomicBoolean answerNothing = new java.util.concurrent.atomic.AtomicBoolean();
 
     @Override
     public Future<Boolean> guardedMutate(GuardedMutation m) {
