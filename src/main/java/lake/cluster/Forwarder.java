@@ -83,10 +83,11 @@ public final class Forwarder {
     }
 
     /**
-     * Forwards {@code op} with {@code body}; {@code clientEpoch} is the epoch header the client
+     * Forwards {@code op} with {@code body} (the client's request text as received, or a JSON
+     * object; the leader decodes either with the one strict decoder); {@code clientEpoch} is the epoch header the client
      * sent and {@code token} its access token, if any (the leader checks it again).
      */
-    public Future<JsonObject> forward(String op, JsonObject body, String clientEpoch, String token) {
+    public Future<JsonObject> forward(String op, Object body, String clientEpoch, String token) {
         return forward(op, body, clientEpoch, token, deadline());
     }
 
@@ -96,7 +97,7 @@ public final class Forwarder {
     }
 
     /** As {@link #forward(String, JsonObject, String, String)}, giving up at {@code giveUpAt}. */
-    public Future<JsonObject> forward(String op, JsonObject body, String clientEpoch, String token, long giveUpAt) {
+    public Future<JsonObject> forward(String op, Object body, String clientEpoch, String token, long giveUpAt) {
         return forward(op, body, clientEpoch, token, null, giveUpAt);
     }
 
@@ -105,13 +106,13 @@ public final class Forwarder {
      * authenticated without a token (a client certificate): {@code vouch} names its principal and
      * carries the cluster secret, which the leader requires before it takes the name.
      */
-    public Future<JsonObject> forward(String op, JsonObject body, String clientEpoch, String token, Vouch vouch, long giveUpAt) {
+    public Future<JsonObject> forward(String op, Object body, String clientEpoch, String token, Vouch vouch, long giveUpAt) {
         Optional<Target> known = fromSnapshot();
         Request request = new Request(op, body, clientEpoch, token, vouch);
         return known.isPresent() ? send(request, known.get(), giveUpAt) : attempt(request, giveUpAt);
     }
 
-    private record Request(String op, JsonObject body, String clientEpoch, String token, Vouch vouch) {}
+    private record Request(String op, Object body, String clientEpoch, String token, Vouch vouch) {}
 
     /** A principal this node authenticated, and the cluster secret that lets the leader believe it. */
     public record Vouch(String principal, String clusterSecret) {

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
@@ -11,6 +12,7 @@ import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,34 +21,38 @@ import java.util.Map;
 import java.util.function.BiFunction;
 
 /**
- * Several requests to one clustered address in one bus message, when they queue up: the
+ * Several requests to one clustered address in one bus message, when they arrive together: the
  * follower's forwarded writes and a remote node's store calls. Each cluster round trip costs a
  * message each way (headers, a reply registration and a timer, a socket write and a wake-up on
- * both nodes), whatever it carries; under load one round trip now carries many requests.
+ * both nodes), whatever it carries; under load one round trip carries many requests.
  *
- * <p>Wire form, on {@code <address>.batch} (documented in docs/event-bus.md):
- * {@code {"items":[{"headers":{name:value,...},"body":{...}},...]}}, answered by
- * {@code {"replies":[{"body":{...}} | {"code":n,"message":"..."},...]}} in the same order. Each
- * item is served exactly as the same request sent alone would be; its failure is the failure the
- * lone request would have had ({@link ReplyFailure#RECIPIENT_FAILURE}, same code and message). A
- * failure of the batch message itself (no handler, timeout, refused secret) is every item's
+ * <p>Wire form, on {@code <address>.batch.v1}: a binary envelope ({@link Wire}; docs/event-bus.md,
+ * "Batches") of items, each with its headers and body (a JSON object, or bytes: a client's
+ * request text passed through as received), answered by one reply per item in the same order: the
+ * lone request's reply body, or its failure code and message. Each item is served exactly as the
+ * same request sent alone would be; its failure is the failure the lone request would have had
+ * ({@link ReplyFailure#RECIPIENT_FAILURE}, same code and message). A failure of the batch message
+ * itself (no handler, timeout, refused secret, an answer that cannot be read) is every item's
  * failure, so "outcome unknown" stays per request and is never turned into a retry.
  */
 public final class BusBatch {
     private BusBatch() {}
 
-    static final String SUFFIX = ".batch";
+    /** The envelope is binary since version 1; a node that sends the old JSON form finds no handler (certainly unapplied). */
+    static final String SUFFIX = ".batch.v1";
 
     public static String address(String address) {
         return address + SUFFIX;
     }
 
     /**
-     * The client side, confined to the context that creates it (calls from elsewhere hop onto it). A request goes
-     * out at once, alone, while fewer than {@code maxInFlight} messages to its address await their
-     * answer; otherwise it queues, and the queue leaves as one batch (at most {@code maxItems}
-     * requests and about {@code maxBytes}) as soon as one answer comes back. So an idle node adds
-     * no delay and a busy one pays one round trip per batch instead of per request.
+     * The client side, confined to the context that creates it (calls from elsewhere hop onto it).
+     * Requests to one address made during one event-loop turn (an HTTP ingress reads many client
+     * requests per turn) leave together at the end of that turn: one alone as a plain message,
+     * several as one batch (at most {@code maxItems} requests and about {@code maxBytes}). None
+     * waits for another's answer, so batching adds no round trip; only past {@code maxInFlight}
+     * unanswered messages per address do requests queue for the next answer (a bound on what one
+     * node has outstanding, not a pacing device).
      */
     public static final class Sender {
         private final Vertx vertx;
@@ -65,9 +71,9 @@ public final class BusBatch {
             this.maxBytes = maxBytes;
         }
 
-        /** The defaults the nodes use: two messages in flight per address, up to 64 requests or 1 MiB per batch. */
+        /** The defaults the nodes use: up to 16 messages in flight per address, 64 requests or 1 MiB per batch. */
         public static Sender standard(Vertx vertx) {
-            return new Sender(vertx, 2, 64, 1 << 20);
+            return new Sender(vertx, 16, 64, 1 << 20);
         }
 
         /**
@@ -75,7 +81,10 @@ public final class BusBatch {
          * (other options are not carried). Completes with the reply's body, or fails as the bus
          * would fail the lone request.
          */
-        public Future<JsonObject> request(String address, JsonObject body, DeliveryOptions options) {
+        public Future<JsonObject> request(String address, Object body, DeliveryOptions options) {
+            if (body != null && !(body instanceof JsonObject) && !(body instanceof Buffer)) {
+                return Future.failedFuture(new IllegalArgumentException("a batched body must be a JSON object or bytes"));
+            }
             Pending p = new Pending(body, options, estimate(body), Promise.promise());
             if (Vertx.currentContext() == context) {
                 enqueue(address, p);
@@ -89,15 +98,23 @@ public final class BusBatch {
         private void enqueue(String address, Pending p) {
             Lane lane = lanes.computeIfAbsent(address, Lane::new);
             lane.queue.add(p);
-            lane.flush();
+            if (lane.flushScheduled) return;
+            // Leaves once this event-loop turn has handed over everything it read: requests that
+            // arrived together share a message, and none waits for another's answer.
+            lane.flushScheduled = true;
+            context.runOnContext(v -> {
+                lane.flushScheduled = false;
+                lane.flush();
+            });
         }
 
-        private record Pending(JsonObject body, DeliveryOptions options, long bytes, Promise<JsonObject> promise) {}
+        record Pending(Object body, DeliveryOptions options, long bytes, Promise<JsonObject> promise) {}
 
         private final class Lane {
             final String address;
             final ArrayDeque<Pending> queue = new ArrayDeque<>();
             int inFlight;
+            boolean flushScheduled;
 
             Lane(String address) {
                 this.address = address;
@@ -128,30 +145,29 @@ public final class BusBatch {
             }
 
             private Future<?> many(List<Pending> batch) {
-                JsonArray items = new JsonArray(new ArrayList<>(batch.size()));
-                for (Pending p : batch) {
-                    JsonObject headers = new JsonObject();
-                    MultiMap h = p.options().getHeaders();
-                    if (h != null) h.forEach(e -> headers.put(e.getKey(), e.getValue()));
-                    items.add(new JsonObject().put("headers", headers).put("body", p.body()));
-                }
+                Buffer items = Wire.items(batch);
                 DeliveryOptions options = new DeliveryOptions().setSendTimeout(batch.get(0).options().getSendTimeout());
                 MultiMap first = batch.get(0).options().getHeaders();
                 // The cluster secret authenticates the message that carries the batch.
                 if (first != null && first.contains(Bus.SECRET_HEADER)) options.addHeader(Bus.SECRET_HEADER, first.get(Bus.SECRET_HEADER));
-                return vertx.eventBus().<JsonObject>request(BusBatch.address(address), new JsonObject().put("items", items), options)
+                return vertx.eventBus().<Buffer>request(BusBatch.address(address), items, options)
                         .onComplete(ar -> {
                             if (ar.failed()) {
                                 for (Pending p : batch) p.promise().fail(ar.cause());
                                 return;
                             }
-                            JsonArray replies = ar.result().body().getJsonArray("replies");
+                            List<Answer> replies;
+                            try {
+                                replies = Wire.replies(ar.result().body());
+                            } catch (RuntimeException e) {
+                                // Answered, but not in a form we can read: whether the items applied is unknown.
+                                replies = List.of();
+                            }
                             for (int i = 0; i < batch.size(); i++) {
-                                JsonObject r = replies == null || i >= replies.size() ? null : replies.getJsonObject(i);
+                                Answer r = i < replies.size() ? replies.get(i) : null;
                                 Promise<JsonObject> promise = batch.get(i).promise();
-                                if (r != null && r.containsKey("body")) promise.complete(r.getJsonObject("body"));
-                                else if (r != null) promise.fail(new ReplyException(ReplyFailure.RECIPIENT_FAILURE,
-                                        r.getInteger("code", 500), r.getString("message")));
+                                if (r != null && r.body() != null) promise.complete(r.body());
+                                else if (r != null) promise.fail(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, r.code(), r.message()));
                                 // A batch answered without this item's reply: it was not known to apply.
                                 else promise.fail(new ReplyException(ReplyFailure.ERROR, "the batch's answer has no reply for this request"));
                             }
@@ -172,32 +188,182 @@ public final class BusBatch {
      * are answered. {@code serve} must not throw; it answers every failure as an {@link Answer}.
      */
     static void serve(Message<Object> batch, BiFunction<MultiMap, Object, Future<Answer>> serve) {
-        JsonArray items = batch.body() instanceof JsonObject o ? o.getJsonArray("items") : null;
+        List<Wire.Item> items;
+        try {
+            items = batch.body() instanceof Buffer b ? Wire.decodeItems(b) : null;
+        } catch (IllegalArgumentException e) {
+            batch.fail(400, "malformed batch: " + e.getMessage());
+            return;
+        }
         if (items == null || items.isEmpty()) {
-            batch.fail(400, "a batch needs a non-empty 'items' array");
+            batch.fail(400, "a batch must be a binary batch envelope with at least one item");
             return;
         }
         List<Future<Answer>> answers = new ArrayList<>(items.size());
-        for (int i = 0; i < items.size(); i++) {
-            JsonObject item = items.getJsonObject(i);
-            MultiMap headers = MultiMap.caseInsensitiveMultiMap();
-            JsonObject h = item.getJsonObject("headers", new JsonObject());
-            for (String name : h.fieldNames()) headers.add(name, String.valueOf(h.getValue(name)));
-            answers.add(serve.apply(headers, item.getValue("body")));
-        }
+        for (Wire.Item item : items) answers.add(serve.apply(item.headers(), item.body()));
         Future.join(answers).onComplete(done -> {
-            JsonArray replies = new JsonArray(new ArrayList<>(answers.size()));
-            for (Future<Answer> f : answers) {
-                Answer a = f.succeeded() ? f.result() : Answer.fail(500, String.valueOf(f.cause()));
-                replies.add(a.body() != null ? new JsonObject().put("body", a.body())
-                        : new JsonObject().put("code", a.code()).put("message", a.message()));
-            }
-            batch.reply(new JsonObject().put("replies", replies));
+            List<Answer> replies = new ArrayList<>(answers.size());
+            for (Future<Answer> f : answers) replies.add(f.succeeded() ? f.result() : Answer.fail(500, String.valueOf(f.cause())));
+            batch.reply(Wire.encodeReplies(replies));
         });
+    }
+
+    /**
+     * The binary envelope (docs/event-bus.md, "Batches"). Lengths are 4-byte big-endian ints,
+     * strings UTF-8. Bodies cross as bytes: a client's request text goes through untouched (the
+     * leader decodes it with the same strict decoder as any request), and nothing is re-encoded
+     * into a JSON envelope on one node only to be parsed back on the other.
+     */
+    static final class Wire {
+        private Wire() {}
+
+        static final byte VERSION = 1;
+        /** Body kinds: none, a JSON object (decoded to a JsonObject), raw bytes (handed over as a Buffer). */
+        static final byte NONE = 0, JSON = 1, BYTES = 2;
+
+        record Item(MultiMap headers, Object body) {}
+
+        static Buffer items(List<Sender.Pending> batch) {
+            Buffer out = Buffer.buffer(256 * batch.size()).appendByte(VERSION).appendInt(batch.size());
+            for (Sender.Pending p : batch) {
+                MultiMap h = p.options().getHeaders();
+                out.appendInt(h == null ? 0 : h.size());
+                if (h != null) h.forEach(e -> {
+                    string(out, e.getKey());
+                    string(out, e.getValue());
+                });
+                body(out, p.body());
+            }
+            return out;
+        }
+
+        static List<Item> decodeItems(Buffer in) {
+            Reader r = new Reader(in);
+            int n = r.count();
+            List<Item> items = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int headers = r.count();
+                MultiMap h = MultiMap.caseInsensitiveMultiMap();
+                for (int j = 0; j < headers; j++) h.add(r.string(), r.string());
+                items.add(new Item(h, r.body()));
+            }
+            r.end();
+            return items;
+        }
+
+        static Buffer encodeReplies(List<Answer> replies) {
+            Buffer out = Buffer.buffer(64 * replies.size()).appendByte(VERSION).appendInt(replies.size());
+            for (Answer a : replies) {
+                if (a.body() != null) {
+                    out.appendInt(0);
+                    body(out, a.body());
+                } else {
+                    // A failure code is never 0: a lone failed reply carries an HTTP-like or store code.
+                    out.appendInt(a.code() == 0 ? 500 : a.code());
+                    string(out, a.message() == null ? "" : a.message());
+                }
+            }
+            return out;
+        }
+
+        static List<Answer> replies(Buffer in) {
+            Reader r = new Reader(in);
+            int n = r.count();
+            List<Answer> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int code = r.integer();
+                if (code == 0) {
+                    Object body = r.body();
+                    if (!(body instanceof JsonObject o)) throw new IllegalArgumentException("a reply body must be a JSON object");
+                    out.add(Answer.ok(o));
+                } else {
+                    out.add(Answer.fail(code, r.string()));
+                }
+            }
+            r.end();
+            return out;
+        }
+
+        private static void string(Buffer out, String s) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            out.appendInt(b.length).appendBytes(b);
+        }
+
+        private static void body(Buffer out, Object body) {
+            if (body == null) {
+                out.appendByte(NONE);
+            } else if (body instanceof Buffer b) {
+                out.appendByte(BYTES).appendInt(b.length()).appendBuffer(b);
+            } else if (body instanceof JsonObject o) {
+                Buffer b = o.toBuffer();
+                out.appendByte(JSON).appendInt(b.length()).appendBuffer(b);
+            } else {
+                throw new IllegalArgumentException("a batch item's body must be a JSON object or bytes, got "
+                        + body.getClass().getSimpleName());
+            }
+        }
+
+        /** Reads with every length checked against what is left, so a malformed envelope is refused, never misread. */
+        private static final class Reader {
+            private final Buffer in;
+            private int pos;
+
+            Reader(Buffer in) {
+                this.in = in;
+                if (in.length() < 1 || in.getByte(0) != VERSION) {
+                    throw new IllegalArgumentException("unknown envelope version");
+                }
+                pos = 1;
+            }
+
+            int integer() {
+                need(4);
+                int v = in.getInt(pos);
+                pos += 4;
+                return v;
+            }
+
+            /** A count or length: not negative, and never more than the bytes left could hold. */
+            int count() {
+                int n = integer();
+                if (n < 0 || n > in.length() - pos) throw new IllegalArgumentException("a count or length of " + n + " at byte " + (pos - 4));
+                return n;
+            }
+
+            String string() {
+                int n = count();
+                String s = in.getString(pos, pos + n, "UTF-8");
+                pos += n;
+                return s;
+            }
+
+            Object body() {
+                need(1);
+                byte kind = in.getByte(pos++);
+                if (kind == NONE) return null;
+                int n = count();
+                Buffer b = in.getBuffer(pos, pos + n);
+                pos += n;
+                return switch (kind) {
+                    case JSON -> new JsonObject(b);
+                    case BYTES -> b;
+                    default -> throw new IllegalArgumentException("unknown body kind " + kind);
+                };
+            }
+
+            void end() {
+                if (pos != in.length()) throw new IllegalArgumentException((in.length() - pos) + " bytes after the last item");
+            }
+
+            private void need(int n) {
+                if (in.length() - pos < n) throw new IllegalArgumentException("the envelope ends early at byte " + pos);
+            }
+        }
     }
 
     /** A cheap size estimate of a JSON body (its strings' lengths plus a little per value), to bound a batch. */
     static long estimate(Object value) {
+        if (value instanceof Buffer b) return b.length() + 8L;
         if (value instanceof String s) return s.length() + 4L;
         if (value instanceof JsonObject o) {
             long n = 2;

@@ -246,6 +246,9 @@ public final class NodeApi {
     private Future<JsonObject> handle(String op, Object raw, MultiMap headers, Future<?> abandoned, Caller caller) {
         JsonObject body = raw == null ? new JsonObject() : StrictJson.busBody(raw);
         if (WITHOUT_FIELDS.contains(op)) ApiRequests.none(body, op);
+        // What a follower forwards: the client's own text when it came as text (decoded and checked
+        // here already; the leader decodes it again as any request), so nothing is re-encoded.
+        Object forwardable = raw instanceof io.vertx.core.buffer.Buffer ? raw : body;
         return switch (op) {
             case GET -> {
                 String key = ApiRequests.get(body);
@@ -266,7 +269,7 @@ public final class NodeApi {
                 access.authorize(caller, w instanceof lake.metasrv.ClientMutation m ? new Action.Key(op, m.key(), true)
                         : new Action.Keys(op, ((lake.metasrv.ClientTransaction) w).transaction().ops().stream()
                                 .map(lake.meta.Transaction.Op::key).toList()));
-                yield fenced(op, body, headers, w, c);
+                yield fenced(op, forwardable, headers, w, c);
             }
             case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case LEADER -> leader();
@@ -301,7 +304,7 @@ public final class NodeApi {
                 if (op.equals(CatalogOps.LIST_NAMESPACES)) yield prepared.get().map(page -> grantedOnly(caller, page));
                 if (!CatalogOps.WRITES.contains(op)) yield prepared.get();
                 // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
-                Future<JsonObject> written = write(op, body, headers, caller, () -> leadership.isLeader() ? prepared.get()
+                Future<JsonObject> written = write(op, forwardable, headers, caller, () -> leadership.isLeader() ? prepared.get()
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
                 yield action instanceof Action.Admin a ? audited(caller, headers, op, a.namespace(), written) : written;
@@ -353,12 +356,12 @@ public final class NodeApi {
                 ar.succeeded() ? "ok" : ApiError.from(ar.cause()).code()));
     }
 
-    private Future<JsonObject> fenced(String op, JsonObject body, MultiMap headers, ClientWrite m, Caller caller) {
+    private Future<JsonObject> fenced(String op, Object body, MultiMap headers, ClientWrite m, Caller caller) {
         return write(op, body, headers, caller, () -> writer.apply(m).map(NodeApi::outcome));
     }
 
     /** Runs {@code local} on the leader; a follower forwards the request (see {@link #writeOrForward}). */
-    private Future<JsonObject> write(String op, JsonObject body, MultiMap headers, Caller caller, Supplier<Future<JsonObject>> local) {
+    private Future<JsonObject> write(String op, Object body, MultiMap headers, Caller caller, Supplier<Future<JsonObject>> local) {
         boolean forwarded = Forwarder.isForwarded(headers);
         if (forwarded) {
             // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
@@ -383,7 +386,7 @@ public final class NodeApi {
      * publish its leadership) goes back to the local writer once that publication arrives,
      * within the same window, rather than waiting the window out.
      */
-    private Future<JsonObject> writeOrForward(String op, JsonObject body, MultiMap headers, Forwarder.Vouch vouch,
+    private Future<JsonObject> writeOrForward(String op, Object body, MultiMap headers, Forwarder.Vouch vouch,
                                               Supplier<Future<JsonObject>> local, long giveUpAt) {
         return local.get().recover(t -> {
             if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);

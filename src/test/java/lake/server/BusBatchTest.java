@@ -59,6 +59,19 @@ class BusBatchTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** Runs {@code body} in one turn of one event-loop context, as a node's API makes its calls. */
+    private static <T> T inOneTurn(io.vertx.core.Context context, java.util.function.Supplier<T> body) throws Exception {
+        io.vertx.core.Promise<T> p = io.vertx.core.Promise.promise();
+        context.runOnContext(v -> p.complete(body.get()));
+        return await(p.future());
+    }
+
+    private static Throwable awaitFailure(Future<?> f) throws Exception {
+        await(f.otherwiseEmpty());
+        assertThat(f.failed()).as("refused").isTrue();
+        return f.cause();
+    }
+
     private int messages(String address) {
         AtomicInteger n = sent.get(address);
         return n == null ? 0 : n.get();
@@ -66,12 +79,16 @@ class BusBatchTest {
 
     @Test
     void queuedCallsShareMessagesAndAreAnsweredAlike() throws Exception {
-        BusMetaStore remote = new BusMetaStore(vertx, ADDRESS, () -> 1L, 10_000, null, ElectionSettings.StoreReach.REMOTE);
+        io.vertx.core.Context context = vertx.getOrCreateContext();
+        BusMetaStore remote = inOneTurn(context, () -> new BusMetaStore(vertx, ADDRESS, () -> 1L, 10_000, null, ElectionSettings.StoreReach.REMOTE));
         assertThat(await(remote.cas("kv/taken", null, b("x")))).isTrue();
         int before = messages(ADDRESS) + messages(BusBatch.address(ADDRESS));
 
-        List<Future<Boolean>> writes = new ArrayList<>();
-        for (int i = 0; i < 300; i++) writes.add(remote.cas("kv/" + i, null, b("v" + i)));
+        List<Future<Boolean>> writes = inOneTurn(context, () -> {
+            List<Future<Boolean>> all = new ArrayList<>();
+            for (int i = 0; i < 300; i++) all.add(remote.cas("kv/" + i, null, b("v" + i)));
+            return all;
+        });
         Future<Boolean> taken = remote.cas("kv/taken", null, b("y"));
         await(Future.join(new ArrayList<>(writes)));
 
@@ -79,10 +96,13 @@ class BusBatchTest {
         assertThat(await(taken)).as("a failed condition is false, as alone").isFalse();
         int used = messages(ADDRESS) + messages(BusBatch.address(ADDRESS)) - before;
         assertThat(messages(BusBatch.address(ADDRESS))).as("batches were sent").isPositive();
-        assertThat(used).as("301 calls in fewer messages").isLessThan(301);
+        assertThat(used).as("300 calls of one turn in batches of at most 64, and one alone").isEqualTo(5 + 1);
 
-        List<Future<Optional<byte[]>>> reads = new ArrayList<>();
-        for (int i = 0; i < 300; i++) reads.add(remote.get("kv/" + i));
+        List<Future<Optional<byte[]>>> reads = inOneTurn(context, () -> {
+            List<Future<Optional<byte[]>>> all = new ArrayList<>();
+            for (int i = 0; i < 300; i++) all.add(remote.get("kv/" + i));
+            return all;
+        });
         await(Future.join(new ArrayList<>(reads)));
         for (int i = 0; i < 300; i++) assertThat(reads.get(i).result()).as("kv/%d", i).contains(b("v" + i));
         assertThat(await(remote.get("kv/taken"))).contains(b("x"));
@@ -90,13 +110,17 @@ class BusBatchTest {
 
     @Test
     void anItemFailsAsItWouldAlone() throws Exception {
-        BusBatch.Sender sender = new BusBatch.Sender(vertx, 1, 64, 1 << 20);
-        // The first call holds the only slot; the next three queue and leave as one batch.
-        List<Future<JsonObject>> calls = new ArrayList<>();
-        for (String op : List.of(StoreProtocol.GET, StoreProtocol.GET, "no-such-op", StoreProtocol.GET)) {
-            calls.add(sender.request(ADDRESS, new JsonObject().put("key", "kv/none"),
-                    new DeliveryOptions().setSendTimeout(10_000).addHeader(Bus.OP_HEADER, op).addHeader(Bus.EPOCH_HEADER, "1")));
-        }
+        io.vertx.core.Context context = vertx.getOrCreateContext();
+        // Made in one turn of the event loop, the four leave together as one batch.
+        List<Future<JsonObject>> calls = inOneTurn(context, () -> {
+            BusBatch.Sender sender = new BusBatch.Sender(vertx, 1, 64, 1 << 20);
+            List<Future<JsonObject>> all = new ArrayList<>();
+            for (String op : List.of(StoreProtocol.GET, StoreProtocol.GET, "no-such-op", StoreProtocol.GET)) {
+                all.add(sender.request(ADDRESS, new JsonObject().put("key", "kv/none"),
+                        new DeliveryOptions().setSendTimeout(10_000).addHeader(Bus.OP_HEADER, op).addHeader(Bus.EPOCH_HEADER, "1")));
+            }
+            return all;
+        });
         await(Future.join(new ArrayList<>(calls)).otherwiseEmpty());
         assertThat(messages(BusBatch.address(ADDRESS))).isEqualTo(1);
         assertThat(calls.get(0).result()).isEqualTo(new JsonObject().putNull("value"));
@@ -115,18 +139,77 @@ class BusBatchTest {
         List<Message<Object>> received = new CopyOnWriteArrayList<>();
         await(vertx.eventBus().consumer(silent, received::add).completion());
         await(vertx.eventBus().consumer(BusBatch.address(silent), received::add).completion());
-        BusMetaStore remote = new BusMetaStore(vertx, silent, () -> 1L, 300, null, ElectionSettings.StoreReach.REMOTE);
-
-        List<Future<Boolean>> writes = new ArrayList<>();
-        for (int i = 0; i < 5; i++) writes.add(remote.cas("kv/" + i, null, b("v")));
+        List<Future<Boolean>> writes = inOneTurn(vertx.getOrCreateContext(), () -> {
+            BusMetaStore remote = new BusMetaStore(vertx, silent, () -> 1L, 300, null, ElectionSettings.StoreReach.REMOTE);
+            List<Future<Boolean>> all = new ArrayList<>();
+            for (int i = 0; i < 5; i++) all.add(remote.cas("kv/" + i, null, b("v")));
+            return all;
+        });
         await(Future.join(new ArrayList<>(writes)).otherwiseEmpty());
 
         for (Future<Boolean> w : writes) assertThat(w.cause()).as("a write without an answer").isInstanceOf(MetaException.OutcomeUnknown.class);
-        // Two alone (the in-flight bound), then the three that queued as one batch; nothing resent.
-        assertThat(received).hasSize(3);
+        // Made in one turn, the five left at once as one batch, none waiting for an answer; nothing resent.
+        assertThat(received).hasSize(1);
         assertThat(messages(BusBatch.address(silent))).isEqualTo(1);
-        JsonObject batch = (JsonObject) received.stream().filter(m -> m.address().equals(BusBatch.address(silent)))
-                .findFirst().orElseThrow().body();
-        assertThat(batch.getJsonArray("items")).hasSize(3);
+        io.vertx.core.buffer.Buffer batch = (io.vertx.core.buffer.Buffer) received.stream()
+                .filter(m -> m.address().equals(BusBatch.address(silent))).findFirst().orElseThrow().body();
+        assertThat(BusBatch.Wire.decodeItems(batch)).hasSize(5);
+    }
+
+    @Test
+    void bytesCrossAsSentAndJsonAsJson() throws Exception {
+        String echo = "test.echo";
+        List<Object> bodies = new CopyOnWriteArrayList<>();
+        await(vertx.eventBus().<Object>consumer(BusBatch.address(echo), m -> BusBatch.serve(m, (headers, body) -> {
+            bodies.add(body);
+            return Future.succeededFuture(BusBatch.Answer.ok(new JsonObject().put("op", headers.get(Bus.OP_HEADER))));
+        })).completion());
+        // A client's text, exactly as received (odd spacing and member order kept), and a JSON object.
+        io.vertx.core.buffer.Buffer text = io.vertx.core.buffer.Buffer.buffer("{ \"value\":\"eA==\",\"key\":\"k/é\" }");
+        List<Future<JsonObject>> calls = inOneTurn(vertx.getOrCreateContext(), () -> {
+            BusBatch.Sender sender = new BusBatch.Sender(vertx, 1, 64, 1 << 20);
+            return List.of(sender.request(echo, text, new DeliveryOptions().setSendTimeout(10_000).addHeader(Bus.OP_HEADER, "cas")),
+                    sender.request(echo, new JsonObject().put("key", "k"),
+                            new DeliveryOptions().setSendTimeout(10_000).addHeader(Bus.OP_HEADER, "get")));
+        });
+        Future<JsonObject> first = calls.get(0);
+        Future<JsonObject> second = calls.get(1);
+        assertThat(await(first)).isEqualTo(new JsonObject().put("op", "cas"));
+        assertThat(await(second)).isEqualTo(new JsonObject().put("op", "get"));
+        assertThat(bodies).hasSize(2);
+        assertThat(bodies.get(0)).isInstanceOf(io.vertx.core.buffer.Buffer.class).isEqualTo(text);
+        assertThat(bodies.get(1)).isEqualTo(new JsonObject().put("key", "k"));
+    }
+
+    @Test
+    void malformedBatchIsRefusedWholeAndNothingServed() throws Exception {
+        String address = "test.strict";
+        List<Object> served = new CopyOnWriteArrayList<>();
+        await(vertx.eventBus().<Object>consumer(BusBatch.address(address), m -> BusBatch.serve(m, (headers, body) -> {
+            served.add(body);
+            return Future.succeededFuture(BusBatch.Answer.ok(new JsonObject()));
+        })).completion());
+        io.vertx.core.buffer.Buffer good = BusBatch.Wire.encodeReplies(List.of(BusBatch.Answer.ok(new JsonObject())));
+        Map<String, io.vertx.core.buffer.Buffer> malformed = Map.of(
+                "unknown envelope version", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 9).appendInt(1),
+                "a count or length of 1000", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1000),
+                "a count or length of -1", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(-1),
+                "the envelope ends early", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0),
+                "unknown body kind 7", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0)
+                        .appendByte((byte) 7).appendInt(0),
+                "bytes after the last item", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0)
+                        .appendByte((byte) 0).appendByte((byte) 0),
+                "at least one item", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(0));
+        for (Map.Entry<String, io.vertx.core.buffer.Buffer> e : malformed.entrySet()) {
+            Throwable refused = awaitFailure(vertx.eventBus().request(BusBatch.address(address), e.getValue()));
+            assertThat(refused).as(e.getKey()).isInstanceOfSatisfying(ReplyException.class, r -> {
+                assertThat(r.failureCode()).isEqualTo(400);
+                assertThat(r.getMessage()).contains(e.getKey());
+            });
+        }
+        assertThat(awaitFailure(vertx.eventBus().request(BusBatch.address(address), new JsonObject().put("items", new io.vertx.core.json.JsonArray()))))
+                .as("the old JSON envelope").hasMessageContaining("binary batch envelope");
+        assertThat(served).as("no item of a malformed batch is served").isEmpty();
+        assertThat(BusBatch.Wire.replies(good)).hasSize(1);
     }
 }
