@@ -45,14 +45,41 @@ public final class StrictJson {
     public static JsonObject object(Buffer body) {
         if (body == null || body.length() == 0) throw ApiError.invalid("request body is empty; it must be a JSON object");
         byte[] bytes = body.getBytes();
+        // Printable ASCII and whitespace is UTF-8 as it stands (the common case): parse the bytes
+        // as they are. No NUL and no byte >= 0x80 means no BOM and no UTF-16/32 pattern for the
+        // parser's encoding detection to find. Anything else is decoded strictly first.
+        if (plainAscii(bytes)) return object(bytes);
         String text = lake.meta.Keys.strictUtf8(bytes, 0, bytes.length);
         if (text == null) throw ApiError.invalid("request body is not valid UTF-8");
         return object(text);
     }
 
+    private static boolean plainAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b <= 0) return false;
+        }
+        return true;
+    }
+
+    private static JsonObject object(byte[] asciiText) {
+        try {
+            return object(FACTORY.createParser(asciiText));
+        } catch (IOException e) {
+            throw ApiError.invalid("request body is not valid JSON: " + e.getMessage());
+        }
+    }
+
     /** Parses JSON text that must be exactly one object. */
     public static JsonObject object(String text) {
-        try (JsonParser p = FACTORY.createParser(text)) {
+        try {
+            return object(FACTORY.createParser(text));
+        } catch (IOException e) {
+            throw ApiError.invalid("request body is not valid JSON: " + e.getMessage());
+        }
+    }
+
+    private static JsonObject object(JsonParser parser) {
+        try (JsonParser p = parser) {
             JsonToken first = p.nextToken();
             if (first == null) throw ApiError.invalid("request body is empty; it must be a JSON object");
             if (first != JsonToken.START_OBJECT) {
@@ -60,8 +87,12 @@ public final class StrictJson {
             }
             JsonObject out = new JsonObject(readObject(p, ""));
             JsonToken after = p.nextToken();
-            if (after != null) throw ApiError.invalid("request body has data after its JSON object (at offset "
-                    + p.currentTokenLocation().getCharOffset() + ")");
+            if (after != null) {
+                com.fasterxml.jackson.core.JsonLocation at = p.currentTokenLocation();
+                // A byte parser (ASCII text) counts bytes, which are its characters.
+                throw ApiError.invalid("request body has data after its JSON object (at offset "
+                        + (at.getCharOffset() >= 0 ? at.getCharOffset() : at.getByteOffset()) + ")");
+            }
             return out;
         } catch (JsonParseException e) {
             throw ApiError.invalid("request body is not valid JSON: " + e.getOriginalMessage()
@@ -95,20 +126,25 @@ public final class StrictJson {
                 throw ApiError.invalid("member '" + path + name + "' appears more than once in the request body");
             }
             p.nextToken();
-            members.put(name, readValue(p, path + name + "."));
+            members.put(name, readValue(p, path, name, -1));
         }
         if (t != JsonToken.END_OBJECT) throw ApiError.invalid("request body is not valid JSON: unexpected " + describe(t));
         return members;
     }
 
-    private static Object readValue(JsonParser p, String path) throws IOException {
+    /**
+     * The value at {@code parent + name} (and {@code [index]} when {@code index >= 0}); the path,
+     * which only an error about a nested member names, is built only for containers.
+     */
+    private static Object readValue(JsonParser p, String parent, String name, int index) throws IOException {
         JsonToken t = p.currentToken();
         return switch (t) {
-            case START_OBJECT -> new JsonObject(readObject(p, path));
+            case START_OBJECT -> new JsonObject(readObject(p, parent + name + (index >= 0 ? "[" + index + "]" : "") + "."));
             case START_ARRAY -> {
+                String at = parent + name + (index >= 0 ? "[" + index + "]" : "");
                 JsonArray a = new JsonArray();
                 int i = 0;
-                while (p.nextToken() != JsonToken.END_ARRAY) a.add(readValue(p, path.substring(0, path.length() - 1) + "[" + i++ + "]."));
+                while (p.nextToken() != JsonToken.END_ARRAY) a.add(readValue(p, at, "", i++));
                 yield a;
             }
             case VALUE_STRING -> p.getText();

@@ -197,6 +197,8 @@ class BusBatchTest {
                 "the envelope ends early", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0),
                 "unknown body kind 7", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0)
                         .appendByte((byte) 7).appendInt(0),
+                "was expecting double-quote", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0)
+                        .appendByte((byte) 1).appendInt(2).appendString("{x"),
                 "bytes after the last item", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0)
                         .appendByte((byte) 0).appendByte((byte) 0),
                 "at least one item", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(0));
