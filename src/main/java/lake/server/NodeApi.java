@@ -9,7 +9,6 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
-import lake.cluster.Forwarder;
 import lake.cluster.Membership;
 import lake.election.LeaseRecord;
 import lake.metasrv.ClientWrite;

@@ -1,4 +1,4 @@
-package lake.cluster;
+package lake.server;
 
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -13,10 +13,6 @@ import lake.meta.MetaStore;
 import lake.metasrv.Leadership;
 import lake.metasrv.MetasrvException;
 import lake.metasrv.NodeClock;
-import lake.server.AccessControl;
-import lake.server.ApiError;
-import lake.server.Bus;
-import lake.server.BusBatch;
 
 import java.util.Optional;
 import java.util.function.Supplier;

@@ -1,4 +1,4 @@
-package lake.cluster;
+package lake.server;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -10,8 +10,6 @@ import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
-import lake.server.ApiError;
-import lake.server.Bus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
