@@ -66,7 +66,7 @@ public final class ApiVerticle extends VerticleBase {
         if (config.clustered()) {
             // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
             consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node), this::serveForwarded));
-            // A follower sends the writes that queue up several to a message (BusBatch); each item
+            // A follower sends the writes of one event-loop turn several to a message (BusBatch); each item
             // presents its own client's token and is served exactly as if it came alone.
             consumers.add(vertx.eventBus().<Object>consumer(BusBatch.address(Bus.nodeForward(node)),
                     m -> BusBatch.serve(m, this::answerForwarded)));

@@ -56,7 +56,8 @@ public final class BusBatch {
      */
     public static final class Sender {
         private final Vertx vertx;
-        private final io.vertx.core.Context context;
+        /** The event-loop context the lanes are confined to (unwrapped: handlers run on duplicates of it). */
+        private final io.vertx.core.internal.ContextInternal context;
         private final int maxInFlight;
         private final int maxItems;
         private final long maxBytes;
@@ -65,7 +66,7 @@ public final class BusBatch {
         public Sender(Vertx vertx, int maxInFlight, int maxItems, long maxBytes) {
             if (maxInFlight < 1 || maxItems < 1 || maxBytes < 1) throw new IllegalArgumentException("limits must be positive");
             this.vertx = vertx;
-            this.context = vertx.getOrCreateContext();
+            this.context = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).unwrap();
             this.maxInFlight = maxInFlight;
             this.maxItems = maxItems;
             this.maxBytes = maxBytes;
@@ -86,7 +87,7 @@ public final class BusBatch {
                 return Future.failedFuture(new IllegalArgumentException("a batched body must be a JSON object or bytes"));
             }
             Pending p = new Pending(body, options, estimate(body), Promise.promise());
-            if (Vertx.currentContext() == context) {
+            if (Vertx.currentContext() instanceof io.vertx.core.internal.ContextInternal current && current.unwrap() == context) {
                 enqueue(address, p);
             } else {
                 // The lanes belong to the context that created this sender.
@@ -160,16 +161,19 @@ public final class BusBatch {
                             try {
                                 replies = Wire.replies(ar.result().body());
                             } catch (RuntimeException e) {
-                                // Answered, but not in a form we can read: whether the items applied is unknown.
                                 replies = List.of();
                             }
+                            // Answered, but not in a form we can read, or not one reply per item (so no reply
+                            // can be paired with its request for sure): whether each item applied is unknown.
+                            // A misaligned "not_leader" taken at face value would retry a write that applied.
+                            if (replies.size() != batch.size()) replies = List.of();
                             for (int i = 0; i < batch.size(); i++) {
                                 Answer r = i < replies.size() ? replies.get(i) : null;
                                 Promise<JsonObject> promise = batch.get(i).promise();
                                 if (r != null && r.body() != null) promise.complete(r.body());
                                 else if (r != null) promise.fail(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, r.code(), r.message()));
-                                // A batch answered without this item's reply: it was not known to apply.
-                                else promise.fail(new ReplyException(ReplyFailure.ERROR, "the batch's answer has no reply for this request"));
+                                else promise.fail(new ReplyException(ReplyFailure.ERROR,
+                                        "the batch's answer could not be read as one reply per request; the request may or may not have applied"));
                             }
                         });
             }
@@ -335,7 +339,8 @@ public final class BusBatch {
 
             String string() {
                 int n = count();
-                String s = in.getString(pos, pos + n, "UTF-8");
+                String s = lake.meta.Keys.strictUtf8(in.getBytes(pos, pos + n), 0, n);
+                if (s == null) throw new IllegalArgumentException("a header at byte " + pos + " is not valid UTF-8");
                 pos += n;
                 return s;
             }

@@ -46,7 +46,7 @@ public final class BusMetaStore implements MetaStore {
      * @param reach  {@code PROCESS_ONLY}: guarded mutations and transactions (the hot path) travel
      *               by reference instead of as base64 JSON (immutable values, so sharing them is
      *               safe; a store reachable over the cluster must get JSON); {@code REMOTE}: calls
-     *               that queue up share cluster round trips ({@link BusBatch})
+     *               made in one event-loop turn share a cluster round trip ({@link BusBatch})
      */
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, ElectionSettings.StoreReach reach) {
         this(vertx, address, epoch, timeoutMs, secret,

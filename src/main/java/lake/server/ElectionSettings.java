@@ -18,7 +18,7 @@ public record ElectionSettings(String nodeId, String leaseKey, long ttlMs, long 
         PROCESS_ONLY,
         /** A RocksDB store host's own store, offered to the cluster: JSON, but delivered in-process. */
         HOSTED_HERE,
-        /** Another node's store: JSON over the cluster, calls sharing round trips when they queue up. */
+        /** Another node's store: JSON over the cluster, the calls of one event-loop turn sharing a round trip. */
         REMOTE
     }
 

@@ -47,7 +47,7 @@ public final class Forwarder {
     private final NodeClock clock;
     private final long requestTimeoutMs;
     private final long retryWindowMs;
-    /** Forwarded writes that queue up share a round trip to the leader. */
+    /** Forwarded writes made in one event-loop turn share a message to the leader. */
     private final BusBatch.Sender batches;
 
     /**
@@ -79,9 +79,11 @@ public final class Forwarder {
     }
 
     /**
-     * Forwards {@code op} with {@code body} (the client's request text as received, or a JSON
-     * object; the leader decodes either with the one strict decoder); {@code clientEpoch} is the epoch header the client
-     * sent and {@code token} its access token, if any (the leader checks it again).
+     * Forwards {@code op} with {@code body}: the client's request bytes as received (decoded and
+     * checked here already; the leader decodes them again with the same strict decoder), or a JSON
+     * object (a request that came as one, which the leader decodes field by field).
+     * {@code clientEpoch} is the epoch header the client sent and {@code token} its access token,
+     * if any (the leader checks it again).
      */
     public Future<JsonObject> forward(String op, Object body, String clientEpoch, String token) {
         return forward(op, body, clientEpoch, token, deadline());
@@ -92,13 +94,13 @@ public final class Forwarder {
         return clock.monoNanos() + retryWindowMs * 1_000_000L;
     }
 
-    /** As {@link #forward(String, JsonObject, String, String)}, giving up at {@code giveUpAt}. */
+    /** As {@link #forward(String, Object, String, String)}, giving up at {@code giveUpAt}. */
     public Future<JsonObject> forward(String op, Object body, String clientEpoch, String token, long giveUpAt) {
         return forward(op, body, clientEpoch, token, null, giveUpAt);
     }
 
     /**
-     * As {@link #forward(String, JsonObject, String, String, long)}, for a client this node
+     * As {@link #forward(String, Object, String, String, long)}, for a client this node
      * authenticated without a token (a client certificate): {@code vouch} names its principal and
      * carries the cluster secret, which the leader requires before it takes the name.
      */

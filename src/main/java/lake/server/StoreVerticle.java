@@ -68,7 +68,7 @@ public final class StoreVerticle extends VerticleBase {
                 return consumer.completion();
             }
             consumer = vertx.eventBus().consumer(address, this::handle);
-            // Remote nodes send their calls several to a message when they queue up (BusBatch).
+            // Remote nodes send the calls of one event-loop turn several to a message (BusBatch).
             batches = vertx.eventBus().consumer(BusBatch.address(address), this::handleBatch);
             return Future.all(consumer.completion(), batches.completion()).mapEmpty();
         });

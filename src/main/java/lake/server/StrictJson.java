@@ -45,10 +45,10 @@ public final class StrictJson {
     public static JsonObject object(Buffer body) {
         if (body == null || body.length() == 0) throw ApiError.invalid("request body is empty; it must be a JSON object");
         byte[] bytes = body.getBytes();
-        // Printable ASCII and whitespace is UTF-8 as it stands (the common case): parse the bytes
-        // as they are. No NUL and no byte >= 0x80 means no BOM and no UTF-16/32 pattern for the
-        // parser's encoding detection to find. Anything else is decoded strictly first.
-        if (plainAscii(bytes)) return object(bytes);
+        // ASCII without NUL (the common case) is valid UTF-8 as it stands: it becomes text by a
+        // plain copy, skipping the strict decoder. Every body is then parsed as text by the same
+        // parser, so a refusal reads the same whichever way its body came.
+        if (plainAscii(bytes)) return object(new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1));
         String text = lake.meta.Keys.strictUtf8(bytes, 0, bytes.length);
         if (text == null) throw ApiError.invalid("request body is not valid UTF-8");
         return object(text);
@@ -59,14 +59,6 @@ public final class StrictJson {
             if (b <= 0) return false;
         }
         return true;
-    }
-
-    private static JsonObject object(byte[] asciiText) {
-        try {
-            return object(FACTORY.createParser(asciiText));
-        } catch (IOException e) {
-            throw ApiError.invalid("request body is not valid JSON: " + e.getMessage());
-        }
     }
 
     /** Parses JSON text that must be exactly one object. */
@@ -87,12 +79,8 @@ public final class StrictJson {
             }
             JsonObject out = new JsonObject(readObject(p, ""));
             JsonToken after = p.nextToken();
-            if (after != null) {
-                com.fasterxml.jackson.core.JsonLocation at = p.currentTokenLocation();
-                // A byte parser (ASCII text) counts bytes, which are its characters.
-                throw ApiError.invalid("request body has data after its JSON object (at offset "
-                        + (at.getCharOffset() >= 0 ? at.getCharOffset() : at.getByteOffset()) + ")");
-            }
+            if (after != null) throw ApiError.invalid("request body has data after its JSON object (at offset "
+                    + p.currentTokenLocation().getCharOffset() + ")");
             return out;
         } catch (JsonParseException e) {
             throw ApiError.invalid("request body is not valid JSON: " + e.getOriginalMessage()

@@ -197,6 +197,49 @@ class TwoNodeClusterTest {
                 .bearerTokenAuthentication(secret).send());
         assertThat(absent.statusCode()).isEqualTo(404);
 
+        // A batch to the leader's forward address, as a follower sends one (three requests in one
+        // turn): each item's own credentials are checked; only the item with a valid token writes.
+        java.util.concurrent.atomic.AtomicInteger batches = new java.util.concurrent.atomic.AtomicInteger();
+        outsider.eventBus().addOutboundInterceptor(ctx -> {
+            if (ctx.message().address().equals(lake.server.BusBatch.address(Bus.nodeForward(leaderId)))) batches.incrementAndGet();
+            ctx.next();
+        });
+        String epoch = String.valueOf(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
+                .bodyAsJsonObject().getValue("epoch"));
+        java.util.function.Function<String, io.vertx.core.eventbus.DeliveryOptions> item = key -> new io.vertx.core.eventbus.DeliveryOptions()
+                .setSendTimeout(10_000).addHeader(Bus.OP_HEADER, "cas").addHeader(Bus.FORWARDED_EPOCH_HEADER, epoch)
+                .addHeader(Bus.FORWARDED_BY_HEADER, "outsider");
+        java.util.function.Function<String, Buffer> text = key -> Buffer.buffer(
+                new JsonObject().put("key", key).putNull("expected").put("value", value).encode());
+        io.vertx.core.Promise<List<io.vertx.core.Future<JsonObject>>> sent = io.vertx.core.Promise.promise();
+        io.vertx.core.Context turn = outsider.getOrCreateContext();
+        turn.runOnContext(v -> {
+            lake.server.BusBatch.Sender sender = lake.server.BusBatch.Sender.standard(outsider);
+            sent.complete(List.of(
+                    sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-token"),
+                            item.apply("kv/batch-token").addHeader(lake.server.AccessControl.TOKEN_HEADER, secret)),
+                    sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-none"), item.apply("kv/batch-none")),
+                    sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-vouch"), item.apply("kv/batch-vouch")
+                            .addHeader(Bus.PRINCIPAL_HEADER, "writer").addHeader(Bus.SECRET_HEADER, "a-guess-at-the-secret"))));
+        });
+        List<io.vertx.core.Future<JsonObject>> answers = join(sent.future());
+        join(io.vertx.core.Future.join(new java.util.ArrayList<>(answers)).otherwiseEmpty());
+        assertThat(batches.get()).as("the three left as one batch").isEqualTo(1);
+        assertThat(answers.get(0).succeeded()).as(String.valueOf(answers.get(0).cause())).isTrue();
+        assertThat(answers.get(0).result().getBoolean("applied")).isTrue();
+        for (io.vertx.core.Future<JsonObject> refused : answers.subList(1, 3)) {
+            assertThat(refused.cause()).isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class, e -> {
+                assertThat(e.failureType()).isEqualTo(io.vertx.core.eventbus.ReplyFailure.RECIPIENT_FAILURE);
+                assertThat(e.failureCode()).isEqualTo(401);
+            });
+        }
+        for (String key : List.of("kv/batch-none", "kv/batch-vouch")) {
+            assertThat(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/" + key).bearerTokenAuthentication(secret).send())
+                    .statusCode()).as(key).isEqualTo(404);
+        }
+        assertThat(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/kv/batch-token").bearerTokenAuthentication(secret).send())
+                .statusCode()).isEqualTo(200);
+
         // Straight to the store host's clustered store address without the cluster secret: refused.
         io.vertx.core.eventbus.DeliveryOptions raw = new io.vertx.core.eventbus.DeliveryOptions()
                 .addHeader(Bus.OP_HEADER, "cas").addHeader(Bus.EPOCH_HEADER, "99");

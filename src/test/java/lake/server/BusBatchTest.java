@@ -189,7 +189,6 @@ class BusBatchTest {
             served.add(body);
             return Future.succeededFuture(BusBatch.Answer.ok(new JsonObject()));
         })).completion());
-        io.vertx.core.buffer.Buffer good = BusBatch.Wire.encodeReplies(List.of(BusBatch.Answer.ok(new JsonObject())));
         Map<String, io.vertx.core.buffer.Buffer> malformed = Map.of(
                 "unknown envelope version", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 9).appendInt(1),
                 "a count or length of 1000", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1000),
@@ -199,6 +198,8 @@ class BusBatchTest {
                         .appendByte((byte) 7).appendInt(0),
                 "was expecting double-quote", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0)
                         .appendByte((byte) 1).appendInt(2).appendString("{x"),
+                "is not valid UTF-8", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(1)
+                        .appendInt(1).appendByte((byte) 0xC3).appendInt(0).appendByte((byte) 0),
                 "bytes after the last item", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(1).appendInt(0)
                         .appendByte((byte) 0).appendByte((byte) 0),
                 "at least one item", io.vertx.core.buffer.Buffer.buffer().appendByte((byte) 1).appendInt(0));
@@ -212,6 +213,29 @@ class BusBatchTest {
         assertThat(awaitFailure(vertx.eventBus().request(BusBatch.address(address), new JsonObject().put("items", new io.vertx.core.json.JsonArray()))))
                 .as("the old JSON envelope").hasMessageContaining("binary batch envelope");
         assertThat(served).as("no item of a malformed batch is served").isEmpty();
-        assertThat(BusBatch.Wire.replies(good)).hasSize(1);
+    }
+
+    @Test
+    void anAnswerWithoutOneReplyPerItemIsUnknownForEvery() throws Exception {
+        // A peer that answers two requests with one reply (here a not_leader refusal, which taken at
+        // face value would be retried): no reply can be paired with its request for sure.
+        String address = "test.short";
+        await(vertx.eventBus().<Object>consumer(BusBatch.address(address), m -> m.reply(BusBatch.Wire.encodeReplies(
+                List.of(BusBatch.Answer.fail(503, "{\"error\":\"not_leader\"}"))))).completion());
+        List<Future<JsonObject>> calls = inOneTurn(vertx.getOrCreateContext(), () -> {
+            BusBatch.Sender sender = new BusBatch.Sender(vertx, 1, 64, 1 << 20);
+            List<Future<JsonObject>> all = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                all.add(sender.request(address, new JsonObject().put("i", i), new DeliveryOptions().setSendTimeout(10_000)));
+            }
+            return all;
+        });
+        await(Future.join(new ArrayList<>(calls)).otherwiseEmpty());
+        for (Future<JsonObject> c : calls) {
+            assertThat(c.cause()).isInstanceOfSatisfying(ReplyException.class, e -> {
+                assertThat(e.failureType()).as("unknown, never a refusal to retry").isEqualTo(ReplyFailure.ERROR);
+                assertThat(e.getMessage()).contains("may or may not have applied");
+            });
+        }
     }
 }
