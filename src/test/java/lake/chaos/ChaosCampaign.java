@@ -520,12 +520,18 @@ public final class ChaosCampaign {
                 String joined;
                 try {
                     skewed.process().awaitListening(Duration.ofSeconds(30));
-                    cluster.awaitThreeMembers(Duration.ofSeconds(30));
-                    joined = "rejoined the cluster";
-                } catch (org.awaitility.core.ConditionTimeoutException | AssertionError notJoined) {
-                    // Hazelcast compares wall-clock heartbeat timestamps: a node 5 s off may never
-                    // join. Its safety is what is checked here; its availability is reported.
-                    joined = "did NOT rejoin within 60 s (Hazelcast rejects its heartbeats as expired)";
+                    try {
+                        cluster.awaitThreeMembers(Duration.ofSeconds(30));
+                        joined = "rejoined the cluster";
+                    } catch (org.awaitility.core.ConditionTimeoutException | AssertionError notJoined) {
+                        joined = "started, but did NOT rejoin the cluster within 30 s";
+                    }
+                } catch (org.awaitility.core.ConditionTimeoutException | AssertionError notListening) {
+                    // Seen in every skew round so far: under libfaketime 0.9.10 a clustered Java 17
+                    // node takes 12-30 s to reach Hazelcast and does not listen within 40 s (a
+                    // single node starts normally). The skewed node then never ran: this round
+                    // tested the cluster without it, not a skewed member (docs/reliability.md).
+                    joined = "did NOT start (not listening within 30 s under libfaketime): no skewed member took part";
                 }
                 hold(2 * TTL_MS, () -> { });
                 awaitWrite(load, at, null);
