@@ -55,6 +55,23 @@ class DynamoBackendTest {
         }
     }
 
+    /**
+     * Closing the store stops the SDK client's Netty threads without the SDK's own 2 s quiet
+     * period, which alone overran a SIGTERMed node's shutdown budget under load (issue 15).
+     */
+    @Test
+    void closingTheStoreStopsItsNettyThreadsWithoutAQuietPeriod() throws Exception {
+        DynamoMetaStore opened = await(MotoServer.openFreshStore(vertx));
+        assertThat(await(opened.cas("close/k", null, b("v")))).as("the client worked before closing").isTrue();
+        long began = System.nanoTime();
+        await(opened.close());
+        long tookMs = (System.nanoTime() - began) / 1_000_000;
+        assertThat(tookMs).as("closing waited for no quiet period").isLessThan(1_500);
+        assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                .map(Thread::getName).filter(n -> n.startsWith("aws-java-sdk-NettyEventLoop")).toList())
+                .as("no SDK event loop thread left").isEmpty();
+    }
+
     @Test
     void dynamoGuardedMutationIsOneTransaction() throws Exception {
         store = await(MotoServer.openFreshStore(vertx, recorder));
