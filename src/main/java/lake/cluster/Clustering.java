@@ -79,9 +79,10 @@ public final class Clustering {
      * the clustered event bus runs over mutual TLS ({@link #mutualTls}).
      */
     public static Future<Vertx> start(ClusterSettings c, TlsMaterial busTls, VertxOptions options, VertxMetricsFactory metrics) {
-        // The others connect to the advertised (public) host and port; -1 is Vert.x's "the port bound".
-        EventBusOptions bus = new EventBusOptions().setHost(c.host()).setPort(c.busPort()).setClusterPublicHost(c.host())
-                .setClusterPublicPort(c.busPublicPort() == 0 ? -1 : c.busPublicPort());
+        // The others connect to the advertised (public) host and port; left unset, Vert.x
+        // advertises the port it bound (it refuses -1 as a value).
+        EventBusOptions bus = new EventBusOptions().setHost(c.host()).setPort(c.busPort()).setClusterPublicHost(c.host());
+        if (c.busPublicPort() != 0) bus.setClusterPublicPort(c.busPublicPort());
         options.setEventBusOptions(busTls == null ? bus : mutualTls(bus, busTls));
         VertxBuilder builder = Vertx.builder().with(options)
                 .withClusterManager(new HazelcastClusterManager(hazelcastConfig(c)));
