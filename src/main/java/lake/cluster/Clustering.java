@@ -64,7 +64,7 @@ public final class Clustering {
                 .setClientAuth(ClientAuth.REQUIRED).setEnabledSecureTransportProtocols(TlsMaterial.PROTOCOLS);
     }
 
-    /** A clustered Vert.x whose event bus listens on the cluster address (an ephemeral port). */
+    /** A clustered Vert.x whose event bus listens on the cluster address and the configured bus port (0: a free one). */
     public static Future<Vertx> start(ClusterSettings c) {
         return start(c, new VertxOptions(), null);
     }
@@ -79,7 +79,10 @@ public final class Clustering {
      * the clustered event bus runs over mutual TLS ({@link #mutualTls}).
      */
     public static Future<Vertx> start(ClusterSettings c, TlsMaterial busTls, VertxOptions options, VertxMetricsFactory metrics) {
-        EventBusOptions bus = new EventBusOptions().setHost(c.host()).setPort(0).setClusterPublicHost(c.host());
+        // The others connect to the advertised (public) host and port; left unset, Vert.x
+        // advertises the port it bound (it refuses -1 as a value).
+        EventBusOptions bus = new EventBusOptions().setHost(c.host()).setPort(c.busPort()).setClusterPublicHost(c.host());
+        if (c.busPublicPort() != 0) bus.setClusterPublicPort(c.busPublicPort());
         options.setEventBusOptions(busTls == null ? bus : mutualTls(bus, busTls));
         VertxBuilder builder = Vertx.builder().with(options)
                 .withClusterManager(new HazelcastClusterManager(hazelcastConfig(c)));

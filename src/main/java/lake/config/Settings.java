@@ -88,6 +88,8 @@ public record Settings(
                 .put("shutdown_timeout_ms", shutdownTimeoutMs)
                 .put("cluster", cluster.enabled()).put("cluster_name", cluster.name())
                 .put("cluster_host", cluster.host()).put("cluster_port", cluster.port())
+                .put("cluster_bus_port", cluster.busPort())
+                .put("cluster_bus_public_port", cluster.busPublicPort() == 0 ? null : cluster.busPublicPort())
                 .put("cluster_members", String.join(",", cluster.members()))
                 .put("store_role", cluster.storeRole().name().toLowerCase())
                 .put("catalog_root", catalogRoot)

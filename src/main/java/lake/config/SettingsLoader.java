@@ -44,6 +44,8 @@ public final class SettingsLoader {
             new Option("cluster-name", Option.Type.STRING, "cluster name; nodes join only their own cluster"),
             new Option("cluster-host", Option.Type.STRING, "cluster bind address (Hazelcast and the event bus)"),
             new Option("cluster-port", Option.Type.INT, "Hazelcast port"),
+            new Option("cluster-bus-port", Option.Type.INT, "port the clustered event bus listens on (0 picks a free one at start)"),
+            new Option("cluster-bus-public-port", Option.Type.INT, "event-bus port advertised to the other members when a proxy or NAT forwards it to cluster-bus-port; default: the port listened on"),
             new Option("cluster-members", Option.Type.STRING, "Hazelcast members to join, host:port,..."),
             new Option("store-role", Option.Type.STRING, "RocksDB in a cluster: host (serves the store) or remote"),
             new Option("cluster-secret-file", Option.Type.PATH, "file holding the secret every node of the cluster presents to a RocksDB store host (not readable by other users)"),
@@ -180,7 +182,8 @@ public final class SettingsLoader {
     /** Settings that have no meaning when absent: a {@code null} for them is refused, not defaulted. */
     private static final List<String> REQUIRED = List.of("http_host", "http_port", "data_dir", "store",
             "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
-            "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port");
+            "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port",
+            "cluster_bus_port");
 
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
@@ -295,6 +298,17 @@ public final class SettingsLoader {
         if (blank(host)) throw new ConfigException("cluster-host: must not be empty");
         int port = c.getInteger("cluster_port");
         if (port < 1 || port > 65535) throw new ConfigException("cluster-port: " + port + " is not a port (1-65535)");
+        int busPort = c.getInteger("cluster_bus_port");
+        if (busPort < 0 || busPort > 65535) throw new ConfigException("cluster-bus-port: " + busPort + " is not a port (0-65535)");
+        Integer publicSetting = c.getInteger("cluster_bus_public_port");
+        int busPublicPort = publicSetting == null ? 0 : publicSetting;
+        if (busPublicPort < 0 || busPublicPort > 65535) {
+            throw new ConfigException("cluster-bus-public-port: " + busPublicPort + " is not a port (1-65535; 0 or unset: the port listened on)");
+        }
+        // Whatever forwards the advertised port must know where to: a bus on a port picked at start has none to name.
+        if (busPublicPort != 0 && busPort == 0) {
+            throw new ConfigException("cluster-bus-public-port: needs a fixed cluster-bus-port (the port it is forwarded to)");
+        }
         List<String> members = new ArrayList<>();
         String raw = c.getString("cluster_members", "");
         for (String m : raw.split(",")) {
@@ -322,7 +336,7 @@ public final class SettingsLoader {
         }
         String secretFile = c.getString("cluster_secret_file");
         String secret = blank(secretFile) ? null : ClusterSecrets.read(Path.of(secretFile));
-        return new ClusterSettings(enabled, name, host, port, members, storeRole, secret);
+        return new ClusterSettings(enabled, name, host, port, members, storeRole, secret, busPort, busPublicPort);
     }
 
     private static Path path(JsonObject c, String key) {

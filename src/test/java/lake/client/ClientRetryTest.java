@@ -1,5 +1,6 @@
 package lake.client;
 
+import lake.it.TcpProxy;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 import lake.meta.MetaException;

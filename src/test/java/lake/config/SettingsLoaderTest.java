@@ -117,6 +117,28 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void clusterBusPortAndAdvertisedPortAreSettingsOfTheirOwn() throws Exception {
+        ClusterSettings byDefault = load(Map.of()).cluster();
+        assertThat(byDefault.busPort()).as("a free port picked at start").isZero();
+        assertThat(byDefault.busPublicPort()).as("advertises the port it listens on").isZero();
+
+        ClusterSettings fromFile = load(Map.of(), "--config",
+                file("{\"cluster_bus_port\": 27001, \"cluster_bus_public_port\": 27002}").toString()).cluster();
+        assertThat(fromFile.busPort()).isEqualTo(27001);
+        assertThat(fromFile.busPublicPort()).isEqualTo(27002);
+
+        ClusterSettings fromEnv = load(Map.of("LAKE_CLUSTER_BUS_PORT", "27003", "LAKE_CLUSTER_BUS_PUBLIC_PORT", "27004")).cluster();
+        assertThat(fromEnv.busPort()).isEqualTo(27003);
+        assertThat(fromEnv.busPublicPort()).isEqualTo(27004);
+
+        Settings cli = load(Map.of("LAKE_CLUSTER_BUS_PORT", "27003"), "--cluster-bus-port", "27005");
+        assertThat(cli.cluster().busPort()).as("the command line wins").isEqualTo(27005);
+        assertThat(cli.cluster().busPublicPort()).isZero();
+        assertThat(cli.toJson().getInteger("cluster_bus_port")).isEqualTo(27005);
+        assertThat(cli.toJson().getValue("cluster_bus_public_port")).isNull();
+    }
+
+    @Test
     void eachInvalidSettingFailsWithOneMessageNamingIt() throws Exception {
         String digest = HexFormat.of().formatHex(AuthTokens.sha256("s3cret-token-0123456789"));
         Path worldReadable = file("[{\"name\":\"a\",\"access\":\"read\",\"token\":\"s3cret-token-0123456789\"}]");
@@ -158,6 +180,12 @@ class SettingsLoaderTest {
                 new Case(Map.of(), List.of("--config", file("{\"shutdown_timeout_ms\": null}").toString()), "shutdown-timeout-ms: must be set"),
                 new Case(Map.of(), List.of("--config", file("{\"http_host\": null}").toString()), "http-host: must be set"),
                 new Case(Map.of(), List.of("--http-host", ""), "http-host: '' is not a host name"),
+                new Case(Map.of(), List.of("--cluster-bus-port", "70000"), "cluster-bus-port: 70000 is not a port"),
+                new Case(Map.of("LAKE_CLUSTER_BUS_PORT", "-1"), List.of(), "cluster-bus-port: -1 is not a port"),
+                new Case(Map.of(), List.of("--cluster-bus-port", "9000", "--cluster-bus-public-port", "65536"),
+                        "cluster-bus-public-port: 65536 is not a port"),
+                new Case(Map.of(), List.of("--cluster-bus-public-port", "9001"), "cluster-bus-public-port: needs a fixed cluster-bus-port"),
+                new Case(Map.of(), List.of("--config", file("{\"cluster_bus_port\": null}").toString()), "cluster-bus-port: must be set"),
                 new Case(Map.of(), List.of("--catalog-root", "bucket/prefix"), "catalog-root: 'bucket/prefix' is not an absolute URI"),
                 new Case(Map.of(), List.of("--catalog-root", "s3:bucket"), "catalog-root: 's3:bucket' is not an absolute URI"),
                 new Case(Map.of(), List.of("--http-host", "local host"), "http-host: 'local host' is not a host name"),

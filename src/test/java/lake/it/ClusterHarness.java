@@ -22,7 +22,8 @@ public final class ClusterHarness implements AutoCloseable {
      * Request and store timeouts for nodes under faults: a request without an answer becomes a
      * 504 (unknown outcome) after 3 s, a store call gives up after 2 s.
      */
-    public static final List<String> FAULT_TIMEOUTS = List.of("--request-timeout-ms", "3000", "--store-timeout-ms", "2000");
+    public static final long STORE_TIMEOUT_MS = 2_000;
+    public static final List<String> FAULT_TIMEOUTS = List.of("--request-timeout-ms", "3000", "--store-timeout-ms", String.valueOf(STORE_TIMEOUT_MS));
 
     public record Node(String id, int httpPort, int hzPort, List<String> args, MetasrvProcess process) {
         public boolean alive() {

@@ -1,7 +1,7 @@
 package lake.it;
 
 import io.vertx.core.json.JsonObject;
-import lake.client.TcpProxy;
+import lake.it.TcpProxy;
 import lake.it.LakectlProcess.Run;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -55,6 +55,33 @@ class DynamoBackendTest {
         }
     }
 
+    /**
+     * Closing the store stops the SDK client's Netty threads without the SDK's own 2 s quiet
+     * period, which alone overran a SIGTERMed node's shutdown budget under load (issue 15).
+     */
+    @Test
+    void closingTheStoreStopsItsNettyThreadsWithoutAQuietPeriod() throws Exception {
+        // Other tests' clients may still run threads of the same name: only this client's count.
+        java.util.Set<Thread> before = sdkLoopThreads();
+        DynamoMetaStore opened = await(MotoServer.openFreshStore(vertx));
+        assertThat(await(opened.cas("close/k", null, b("v")))).as("the client worked before closing").isTrue();
+        long began = System.nanoTime();
+        await(opened.close());
+        long tookMs = (System.nanoTime() - began) / 1_000_000;
+        assertThat(tookMs).as("closing waited for no quiet period").isLessThan(1_500);
+        java.util.Set<Thread> left = sdkLoopThreads();
+        left.removeAll(before);
+        assertThat(left).as("no event loop thread of this client left").isEmpty();
+    }
+
+    private static java.util.Set<Thread> sdkLoopThreads() {
+        java.util.Set<Thread> threads = new java.util.HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && t.getName().startsWith("aws-java-sdk-NettyEventLoop")) threads.add(t);
+        }
+        return threads;
+    }
+
     @Test
     void dynamoGuardedMutationIsOneTransaction() throws Exception {
         store = await(MotoServer.openFreshStore(vertx, recorder));
