@@ -89,6 +89,48 @@ public final class Election {
         });
     }
 
+    /**
+     * Gives up the lease this node installed, whose exact bytes are {@code installed} (its guard):
+     * one CAS from those bytes to the same record expired at {@code nowMs}, no read first (a
+     * stopping leader's handover is bounded by its store calls). Completes with the expired
+     * record's bytes when the rewrite landed, for standbys to take over from
+     * ({@link #takeOverReleased}); empty (nothing written) when {@code installed} is not this
+     * node's unexpired lease or the store no longer holds exactly those bytes.
+     */
+    public Future<Optional<byte[]>> resign(long nowMs, byte[] installed) {
+        if (nowMs < 0) return negativeClock(nowMs);
+        LeaseRecord held;
+        try {
+            held = decode(installed);
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
+        if (!held.holder().equals(nodeId) || held.expiredAt(nowMs)) return Future.succeededFuture(Optional.empty());
+        byte[] expired = new LeaseRecord(nodeId, nowMs, held.epoch()).encode();
+        return store.cas(leaseKey, installed, expired).map(landed -> landed ? Optional.of(expired) : Optional.empty());
+    }
+
+    /**
+     * Takes over a lease its holder announced it resigned, from the announced record's exact bytes
+     * (no read first): the same rules as {@link #campaign} (another node's record, expired by this
+     * node's clock, taken with the next epoch), with the CAS expecting exactly {@code released}, so
+     * a lease that changed since (another standby won, or the announcement is stale or forged)
+     * is never overwritten; then this node follows whoever holds it. Bytes that are not such a
+     * record fall back to an ordinary {@link #campaign}.
+     */
+    public Future<LeaseStatus> takeOverReleased(long nowMs, byte[] released) {
+        if (nowMs < 0) return negativeClock(nowMs);
+        LeaseRecord held;
+        try {
+            held = decode(released);
+        } catch (RuntimeException e) {
+            return campaign(nowMs);
+        }
+        if (held.holder().equals(nodeId) || !held.expiredAt(nowMs)) return campaign(nowMs);
+        long expiresAtMs = nowMs + ttlMs;
+        return install(released, new LeaseRecord(nodeId, expiresAtMs, takeoverEpoch(held)), nowMs);
+    }
+
     /** The lease record at {@code nowMs} if it is unexpired, or empty when there is none. */
     public Future<Optional<LeaseRecord>> currentLeader(long nowMs) {
         if (nowMs < 0) return negativeClock(nowMs);

@@ -181,6 +181,33 @@ public abstract class ElectionContract {
     }
 
     @Test
+    void resignFromTheGuardAndTakeOverFromTheAnnouncedRecordNeverOverwriteANewerLease() throws Exception {
+        Election a = node("node-a");
+        Election b = node("node-b");
+        Election c = node("node-c");
+        LeaseGuard held = leader(a.campaign(1_000)).guard();
+        assertThat(await(b.resign(1_100, held.leaseBytes()))).as("not b's lease to resign").isEmpty();
+        assertThat(stored()).containsExactly(held.leaseBytes());
+
+        byte[] released = await(a.resign(1_100, held.leaseBytes())).orElseThrow();
+        assertThat(stored()).containsExactly(released);
+        assertThat(LeaseRecord.decode(released)).isEqualTo(new LeaseRecord("node-a", 1_100, 1));
+        assertThat(await(a.resign(1_150, held.leaseBytes()))).as("the store no longer holds those bytes").isEmpty();
+
+        // b takes over from the announced bytes; c, acting on the same announcement later, finds a
+        // newer lease: its CAS expects the released bytes, so b's lease stands and c follows b.
+        assertThat(leader(b.takeOverReleased(1_200, released)).guard().record()).isEqualTo(new LeaseRecord("node-b", 2_200, 2));
+        assertThat(holderSeen(await(c.takeOverReleased(1_250, released)))).isEqualTo("node-b");
+        assertThat(LeaseRecord.decode(stored()).holder()).isEqualTo("node-b");
+
+        // An announced record not expired by this node's clock, or not a record at all, is an ordinary campaign.
+        byte[] current = stored();
+        assertThat(holderSeen(await(c.takeOverReleased(1_300, current)))).isEqualTo("node-b");
+        assertThat(holderSeen(await(c.takeOverReleased(1_300, bytes("not a lease"))))).isEqualTo("node-b");
+        assertThat(stored()).containsExactly(current);
+    }
+
+    @Test
     void racingCandidatesNeverShareAnEpoch() throws Exception {
         Random random = new Random(0x1ea5e5L);
         ProbeStore probe = new ProbeStore(store);

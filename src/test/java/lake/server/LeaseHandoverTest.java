@@ -20,7 +20,9 @@ import static org.awaitility.Awaitility.await;
  * says so on {@link Bus#LEASE_RELEASED}; a standby then campaigns at once instead of at its next
  * round. This is what bounds a SIGTERM handover (issue 15: ≤ 1 s, with renewals every 1 s). The
  * clock is frozen and the renewal interval is a minute, so only the announcement can start the
- * standby's round: neither a timer nor time passing can.
+ * standby's round: neither a timer nor time passing can. The handover is two store calls and no
+ * read (the resign's CAS from the leader's own lease bytes, the standby's CAS from the released
+ * record the announcement carries): on a slow store that is what bounds it.
  */
 class LeaseHandoverTest {
     static final long T0 = 1_700_000_000_000L;
@@ -37,8 +39,9 @@ class LeaseHandoverTest {
         ManualClock clock = new ManualClock(T0);
         long ttl = 180_000;
         long renew = 60_000;
+        RecordingStore[] store = new RecordingStore[1];
         MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), ttl, renew, 1_000), clock,
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(s -> store[0] = new RecordingStore(s)));
         await().atMost(Duration.ofSeconds(10)).until(() -> h.status(a).isLeader());
         long epoch = h.status(a).epoch();
         // b shares a's store; its first round (at start) finds a's lease valid: it follows.
@@ -47,6 +50,8 @@ class LeaseHandoverTest {
         assertThat(h.status(b).isLeader()).isFalse();
 
         // What a graceful stop does once its requests drained: resign.
+        int writesBefore = store[0].plainWrites.get();
+        long leaseReadsBefore = store[0].gets.stream().filter("election/leader"::equals).count();
         JsonObject resigned = NodeHarness.await(h.vertx.eventBus().<JsonObject>request(Bus.election("a"), null,
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign"))).body();
         assertThat(resigned.getBoolean("resigned")).isTrue();
@@ -56,6 +61,11 @@ class LeaseHandoverTest {
         Leadership won = h.status(b);
         assertThat(won.epoch()).isEqualTo(epoch + 1);
         assertThat(h.status(a).isLeader()).as("the resigned leader stays out of the race").isFalse();
+        // Two store calls for the whole handover: the resign's CAS from a's own lease bytes and b's
+        // CAS from the released record the announcement carried; neither read the lease first.
+        assertThat(store[0].plainWrites.get() - writesBefore).isEqualTo(2);
+        assertThat(store[0].gets.stream().filter("election/leader"::equals).count() - leaseReadsBefore)
+                .as("lease reads during the handover").isZero();
         // The store's lease, as a's /v1/leader reports it, names b as holder of epoch + 1.
         JsonObject view = new JsonObject(h.get(a, "/v1/leader").bodyAsString());
         assertThat(view.getString("leader")).isEqualTo("b");
