@@ -60,6 +60,13 @@ public final class ChaosCampaign {
      */
     static final long PAUSE_MS = TTL_MS + 2 * RENEW_MS + 2 * STORE_TIMEOUT_MS;
 
+    /**
+     * How long a write queued on the paused leader waits for its answer: the whole pause, then the
+     * node's own request timeout, and a margin for a loaded machine. A shorter wait gives up before
+     * SIGCONT, records UNKNOWN and makes the paused-leader checks vacuous.
+     */
+    static final Duration QUEUED_WRITE_TIMEOUT = Duration.ofMillis(PAUSE_MS).plus(Workload.NODE_REQUEST_TIMEOUT).plusSeconds(10);
+
     /** {@code only}: restricts the faults drawn (empty: every fault the topology can suffer). */
     public record Settings(long seed, int rounds, long loadSeconds, List<Topology> topologies, int clients, List<Fault> only) {
         String commandLine() {
@@ -327,6 +334,13 @@ public final class ChaosCampaign {
                     topology, round, fault, PAUSE_MS, rec.node(), pausedEpoch, rec.note()));
         }
         pausedEpoch = -1;
+        // A queued write with no answer proves nothing either way about the resumed leader.
+        List<Op> unanswered = extra.stream().filter(q -> q.outcome() == Op.Outcome.UNKNOWN).toList();
+        if (!unanswered.isEmpty()) {
+            report.inconclusive.add(String.format("%s round %d %s: %d of %d writes queued on the paused leader got no answer within %d ms, "
+                    + "so the resumed leader's refusal was not observed: %s", topology, round, fault, unanswered.size(), extra.size(),
+                    QUEUED_WRITE_TIMEOUT.toMillis(), unanswered.stream().map(report::op).toList()));
+        }
         for (Op q : takenOver ? extra : List.<Op>of()) {
             if (q.outcome() == Op.Outcome.APPLIED) {
                 record(topology, round, new Violation("fencing", "the resumed paused leader acknowledged a write", List.of(report.op(q))));
@@ -433,7 +447,8 @@ public final class ChaosCampaign {
                         int client = 100 + i;
                         String key = base + "paused/" + i;
                         String value = topology.name().charAt(0) + "r" + round + "paused" + i;
-                        queued.add(CompletableFuture.supplyAsync(() -> Workload.cas(client, paused, key, null, value, epoch), senders));
+                        queued.add(CompletableFuture.supplyAsync(
+                                () -> Workload.cas(client, paused, key, null, value, epoch, QUEUED_WRITE_TIMEOUT), senders));
                     }
                     hold(PAUSE_MS, () -> {
                         leader.process().signal("CONT");
@@ -441,7 +456,7 @@ public final class ChaosCampaign {
                     });
                     pausedEpoch = epoch;
                     healed = (resumedAt - report.base) / 1_000_000;
-                    for (CompletableFuture<Op> q : queued) extra.add(q.get(60, TimeUnit.SECONDS));
+                    for (CompletableFuture<Op> q : queued) extra.add(q.get(QUEUED_WRITE_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS));
                 } finally {
                     senders.shutdownNow();
                 }
