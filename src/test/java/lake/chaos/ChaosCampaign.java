@@ -491,6 +491,11 @@ public final class ChaosCampaign {
                     boolean exited = leader.process().process.waitFor(15, TimeUnit.SECONDS);
                     note = exited ? "exited " + leader.process().process.exitValue() : "did not exit within 15 s";
                     if (!exited) report.violations.add(topology + " round " + round + ": the leader did not exit within 15 s of SIGTERM");
+                    // A graceful stop is a clean exit: a non-zero status means the shutdown failed.
+                    else if (leader.process().process.exitValue() != 0) {
+                        report.violations.add(topology + " round " + round + ": the leader exited " + leader.process().process.exitValue()
+                                + " after SIGTERM (a graceful stop exits 0)");
+                    }
                 }
                 restart(leader);
                 return new FaultRecord(topology, round, fault, leader.id(), injected, msNow(), gap,
@@ -552,11 +557,13 @@ public final class ChaosCampaign {
                         // starts in seconds, its wall clock still offset.
                         "FAKETIME_FORCE_MONOTONIC_FIX", "0"));
                 String joined;
+                boolean tookPart = false;
                 try {
                     skewed.process().awaitListening(Duration.ofSeconds(30));
                     try {
                         cluster.awaitThreeMembers(Duration.ofSeconds(30));
                         joined = "rejoined the cluster";
+                        tookPart = true;
                     } catch (org.awaitility.core.ConditionTimeoutException | AssertionError notJoined) {
                         joined = "started, but did NOT rejoin the cluster within 30 s";
                     }
@@ -564,6 +571,12 @@ public final class ChaosCampaign {
                     // The skewed node never ran: this round tested the cluster without it, not a
                     // skewed member (docs/reliability.md: libfaketime's monotonic fix did this).
                     joined = "did NOT start (not listening within 30 s under libfaketime): no skewed member took part";
+                }
+                // Without a skewed member in the cluster the round tested nothing about skew: it
+                // must not pass as if it had.
+                if (!tookPart) {
+                    report.inconclusive.add(String.format("%s round %d %s: %s %s, so no skewed member took part", topology, round,
+                            fault, victim.id(), joined));
                 }
                 hold(2 * TTL_MS, () -> { });
                 awaitWrite(load, at, null);
