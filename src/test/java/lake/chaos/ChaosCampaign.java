@@ -536,7 +536,7 @@ public final class ChaosCampaign {
                 long healed = msNow();
                 long answered = count(load.history, o -> o.answeredWrite() && o.call() > at && o.ret() < report.base + healed * 1_000_000L);
                 return new FaultRecord(topology, round, fault, "proxy", injected, healed, gap(load, at, null), null,
-                        "+200 ms per store call for " + 2 * TTL_MS + " ms; " + answered + " writes answered meanwhile");
+                        "+200 ms per chunk towards the store (per connection) for " + 2 * TTL_MS + " ms; " + answered + " writes answered meanwhile");
             }
             case CLOCK_SKEW -> {
                 Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
