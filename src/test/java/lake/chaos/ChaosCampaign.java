@@ -43,10 +43,10 @@ public final class ChaosCampaign {
     public enum Fault { PAUSE_LEADER, KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, STORE_OUTAGE, STORE_LATENCY, CLOCK_SKEW }
 
     /**
-     * Faults each topology can suffer: all of them on both, since the RocksDB remotes reach the
-     * store host's bus through the proxy too ({@code --cluster-bus-public-port}).
+     * The faults drawn from, the same on both topologies: every fault, since the RocksDB remotes
+     * reach the store host's bus through the proxy too ({@code --cluster-bus-public-port}).
      */
-    static List<Fault> faults(Topology t) {
+    static List<Fault> faults() {
         return List.of(Fault.values());
     }
 
@@ -99,6 +99,8 @@ public final class ChaosCampaign {
         public final List<String> restartRetries = new ArrayList<>();
         public int keysChecked;
         public long maxSteps;
+        /** Why the campaign stopped before its end (an exception), or null: the report is then partial. */
+        public String aborted;
         final long base;
 
         Report(Settings settings, long base) {
@@ -108,7 +110,7 @@ public final class ChaosCampaign {
         }
 
         public boolean ok() {
-            return safe() && availability.isEmpty();
+            return aborted == null && safe() && availability.isEmpty();
         }
 
         /** No linearizability, fencing or durability violation, and no inconclusive check. */
@@ -153,6 +155,7 @@ public final class ChaosCampaign {
             for (String v : availability) b.append("VIOLATION availability ").append(v).append('\n');
             for (String v : violations) b.append("VIOLATION ").append(v).append('\n');
             for (String v : inconclusive) b.append("INCONCLUSIVE ").append(v).append('\n');
+            if (aborted != null) b.append("ABORTED (the report above is partial): ").append(aborted).append('\n');
             b.append(ok() ? "RESULT: no violation\n" : "RESULT: FAILED\n");
             return b.toString();
         }
@@ -169,9 +172,13 @@ public final class ChaosCampaign {
 
     public static Report run(Settings settings) throws Exception {
         ChaosCampaign c = new ChaosCampaign(settings);
-        System.out.printf("chaos campaign seed %d (reproduce: scripts/chaos %s)%n", settings.seed(), settings.commandLine());
-        for (Topology t : settings.topologies()) c.runTopology(t);
+        c.runAll();
         return c.report;
+    }
+
+    private void runAll() throws Exception {
+        System.out.printf("chaos campaign seed %d (reproduce: scripts/chaos %s)%n", settings.seed(), settings.commandLine());
+        for (Topology t : settings.topologies()) runTopology(t);
     }
 
     // ---- one topology ----
@@ -232,7 +239,7 @@ public final class ChaosCampaign {
         cluster = ClusterHarness.start(dir, args, env);
         try (LeaseMonitor monitor = new LeaseMonitor(cluster, "election/leader")) {
             this.monitor = monitor;
-            List<Fault> possible = faults(topology).stream().filter(f -> settings.only().isEmpty() || settings.only().contains(f)).toList();
+            List<Fault> possible = faults().stream().filter(f -> settings.only().isEmpty() || settings.only().contains(f)).toList();
             if (possible.isEmpty()) throw new IllegalArgumentException("no fault of " + settings.only() + " applies to " + topology);
             for (int round = 0; round < settings.rounds(); round++) {
                 Fault fault = possible.get(schedule.nextInt(possible.size()));
@@ -629,6 +636,12 @@ public final class ChaosCampaign {
 
     // ---- command line ----
 
+    private static void usage(String problem) {
+        System.err.println("chaos: " + problem);
+        System.err.println("usage: scripts/chaos [--seed N] [--rounds N] [--seconds S] [--clients N] [--topology dynamo,rocks] [--faults KILL_LEADER,...] [--report FILE]");
+        System.exit(2);
+    }
+
     public static void main(String[] args) throws Exception {
         long seed = System.nanoTime() & 0xffff_ffffL;
         int rounds = 3;
@@ -637,21 +650,23 @@ public final class ChaosCampaign {
         List<Topology> topologies = List.of(Topology.DYNAMO, Topology.ROCKS);
         Path reportFile = null;
         List<Fault> only = List.of();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--seed" -> seed = Long.parseLong(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--seconds" -> loadSeconds = Long.parseLong(args[++i]);
-                case "--clients" -> clients = Integer.parseInt(args[++i]);
-                case "--topology" -> topologies = java.util.Arrays.stream(args[++i].split(","))
-                        .map(s -> Topology.valueOf(s.trim().toUpperCase())).toList();
-                case "--report" -> reportFile = Path.of(args[++i]);
-                case "--faults" -> only = java.util.Arrays.stream(args[++i].split(",")).map(f -> Fault.valueOf(f.trim().toUpperCase())).toList();
-                default -> {
-                    System.err.println("usage: scripts/chaos [--seed N] [--rounds N] [--seconds S] [--clients N] [--topology dynamo,rocks] [--faults KILL_LEADER,...] [--report FILE]");
-                    System.exit(2);
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--seed" -> seed = Long.parseLong(args[++i]);
+                    case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                    case "--seconds" -> loadSeconds = Long.parseLong(args[++i]);
+                    case "--clients" -> clients = Integer.parseInt(args[++i]);
+                    case "--topology" -> topologies = java.util.Arrays.stream(args[++i].split(","))
+                            .map(s -> Topology.valueOf(s.trim().toUpperCase())).toList();
+                    case "--report" -> reportFile = Path.of(args[++i]);
+                    case "--faults" -> only = java.util.Arrays.stream(args[++i].split(",")).map(f -> Fault.valueOf(f.trim().toUpperCase())).toList();
+                    default -> usage("unknown option " + args[i]);
                 }
             }
+        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException bad) {
+            // A malformed number, an unknown topology or fault, or an option without its value.
+            usage(String.valueOf(bad.getMessage()));
         }
         if (rounds < 1 || rounds > 1_000 || loadSeconds < 0 || loadSeconds > 600 || clients < 1 || clients > 64) {
             System.err.println("chaos: rounds 1-1000, seconds 0-600, clients 1-64");
@@ -660,7 +675,15 @@ public final class ChaosCampaign {
         // Whatever ends this JVM, no node it started outlives it.
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
                 ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly), "chaos-reap"));
-        Report report = run(new Settings(seed, rounds, loadSeconds, topologies, clients, only));
+        ChaosCampaign campaign = new ChaosCampaign(new Settings(seed, rounds, loadSeconds, topologies, clients, only));
+        Report report = campaign.report;
+        try {
+            campaign.runAll();
+        } catch (Exception | AssertionError failed) {
+            // What ran before the failure is still evidence: print it, marked FAILED.
+            failed.printStackTrace();
+            report.aborted = String.valueOf(failed);
+        }
         String text = report.text();
         System.out.print(text);
         if (reportFile != null) Files.writeString(reportFile, text);
