@@ -42,8 +42,22 @@ class ChaosCampaignIT {
         assertThat(report.safe()).isTrue();
         // Availability bounds measure the machine as well as the product: on the shared 2-core
         // machine under other builds (load average 15-30) a store outage's recovery and a SIGTERM
-        // handover exceeded them here (verification/fault-campaign.md). They are asserted with
-        // -Dlake.chaos.strictAvailability=true and always printed; scripts/chaos exits 1 on them.
-        if (Boolean.getBoolean("lake.chaos.strictAvailability")) assertThat(report.availability).as(report.text()).isEmpty();
+        // handover exceeded them here (verification/fault-campaign.md). The exact bounds are
+        // asserted with -Dlake.chaos.strictAvailability=true and always printed (scripts/chaos
+        // exits 1 on them); by default each gap must still be within three times its bound, so a
+        // broken handover or recovery (no write at all, or one long after) fails the test.
+        if (Boolean.getBoolean("lake.chaos.strictAvailability")) {
+            assertThat(report.availability).as(report.text()).isEmpty();
+        } else {
+            for (ChaosCampaign.FaultRecord f : report.faults) {
+                if (f.boundMs() == null) continue;
+                assertThat(f.gapMs()).as("%s round %d %s: a write after the fault%n%s", f.topology(), f.round(), f.fault(), report.text())
+                        .isNotNull();
+                assertThat(f.gapMs()).as("%s round %d %s: gap within 3 x its bound%n%s", f.topology(), f.round(), f.fault(), report.text())
+                        .isLessThanOrEqualTo(3 * f.boundMs());
+            }
+            assertThat(report.availability).as("a pause without a takeover%n%s", report.text())
+                    .noneMatch(a -> a.contains("no standby took over"));
+        }
     }
 }

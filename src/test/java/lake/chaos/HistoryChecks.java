@@ -84,8 +84,9 @@ final class HistoryChecks {
 
     /**
      * Nothing lost: for each key read at the end, every acknowledged write's value is that final
-     * value, or some recorded operation (acknowledged or unknown) expected it — the only way a
-     * value leaves a key is a CAS or delete that names it.
+     * value, or a later recorded operation (acknowledged or unknown, and not over before the write
+     * was called) expected it — the only way a value leaves a key is a CAS or delete that names it,
+     * and one that finished before the write began cannot have removed it.
      */
     static List<Violation> nothingLost(List<Op> history, Map<String, Op> finalReads) {
         List<Violation> out = new ArrayList<>();
@@ -97,11 +98,30 @@ final class HistoryChecks {
                 String written = writtenTo(w, key);
                 if (written == null || written.equals(finalValue)) continue;
                 boolean explained = history.stream().anyMatch(o -> (o.outcome() == Op.Outcome.APPLIED || o.outcome() == Op.Outcome.UNKNOWN)
-                        && expects(o, key, written));
+                        && o.ret() > w.call() && expects(o, key, written));
                 if (!explained) {
                     out.add(new Violation("lost", "acknowledged write " + written + " is gone from " + key
                             + " and no recorded operation replaced or deleted it", List.of(w.toString(), f.getValue().toString())));
                 }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The paused leader, once another node took over, gets zero writes applied: none of the writes
+     * queued on it while it was stopped is acknowledged, and none is in the store at the end (each
+     * created a key nothing else writes, so a non-empty final read means it was applied).
+     */
+    static List<Violation> pausedLeaderWrites(List<Op> queued, Map<String, Op> finalReads) {
+        List<Violation> out = new ArrayList<>();
+        for (Op q : queued) {
+            if (q.outcome() == Op.Outcome.APPLIED) {
+                out.add(new Violation("fencing", "the resumed paused leader acknowledged a write", List.of(q.toString())));
+            }
+            Op last = finalReads.get(q.key());
+            if (last != null && last.read() != null) {
+                out.add(new Violation("fencing", "a write sent to the paused leader was applied", List.of(q.toString(), last.toString())));
             }
         }
         return out;

@@ -112,7 +112,8 @@ public final class LinearizabilityChecker {
      * report names that state and how many operations it stands for);</li>
      * <li>operations are removed one at a time while the rest stays non-linearizable, but only
      * those nothing else depends on: reads and refusals (they change nothing) and writes whose
-     * resulting value no remaining operation reads or expects.</li>
+     * resulting value no remaining operation reads or expects, on a key no remaining refusal
+     * touches.</li>
      * </ol>
      */
     Witness minimise(List<Op> ops) {
@@ -165,12 +166,18 @@ public final class LinearizabilityChecker {
         return new Witness(start, skipped, witness);
     }
 
-    /** Whether some operation in {@code rest} reads or expects the value {@code op} may have produced. */
+    /**
+     * Whether some operation in {@code rest} may rely on {@code op}'s write: it reads or expects
+     * the value {@code op} may have produced, or it is a refusal on the same key (a refusal is
+     * justified by whatever value the key held, so dropping any write to that key can turn a
+     * correct refusal into a false witness).
+     */
     private static boolean dependedOn(Op op, List<Op> rest) {
         if (op.kind() == Op.Kind.GET || op.outcome() == Op.Outcome.NOT_APPLIED) return false;
         if (op.kind() == Op.Kind.TXN) return true;
         String produced = op.kind() == Op.Kind.CAS ? op.value() : null;
         for (Op o : rest) {
+            if (o.isWrite() && o.outcome() == Op.Outcome.NOT_APPLIED && o.keys().contains(op.key())) return true;
             if (o.kind() == Op.Kind.TXN) {
                 for (Op.Sub sub : o.txn()) if (sub.key().equals(op.key()) && Objects.equals(sub.expected(), produced)) return true;
             } else if (o.key().equals(op.key())

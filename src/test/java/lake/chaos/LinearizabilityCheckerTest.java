@@ -57,6 +57,16 @@ class LinearizabilityCheckerTest {
         assertThat(phantom.verdict()).isEqualTo(Verdict.VIOLATION);
         assertThat(phantom.witness()).extracting(Op::id).containsExactly(2);
 
+        // A phantom read next to a correct refusal: the refusal of a => c is justified by the
+        // concurrent a => b. Minimising must not drop that write and blame the refusal.
+        KeyResult phantomBesideRefusal = only(List.of(
+                cas(1, "k", null, "a", 1, 2, Outcome.APPLIED),
+                cas(2, "k", "a", "c", 3, 30, Outcome.NOT_APPLIED),
+                get(3, "k", 4, 5, "x"),
+                cas(4, "k", "a", "b", 6, 7, Outcome.APPLIED)));
+        assertThat(phantomBesideRefusal.verdict()).isEqualTo(Verdict.VIOLATION);
+        assertThat(phantomBesideRefusal.witness()).extracting(Op::id).contains(3);
+
         // Two overlapping creates both acknowledged: only one of them can have found the key absent.
         KeyResult doubleCreate = only(List.of(
                 cas(1, "k", null, "a", 0, 10, Outcome.APPLIED),

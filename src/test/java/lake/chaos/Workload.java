@@ -31,8 +31,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * operations or when stopped.
  */
 public final class Workload implements AutoCloseable {
-    /** Longer than the nodes' request timeout (3 s): a node that answers gives 504; a silent one (paused) times out here. */
-    static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(6);
+    /** The nodes' request timeout in the campaign ({@code ClusterHarness.FAULT_TIMEOUTS}). */
+    static final Duration NODE_REQUEST_TIMEOUT = Duration.ofSeconds(3);
+    /** Longer than the nodes' request timeout: a node that answers gives 504; a silent one (paused) times out here. */
+    static final Duration CLIENT_TIMEOUT = NODE_REQUEST_TIMEOUT.multipliedBy(2);
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final AtomicInteger IDS = new AtomicInteger();
@@ -169,7 +171,15 @@ public final class Workload implements AutoCloseable {
     }
 
     public static Op cas(int client, Target via, String key, String expected, String value, Long pinnedEpoch) {
-        return write(client, via, key, Kind.CAS, expected, value, "/v1/kv/cas", casBody(key, expected, value, pinnedEpoch), CLIENT_TIMEOUT);
+        return cas(client, via, key, expected, value, pinnedEpoch, CLIENT_TIMEOUT);
+    }
+
+    /**
+     * A CAS that waits up to {@code timeout} for its answer: a write queued on a paused node must
+     * outlast the pause and the node's own request timeout, or it only ever records UNKNOWN.
+     */
+    public static Op cas(int client, Target via, String key, String expected, String value, Long pinnedEpoch, Duration timeout) {
+        return write(client, via, key, Kind.CAS, expected, value, "/v1/kv/cas", casBody(key, expected, value, pinnedEpoch), timeout);
     }
 
     private static JsonObject casBody(String key, String expected, String value, Long pinnedEpoch) {

@@ -65,6 +65,10 @@ class DynamoBackendTest {
         java.util.Set<Thread> before = sdkLoopThreads();
         DynamoMetaStore opened = await(MotoServer.openFreshStore(vertx));
         assertThat(await(opened.cas("close/k", null, b("v")))).as("the client worked before closing").isTrue();
+        // Else "none left" would hold vacuously (e.g. if the SDK renamed its threads).
+        java.util.Set<Thread> ran = sdkLoopThreads();
+        ran.removeAll(before);
+        assertThat(ran).as("this client's event loop threads existed before closing").isNotEmpty();
         long began = System.nanoTime();
         await(opened.close());
         long tookMs = (System.nanoTime() - began) / 1_000_000;

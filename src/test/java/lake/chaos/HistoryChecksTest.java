@@ -1,0 +1,113 @@
+package lake.chaos;
+
+import lake.chaos.HistoryChecks.Violation;
+import lake.chaos.LeaseMonitor.LeaseSample;
+import lake.chaos.LeaseMonitor.RoleSample;
+import lake.chaos.Op.Kind;
+import lake.chaos.Op.Outcome;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static lake.chaos.Op.get;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The fencing and durability checks: one hand-written history that breaks each, and one that passes them all. */
+class HistoryChecksTest {
+    /** A CAS answered under {@code epoch}. */
+    private static Op write(int id, String key, String expected, String value, long call, long ret, Outcome outcome, Long epoch) {
+        return new Op(id, 0, "n1", key, Kind.CAS, expected, value, call, outcome == Outcome.UNKNOWN ? Op.NEVER : ret, outcome, null,
+                epoch, "");
+    }
+
+    private static Op delete(int id, String key, String expected, long call, long ret, Long epoch) {
+        return new Op(id, 0, "n1", key, Kind.DELETE, expected, null, call, ret, Outcome.APPLIED, null, epoch, "");
+    }
+
+    private static List<String> whats(List<Violation> vs) {
+        return vs.stream().map(Violation::what).toList();
+    }
+
+    @Test
+    void aWriteAppliedUnderAnOlderEpochAfterANewerOneIsReported() {
+        List<Violation> back = HistoryChecks.replyEpochsNeverGoBack(List.of(
+                write(1, "k", null, "a", 0, 10, Outcome.APPLIED, 2L),
+                write(2, "k", "a", "b", 20, 30, Outcome.APPLIED, 1L)));
+        assertThat(whats(back)).containsExactly("a write applied under epoch 1 after one acknowledged under epoch 2");
+
+        List<Violation> noEpoch = HistoryChecks.replyEpochsNeverGoBack(List.of(write(1, "k", null, "a", 0, 10, Outcome.APPLIED, null)));
+        assertThat(whats(noEpoch)).containsExactly("an applied write without an epoch");
+    }
+
+    @Test
+    void leaseEpochsGoingBackOrSharedAreReported() {
+        List<Violation> back = HistoryChecks.leaseEpochs(List.of(
+                new LeaseSample(0, 10, "n1", 3, 1_000),
+                new LeaseSample(20, 30, "n1", 2, 2_000)), List.of());
+        assertThat(whats(back)).containsExactly("the lease epoch went back from 3 to 2");
+
+        List<Violation> twoHolders = HistoryChecks.leaseEpochs(List.of(
+                new LeaseSample(0, 10, "n1", 3, 1_000),
+                new LeaseSample(20, 30, "n2", 3, 2_000)), List.of());
+        assertThat(whats(twoHolders)).containsExactly("two holders of lease epoch 3");
+
+        List<Violation> twoLeaders = HistoryChecks.leaseEpochs(List.of(), List.of(
+                new RoleSample(0, 10, "n1", "leader", "n1", 3L),
+                new RoleSample(0, 10, "n2", "leader", "n2", 3L)));
+        assertThat(whats(twoLeaders)).containsExactly("two nodes led epoch 3");
+    }
+
+    @Test
+    void anAcknowledgedWriteMissingAtTheEndIsReportedUnlessALaterOperationRemovedIt() {
+        Op created = write(1, "k", null, "a", 0, 10, Outcome.APPLIED, 1L);
+        Op finalRead = get(9, "k", 100, 110, null);
+        assertThat(whats(HistoryChecks.nothingLost(List.of(created, finalRead), Map.of("k", finalRead))))
+                .containsExactly("acknowledged write a is gone from k and no recorded operation replaced or deleted it");
+
+        // A delete naming a that finished before a was even written cannot have removed it.
+        Op earlierDelete = delete(0, "k", "a", -20, -10, 1L);
+        assertThat(HistoryChecks.nothingLost(List.of(earlierDelete, created, finalRead), Map.of("k", finalRead))).hasSize(1);
+
+        // A later delete (even with an unknown outcome) explains it.
+        Op laterDelete = new Op(2, 0, "n1", "k", Kind.DELETE, "a", null, 20, Op.NEVER, Outcome.UNKNOWN, null, null, "");
+        assertThat(HistoryChecks.nothingLost(List.of(created, laterDelete, finalRead), Map.of("k", finalRead))).isEmpty();
+    }
+
+    @Test
+    void aWriteQueuedOnThePausedLeaderThatWasAcknowledgedOrAppliedIsReported() {
+        Op acknowledged = write(1, "p/0", null, "x", 0, 9_000, Outcome.APPLIED, 1L);
+        Op stillThere = get(9, "p/0", 10_000, 10_010, "x");
+        assertThat(whats(HistoryChecks.pausedLeaderWrites(List.of(acknowledged), Map.of("p/0", stillThere))))
+                .containsExactly("the resumed paused leader acknowledged a write", "a write sent to the paused leader was applied");
+
+        // Refused, yet in the store: applied all the same.
+        Op refused = write(2, "p/1", null, "y", 0, 9_000, Outcome.NOT_APPLIED, 2L);
+        Op present = get(10, "p/1", 10_000, 10_010, "y");
+        assertThat(whats(HistoryChecks.pausedLeaderWrites(List.of(refused), Map.of("p/1", present))))
+                .containsExactly("a write sent to the paused leader was applied");
+    }
+
+    @Test
+    void aCorrectHistoryPassesEveryCheck() {
+        Op a = write(1, "k", null, "a", 0, 10, Outcome.APPLIED, 1L);
+        Op b = write(2, "k", "a", "b", 20, 30, Outcome.APPLIED, 2L);
+        Op c = write(3, "k", "b", "c", 40, 50, Outcome.UNKNOWN, null);
+        Op d = delete(4, "k", "b", 60, 70, 2L);
+        Op e = write(5, "k", null, "e", 80, 90, Outcome.APPLIED, 3L);
+        Op finalRead = get(9, "k", 100, 110, "e");
+        List<Op> history = List.of(a, b, c, d, e, finalRead);
+        assertThat(HistoryChecks.replyEpochsNeverGoBack(history)).isEmpty();
+        assertThat(HistoryChecks.nothingLost(history, Map.of("k", finalRead))).isEmpty();
+        assertThat(HistoryChecks.leaseEpochs(
+                List.of(new LeaseSample(0, 10, "n1", 1, 1_000), new LeaseSample(20, 30, "n2", 2, 2_000),
+                        new LeaseSample(25, 35, "n2", 2, 2_500), new LeaseSample(80, 90, "n3", 3, 3_000)),
+                List.of(new RoleSample(0, 10, "n1", "leader", "n1", 1L), new RoleSample(0, 10, "n2", "follower", "n1", 1L),
+                        new RoleSample(20, 30, "n1", "leader", "n2", 2L), new RoleSample(20, 30, "n2", "leader", "n2", 2L))))
+                .isEmpty();
+
+        Op refused = write(6, "p/0", null, "x", 0, 9_000, Outcome.NOT_APPLIED, 2L);
+        Op absent = get(10, "p/0", 10_000, 10_010, null);
+        assertThat(HistoryChecks.pausedLeaderWrites(List.of(refused), Map.of("p/0", absent))).isEmpty();
+    }
+}
