@@ -336,11 +336,17 @@ public final class ChaosCampaign {
         // acknowledged, none in the store. If the store shows no later epoch before it resumed,
         // nobody took over, the lease (same holder, same epoch) was still its own to renew, and
         // its writes are legitimate; the round reports that instead.
-        boolean takenOver = pausedEpoch < 0 || monitor.leases.stream().anyMatch(l -> l.epoch() > pausedEpoch && l.ret() < resumedAt);
+        // Evidence of a takeover before the resume: a lease sample with a later epoch, or a write
+        // applied under a later epoch through another node (only a leader of that epoch applies).
+        long paused = pausedEpoch;
+        String pausedNode = rec.node();
+        boolean takenOver = paused < 0 || monitor.leases.stream().anyMatch(l -> l.epoch() > paused && l.ret() < resumedAt)
+                || history.stream().anyMatch(o -> o.outcome() == Op.Outcome.APPLIED && o.epoch() != null && o.epoch() > paused
+                        && o.ret() < resumedAt && !o.node().equals(pausedNode));
         if (!extra.isEmpty() && !takenOver) {
             // PAUSE_MS leaves time for a takeover whenever the product works: this is a violation.
             rec = new FaultRecord(rec.topology(), rec.round(), rec.fault(), rec.node(), rec.injectedMs(), rec.healedMs(), rec.gapMs(),
-                    rec.boundMs(), rec.note() + "; NO takeover while paused (the store kept epoch " + pausedEpoch + ")");
+                    rec.boundMs(), rec.note() + "; NO takeover while paused (no lease sample and no applied write showed an epoch after " + pausedEpoch + ")");
             report.faults.set(report.faults.size() - 1, rec);
             report.availability.add(String.format("%s round %d %s: no standby took over during a %d ms pause of %s (epoch %d); %s",
                     topology, round, fault, PAUSE_MS, rec.node(), pausedEpoch, rec.note()));

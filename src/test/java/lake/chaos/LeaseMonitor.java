@@ -46,7 +46,8 @@ final class LeaseMonitor implements AutoCloseable {
             long started = System.nanoTime();
             List<ClusterHarness.Node> nodes = List.copyOf(cluster.nodes);
             ClusterHarness.Node via = nodes.get(turn++ % nodes.size());
-            Op read = Workload.get(-1, new Workload.Target(via.id(), via.httpPort()), leaseKey);
+            // Short, like the role probes: a paused node in turn costs one sample, not six seconds of them.
+            Op read = Workload.get(-1, new Workload.Target(via.id(), via.httpPort()), leaseKey, Duration.ofSeconds(1));
             if (read.outcome() == Op.Outcome.OK && read.read() != null) {
                 JsonObject lease = new JsonObject(read.read());
                 leases.add(new LeaseSample(read.call(), read.ret(), lease.getString("holder"), lease.getLong("epoch", 0L),

@@ -149,11 +149,16 @@ public final class Workload implements AutoCloseable {
 
     /** A read through {@code via}: the value, or absent on 404; anything else changed nothing and is FAILED. */
     public static Op get(int client, Target via, String key) {
+        return get(client, via, key, CLIENT_TIMEOUT);
+    }
+
+    /** As {@link #get(int, Target, String)}, giving up after {@code timeout}. */
+    public static Op get(int client, Target via, String key, Duration timeout) {
         long call = System.nanoTime();
         try {
             HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + via.port() + "/v1/kv/"
                             + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("%2F", "/")))
-                    .timeout(CLIENT_TIMEOUT).GET().build(), HttpResponse.BodyHandlers.ofString());
+                    .timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofString());
             long ret = System.nanoTime();
             if (r.statusCode() == 200) {
                 return new Op(IDS.incrementAndGet(), client, via.node(), key, Kind.GET, null, null, call, ret, Outcome.OK,
