@@ -14,8 +14,9 @@ import java.util.Optional;
  * <p>Invariants:
  * <ul>
  *   <li>The store's compare-and-set is the only arbiter. Every write is one CAS whose expected
- *       value is the exact bytes just read (or "absent"), never a re-encoding of them, so a legacy
- *       or foreign-formatted record is replaced only if it is still byte for byte what was read.</li>
+ *       value is exact bytes of the record (just read, or "absent"; the leader's own guard when
+ *       it resigns; the resigned record a release announcement carries), never a re-encoding of
+ *       them, so a record is replaced only if it is still byte for byte what was seen.</li>
  *   <li>An epoch names one holder: the first lease is epoch 1, a renewal by the holder keeps its
  *       epoch (a legacy 0 becomes 1), and only a takeover by another node advances it, by one,
  *       failing closed with {@link ElectionException.EpochExhausted} at 2^64-1.</li>
@@ -79,14 +80,7 @@ public final class Election {
      */
     public Future<Boolean> resign(long nowMs) {
         if (nowMs < 0) return negativeClock(nowMs);
-        return store.get(leaseKey).compose(read -> {
-            if (read.isEmpty()) return Future.succeededFuture(false);
-            byte[] current = read.get();
-            LeaseRecord held = decode(current);
-            if (!held.holder().equals(nodeId) || held.expiredAt(nowMs)) return Future.succeededFuture(false);
-            LeaseRecord expired = new LeaseRecord(nodeId, nowMs, held.epoch());
-            return store.cas(leaseKey, current, expired.encode());
-        });
+        return resignRead(nowMs).map(Optional::isPresent);
     }
 
     /**
@@ -107,7 +101,21 @@ public final class Election {
         }
         if (!held.holder().equals(nodeId) || held.expiredAt(nowMs)) return Future.succeededFuture(Optional.empty());
         byte[] expired = new LeaseRecord(nodeId, nowMs, held.epoch()).encode();
-        return store.cas(leaseKey, installed, expired).map(landed -> landed ? Optional.of(expired) : Optional.empty());
+        // The guard can be a renewal behind (a renewal whose reply was lost): then read and resign what is there.
+        return store.cas(leaseKey, installed, expired).compose(landed -> landed ? Future.succeededFuture(Optional.of(expired))
+                : resignRead(nowMs));
+    }
+
+    /** The read-then-CAS resignation: the expired record's bytes when it landed. */
+    private Future<Optional<byte[]>> resignRead(long nowMs) {
+        return store.get(leaseKey).compose(read -> {
+            if (read.isEmpty()) return Future.succeededFuture(Optional.<byte[]>empty());
+            byte[] current = read.get();
+            LeaseRecord held = decode(current);
+            if (!held.holder().equals(nodeId) || held.expiredAt(nowMs)) return Future.succeededFuture(Optional.<byte[]>empty());
+            byte[] expired = new LeaseRecord(nodeId, nowMs, held.epoch()).encode();
+            return store.cas(leaseKey, current, expired).map(landed -> landed ? Optional.of(expired) : Optional.<byte[]>empty());
+        });
     }
 
     /**
@@ -115,8 +123,10 @@ public final class Election {
      * (no read first): the same rules as {@link #campaign} (another node's record, expired by this
      * node's clock, taken with the next epoch), with the CAS expecting exactly {@code released}, so
      * a lease that changed since (another standby won, or the announcement is stale or forged)
-     * is never overwritten; then this node follows whoever holds it. Bytes that are not such a
-     * record fall back to an ordinary {@link #campaign}.
+     * is never overwritten. Whenever that CAS does not land (this node's own round won first, or
+     * another standby did), and for bytes that are not such a record, it is an ordinary
+     * {@link #campaign}: a holder renews, anyone else follows — never a holder demoted by an
+     * announcement.
      */
     public Future<LeaseStatus> takeOverReleased(long nowMs, byte[] released) {
         if (nowMs < 0) return negativeClock(nowMs);
@@ -127,8 +137,11 @@ public final class Election {
             return campaign(nowMs);
         }
         if (held.holder().equals(nodeId) || !held.expiredAt(nowMs)) return campaign(nowMs);
-        long expiresAtMs = nowMs + ttlMs;
-        return install(released, new LeaseRecord(nodeId, expiresAtMs, takeoverEpoch(held)), nowMs);
+        LeaseRecord next = new LeaseRecord(nodeId, nowMs + ttlMs, takeoverEpoch(held));
+        byte[] bytes = next.encode();
+        return store.cas(leaseKey, released, bytes).compose(won -> won
+                ? Future.succeededFuture(new LeaseStatus.Leader(new LeaseGuard(leaseKey, bytes, next), next.expiresAtMs()))
+                : campaign(nowMs));
     }
 
     /** The lease record at {@code nowMs} if it is unexpired, or empty when there is none. */

@@ -66,7 +66,9 @@ public final class ElectionVerticle extends VerticleBase {
         // A leader that resigns says so, so standbys campaign at once instead of at their next round.
         // It carries the released record, so the round is one CAS from those bytes instead of a read and a CAS.
         Future<Void> released = vertx.eventBus().<JsonObject>consumer(Bus.LEASE_RELEASED, m -> {
-            if (!settings.nodeId().equals(m.body().getString("node_id")) && settings.renewMs() > 0) round(releasedLease(m.body()));
+            if (m.body() != null && !settings.nodeId().equals(m.body().getString("node_id")) && settings.renewMs() > 0) {
+                round(releasedLease(m.body()));
+            }
         }).completion();
         Future<Void> ready = Future.all(registered, released).mapEmpty();
         if (settings.renewMs() > 0) ready.onSuccess(v -> round());
@@ -128,7 +130,10 @@ public final class ElectionVerticle extends VerticleBase {
         }
         holdingOff = false;
         long startNanos = clock.monoNanos();
-        return (released == null ? election.campaign(clock.wallMillis()) : election.takeOverReleased(clock.wallMillis(), released))
+        // A leader has nothing to take over: an announcement that reaches it (its own round won
+        // first, or a replay) is an ordinary round, which renews.
+        return (released == null || leadership.isLeader() ? election.campaign(clock.wallMillis())
+                : election.takeOverReleased(clock.wallMillis(), released))
                 .compose(status -> {
                     // Lost: step down at once, learning the lease the campaign read (no second read).
                     if (status instanceof LeaseStatus.Follower f) onFollower(f.lease());

@@ -199,12 +199,28 @@ public abstract class ElectionContract {
         assertThat(leader(b.takeOverReleased(1_200, released)).guard().record()).isEqualTo(new LeaseRecord("node-b", 2_200, 2));
         assertThat(holderSeen(await(c.takeOverReleased(1_250, released)))).isEqualTo("node-b");
         assertThat(LeaseRecord.decode(stored()).holder()).isEqualTo("node-b");
+        // The holder itself acting on the announcement (its own round won first, or a replay) renews: never demoted.
+        assertThat(leader(b.takeOverReleased(1_260, released)).guard().record()).isEqualTo(new LeaseRecord("node-b", 2_260, 2));
 
         // An announced record not expired by this node's clock, or not a record at all, is an ordinary campaign.
         byte[] current = stored();
+        assertThat(holderSeen(await(c.takeOverReleased(1_300, released)))).isEqualTo("node-b");
         assertThat(holderSeen(await(c.takeOverReleased(1_300, current)))).isEqualTo("node-b");
         assertThat(holderSeen(await(c.takeOverReleased(1_300, bytes("not a lease"))))).isEqualTo("node-b");
         assertThat(stored()).containsExactly(current);
+    }
+
+    @Test
+    void resignFromAGuardARenewalBehindStillResigns() throws Exception {
+        Election a = node("node-a");
+        LeaseGuard first = leader(a.campaign(1_000)).guard();
+        LeaseGuard renewed = leader(a.campaign(1_200)).guard();
+        assertThat(renewed.leaseBytes()).isNotEqualTo(first.leaseBytes());
+        // The node's guard is the first record (the renewal's answer was lost): the CAS from it misses,
+        // and the resignation reads and rewrites the record that is there.
+        byte[] released = await(a.resign(1_300, first.leaseBytes())).orElseThrow();
+        assertThat(stored()).containsExactly(released);
+        assertThat(LeaseRecord.decode(released)).isEqualTo(new LeaseRecord("node-a", 1_300, 1));
     }
 
     @Test

@@ -71,4 +71,36 @@ class LeaseHandoverTest {
         assertThat(view.getString("leader")).isEqualTo("b");
         assertThat(view.getLong("epoch")).isEqualTo(epoch + 1);
     }
+
+    /**
+     * A standby's own round can win the resigned record before the announcement's round runs, and
+     * any member can replay an announcement: a node that already leads treats it as an ordinary
+     * round (it renews), never as a lost race that demotes it.
+     */
+    @Test
+    void anAnnouncementReachingTheLeaderNeverUnseatsIt() throws Exception {
+        ManualClock clock = new ManualClock(T0);
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 180_000, 60_000, 1_000), clock,
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> h.status(a).isLeader());
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), 180_000, 60_000, 1_000), clock, null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> h.status(b).leader().filter("a"::equals).isPresent());
+        java.util.concurrent.atomic.AtomicReference<JsonObject> announced = new java.util.concurrent.atomic.AtomicReference<>();
+        NodeHarness.await(h.vertx.eventBus().<JsonObject>consumer(Bus.LEASE_RELEASED, m -> announced.set(m.body())).completion());
+        NodeHarness.await(h.vertx.eventBus().request(Bus.election("a"), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> h.status(b).isLeader() && announced.get() != null);
+        long epoch = h.status(b).epoch();
+        java.util.List<Leadership> published = new java.util.concurrent.CopyOnWriteArrayList<>();
+        NodeHarness.await(h.vertx.eventBus().<Leadership>localConsumer(Bus.leadership("b"), m -> published.add(m.body())).completion());
+
+        h.vertx.eventBus().publish(Bus.LEASE_RELEASED, announced.get());
+        // b's rounds run one after another: its resignation is answered only after the replay's
+        // round, and it resigns only while it still leads.
+        JsonObject resigned = NodeHarness.await(h.vertx.eventBus().<JsonObject>request(Bus.election("b"), null,
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign"))).body();
+        assertThat(resigned.getBoolean("resigned")).as("b still led epoch %d after the replay", epoch).isTrue();
+        assertThat(published).as("publications between the replay and the resignation").isNotEmpty()
+                .allSatisfy(l -> assertThat(l.isLeader() || Leadership.RESIGNED.equals(l.reason()))
+                        .as("%s", l.reason()).isTrue());
+    }
 }
