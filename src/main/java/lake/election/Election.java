@@ -86,10 +86,12 @@ public final class Election {
     /**
      * Gives up the lease this node installed, whose exact bytes are {@code installed} (its guard):
      * one CAS from those bytes to the same record expired at {@code nowMs}, no read first (a
-     * stopping leader's handover is bounded by its store calls). Completes with the expired
-     * record's bytes when the rewrite landed, for standbys to take over from
-     * ({@link #takeOverReleased}); empty (nothing written) when {@code installed} is not this
-     * node's unexpired lease or the store no longer holds exactly those bytes.
+     * stopping leader's handover is bounded by its store calls). If the store no longer holds
+     * exactly those bytes (a renewal landed whose answer was lost), it resigns as
+     * {@link #resign(long)} does: reads the record and rewrites it if it is still this node's
+     * unexpired lease. Completes with the expired record's bytes when a rewrite landed, for
+     * standbys to take over from ({@link #takeOverReleased}); empty (nothing written) when
+     * {@code installed} is not this node's unexpired lease, or the store holds no such lease.
      */
     public Future<Optional<byte[]>> resign(long nowMs, byte[] installed) {
         if (nowMs < 0) return negativeClock(nowMs);

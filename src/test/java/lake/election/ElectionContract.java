@@ -197,6 +197,9 @@ public abstract class ElectionContract {
         // b takes over from the announced bytes; c, acting on the same announcement later, finds a
         // newer lease: its CAS expects the released bytes, so b's lease stands and c follows b.
         assertThat(leader(b.takeOverReleased(1_200, released)).guard().record()).isEqualTo(new LeaseRecord("node-b", 2_200, 2));
+        byte[] bs = stored();
+        assertThat(await(a.resign(1_210, held.leaseBytes()))).as("a's old guard, and no lease of a's to read").isEmpty();
+        assertThat(stored()).containsExactly(bs);
         assertThat(holderSeen(await(c.takeOverReleased(1_250, released)))).isEqualTo("node-b");
         assertThat(LeaseRecord.decode(stored()).holder()).isEqualTo("node-b");
         // The holder itself acting on the announcement (its own round won first, or a replay) renews: never demoted.

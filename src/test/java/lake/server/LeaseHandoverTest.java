@@ -94,8 +94,9 @@ class LeaseHandoverTest {
         NodeHarness.await(h.vertx.eventBus().<Leadership>localConsumer(Bus.leadership("b"), m -> published.add(m.body())).completion());
 
         h.vertx.eventBus().publish(Bus.LEASE_RELEASED, announced.get());
-        // b's rounds run one after another: its resignation is answered only after the replay's
-        // round, and it resigns only while it still leads.
+        // The replay's round has run once b published its outcome (a renewal, were it still leading).
+        await().atMost(Duration.ofSeconds(5)).until(() -> !published.isEmpty());
+        // b resigns only while it still leads.
         JsonObject resigned = NodeHarness.await(h.vertx.eventBus().<JsonObject>request(Bus.election("b"), null,
                 new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign"))).body();
         assertThat(resigned.getBoolean("resigned")).as("b still led epoch %d after the replay", epoch).isTrue();
