@@ -353,13 +353,15 @@ public final class ChaosCampaign {
         }
         pausedEpoch = -1;
         // A queued write with no answer at all (the client's timeout, a broken connection) shows
-        // nothing of what the resumed leader did with it, and any status but 504 is unexpected. One
-        // answered 504 outcome_unknown (e.g. the node did not decide it within its request timeout
-        // after resuming) was answered, not acknowledged; whether it applied is what the
-        // final-state check decides.
-        List<Op> unanswered = extra.stream().filter(q -> q.outcome() == Op.Outcome.UNKNOWN && !q.detail().startsWith("504 ")).toList();
+        // nothing of what the resumed leader did with it, and any status but 504 outcome_unknown is
+        // unexpected. One answered 504 with the error code outcome_unknown (e.g. the node did not
+        // decide it within its request timeout after resuming) was answered, not acknowledged;
+        // whether it applied is what the final-state check decides.
+        List<Op> unanswered = extra.stream().filter(q -> q.outcome() == Op.Outcome.UNKNOWN && !HistoryChecks.answeredOutcomeUnknown(q))
+                .toList();
         if (!unanswered.isEmpty()) {
-            report.inconclusive.add(String.format("%s round %d %s: %d of %d writes queued on the paused leader got no answer (or not a 504) within %d ms, "
+            report.inconclusive.add(String.format("%s round %d %s: %d of %d writes queued on the paused leader got no answer "
+                    + "(or not a 504 outcome_unknown) within %d ms, "
                     + "so the resumed leader's refusal was not observed: %s", topology, round, fault, unanswered.size(), extra.size(),
                     QUEUED_WRITE_TIMEOUT.toMillis(), unanswered.stream().map(q -> report.op(q) + " (" + q.detail() + ")").toList()));
         }

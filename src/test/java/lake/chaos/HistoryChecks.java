@@ -127,6 +127,22 @@ final class HistoryChecks {
         return out;
     }
 
+    /**
+     * Whether a write's unknown outcome was an answer from the node: {@code 504} with the error
+     * code {@code outcome_unknown} (docs/http-api.md). {@link Workload} keeps a non-200/409/503
+     * answer's status, a space and the body as the op's detail, and an
+     * exception's text when there was no answer, so the body is there to check.
+     */
+    static boolean answeredOutcomeUnknown(Op q) {
+        if (q.outcome() != Op.Outcome.UNKNOWN || q.detail() == null || !q.detail().startsWith("504 ")) return false;
+        try {
+            io.vertx.core.json.JsonObject error = new io.vertx.core.json.JsonObject(q.detail().substring(4)).getJsonObject("error");
+            return error != null && "outcome_unknown".equals(error.getString("code"));
+        } catch (RuntimeException notTheErrorBody) {
+            return false;
+        }
+    }
+
     /** The value {@code w} put at {@code key}, or null. */
     private static String writtenTo(Op w, String key) {
         if (w.kind() == Op.Kind.CAS) return w.key().equals(key) ? w.value() : null;

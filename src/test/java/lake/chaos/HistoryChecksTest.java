@@ -88,6 +88,25 @@ class HistoryChecksTest {
                 .containsExactly("a write sent to the paused leader was applied");
     }
 
+    /** An unknown outcome of a write with {@code detail} as Workload records it. */
+    private static Op unknown(int id, String detail) {
+        return new Op(id, 100, "n1", "p/0", Kind.CAS, null, "x", 0, Op.NEVER, Outcome.UNKNOWN, null, null, detail);
+    }
+
+    @Test
+    void onlyA504OutcomeUnknownCountsAsAnAnswerToAQueuedWrite() {
+        assertThat(HistoryChecks.answeredOutcomeUnknown(
+                unknown(1, "504 {\"error\":{\"code\":\"outcome_unknown\",\"message\":\"the write's outcome is unknown\"}}"))).isTrue();
+        // Another code under 504, another status, no answer at all, a body that is not the error body.
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(2, "504 {\"error\":{\"code\":\"backend_unavailable\"}}"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(3, "500 {\"error\":{\"code\":\"outcome_unknown\"}}"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(4, "java.net.http.HttpTimeoutException: request timed out"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(5, "504 Gateway Timeout"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(6, "504 {\"error\":\"outcome_unknown\"}"))).isFalse();
+        // A definite answer is not an unknown one, whatever its detail.
+        assertThat(HistoryChecks.answeredOutcomeUnknown(write(7, "p/0", null, "x", 0, 10, Outcome.FAILED, null))).isFalse();
+    }
+
     @Test
     void aCorrectHistoryPassesEveryCheck() {
         Op a = write(1, "k", null, "a", 0, 10, Outcome.APPLIED, 1L);
