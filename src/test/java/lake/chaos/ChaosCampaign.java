@@ -197,6 +197,10 @@ public final class ChaosCampaign {
     /** Per round: the paused leader's epoch and when it resumed, when the round paused one. */
     private long pausedEpoch = -1;
     private long resumedAt;
+    /** A write queued on a paused leader after a takeover, whose key the round's final read found absent. */
+    private record PausedWrite(int round, Op queued) {}
+    /** This topology's paused writes, re-read once every round is over. */
+    private final List<PausedWrite> pausedKeys = new ArrayList<>();
 
     private void runTopology(Topology topology) throws Exception {
         Random schedule = new Random(settings.seed() * 1_000_003L + topology.ordinal());
@@ -205,6 +209,7 @@ public final class ChaosCampaign {
         Map<String, String> env = Map.of();
         storeHost = null;
         proxy = null;
+        pausedKeys.clear();
         if (topology == Topology.DYNAMO) {
             // The first use starts moto; on a loaded machine its first table can take longer than
             // one API call's timeout, so creation is retried (bounded).
@@ -247,6 +252,13 @@ public final class ChaosCampaign {
                 boolean positiveSkew = schedule.nextBoolean();
                 System.out.printf("[%s] %s round %d: %s%n", report.ms(System.nanoTime()), topology, round, fault);
                 runRound(topology, round, fault, roundSeed, positiveSkew, counts);
+            }
+            // The paused leaders' writes, read again after every later round: still absent.
+            for (PausedWrite p : pausedKeys) {
+                Op again = finalRead(p.queued().key());
+                for (Violation v : HistoryChecks.pausedLeaderWrites(List.of(p.queued()), Map.of(p.queued().key(), again))) {
+                    record(topology, p.round(), new Violation(v.kind(), v.what() + " (seen at the end of the topology)", v.evidence()));
+                }
             }
             monitor.close();
             // With no samples the epoch checks pass vacuously: that is not a pass.
@@ -302,14 +314,9 @@ public final class ChaosCampaign {
         for (Workload.Target t : targets) finalKeys.add(base + "probe/" + t.node());
         extra.stream().map(Op::key).distinct().forEach(finalKeys::add);
         for (String key : finalKeys) {
-            Op[] last = new Op[1];
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                Node via = cluster.nodes.get((int) (System.nanoTime() % 3));
-                last[0] = Workload.get(-1, new Workload.Target(via.id(), via.httpPort()), key);
-                return last[0].outcome() == Op.Outcome.OK;
-            });
-            finals.put(key, last[0]);
-            history.add(last[0]);
+            Op last = finalRead(key);
+            finals.put(key, last);
+            history.add(last);
         }
         for (Op o : history) {
             counts.merge(o.outcome(), 1, Integer::sum);
@@ -356,7 +363,8 @@ public final class ChaosCampaign {
         // nothing of what the resumed leader did with it, and any status but 504 outcome_unknown is
         // unexpected. One answered 504 with the error code outcome_unknown (e.g. the node did not
         // decide it within its request timeout after resuming) was answered, not acknowledged;
-        // whether it applied is what the final-state check decides.
+        // whether it applied is what the final-state checks decide (the round's, and the re-read at
+        // the end of the topology).
         List<Op> unanswered = extra.stream().filter(q -> q.outcome() == Op.Outcome.UNKNOWN && !HistoryChecks.answeredOutcomeUnknown(q))
                 .toList();
         if (!unanswered.isEmpty()) {
@@ -365,9 +373,28 @@ public final class ChaosCampaign {
                     + "so the resumed leader's refusal was not observed: %s", topology, round, fault, unanswered.size(), extra.size(),
                     QUEUED_WRITE_TIMEOUT.toMillis(), unanswered.stream().map(q -> report.op(q) + " (" + q.detail() + ")").toList()));
         }
-        if (takenOver) for (Violation v : HistoryChecks.pausedLeaderWrites(extra, finals)) record(topology, round, v);
+        if (takenOver) {
+            for (Violation v : HistoryChecks.pausedLeaderWrites(extra, finals)) record(topology, round, v);
+            // Read again at the end of the topology: a 504'd queued write's store call still in
+            // flight (or queued at moto) could land after the read above.
+            for (Op q : extra) {
+                Op read = finals.get(q.key());
+                if (q.outcome() != Op.Outcome.APPLIED && read != null && read.read() == null) pausedKeys.add(new PausedWrite(round, q));
+            }
+        }
         System.out.printf("[%s] %s round %d done: %s, %d operations%n", report.ms(System.nanoTime()), topology, round,
                 rec.gapMs() == null ? "no gap measured" : "gap " + rec.gapMs() + " ms", history.size());
+    }
+
+    /** The value at {@code key}, read through any node (bounded retries while none answers). */
+    private Op finalRead(String key) {
+        Op[] last = new Op[1];
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            Node via = cluster.nodes.get((int) (System.nanoTime() % 3));
+            last[0] = Workload.get(-1, new Workload.Target(via.id(), via.httpPort()), key);
+            return last[0].outcome() == Op.Outcome.OK;
+        });
+        return last[0];
     }
 
     private void record(Topology t, int round, Violation v) {
