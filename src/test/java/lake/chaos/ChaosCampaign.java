@@ -587,7 +587,7 @@ public final class ChaosCampaign {
             case CLOCK_SKEW -> {
                 Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
                 Node victim = cluster.others(leader).stream().filter(n -> !n.id().equals(storeHost)).findFirst().orElseThrow();
-                String offset = positiveSkew ? "+5s" : "-5s";
+                String offset = (positiveSkew ? "+" : "-") + SKEW_MS / 1_000 + "s";
                 long injected = msNow();
                 long at = System.nanoTime();
                 // libfaketime preloaded into the JVM itself (not the faketime wrapper, which forks:
@@ -621,14 +621,50 @@ public final class ChaosCampaign {
                     report.inconclusive.add(String.format("%s round %d %s: %s %s, so no skewed member took part", topology, round,
                             fault, victim.id(), joined));
                 }
+                // Nor with a member whose clock is not in fact off (libfaketime silently not
+                // applied): its own wall clock, as its /v1/meters answer's at_ms gives it, must be
+                // off from real time by about the offset.
+                String measured = "";
+                if (tookPart) {
+                    long expected = positiveSkew ? SKEW_MS : -SKEW_MS;
+                    HistoryChecks.ClockReading[] last = new HistoryChecks.ClockReading[1];
+                    try {
+                        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() ->
+                                HistoryChecks.skewNotShown(last[0] = wallClockOf(skewed), expected, SKEW_TOLERANCE_MS).isEmpty());
+                        measured = "measured " + last[0].describe() + " (its /v1/meters at_ms); ";
+                    } catch (org.awaitility.core.ConditionTimeoutException notShown) {
+                        String seen = last[0] == null ? "its wall clock could not be read (/v1/meters) within 15 s"
+                                : HistoryChecks.skewNotShown(last[0], expected, SKEW_TOLERANCE_MS).orElseThrow();
+                        measured = "NOT confirmed: " + seen + "; ";
+                        report.inconclusive.add(String.format("%s round %d %s: %s ran under libfaketime %s, but %s, so the skew is "
+                                + "not shown to have been real", topology, round, fault, victim.id(), offset, seen));
+                    }
+                }
                 hold(2 * TTL_MS, () -> { });
                 awaitWrite(load, at, null);
                 restart(skewed);
                 return new FaultRecord(topology, round, fault, victim.id(), injected, msNow(), gap(load, at, null), null,
-                        "wall clock " + offset + "; " + joined);
+                        "wall clock " + offset + "; " + measured + joined);
             }
             default -> throw new IllegalStateException(fault.toString());
         }
+    }
+
+    /** The skew a CLOCK_SKEW round asks libfaketime for, either way, and how close the node's clock must be to it. */
+    static final long SKEW_MS = 5_000;
+    static final long SKEW_TOLERANCE_MS = 2_000;
+
+    /**
+     * One reading of {@code n}'s own wall clock: {@code at_ms} of its {@code /v1/meters} answer
+     * (the node's wall clock as it answers; {@code seen_at_ms} in {@code /v1/cluster} is the same
+     * clock but up to a second old), between this JVM's real wall clock before and after.
+     */
+    private static HistoryChecks.ClockReading wallClockOf(Node n) throws Exception {
+        long sent = System.currentTimeMillis();
+        java.net.http.HttpResponse<String> r = lake.it.MetasrvProcess.get(n.httpPort(), "/v1/meters");
+        long received = System.currentTimeMillis();
+        if (r.statusCode() != 200) throw new IllegalStateException("/v1/meters answered " + r.statusCode());
+        return new HistoryChecks.ClockReading(sent, new io.vertx.core.json.JsonObject(r.body()).getLong("at_ms"), received);
     }
 
     /** Debian's libfaketime (package faketime, installed by scripts/chaos and scripts/test when missing). */

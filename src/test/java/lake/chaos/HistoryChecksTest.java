@@ -108,6 +108,26 @@ class HistoryChecksTest {
     }
 
     @Test
+    void aSkewIsShownOnlyByANodeClockOffByAboutTheOffset() {
+        // The node answered at real time 1,005 (halfway through a 10 ms request) with 6,006: +5,001 ms.
+        var fast = new HistoryChecks.ClockReading(1_000, 6_006, 1_010);
+        assertThat(fast.offsetMs()).isEqualTo(5_001);
+        assertThat(fast.uncertaintyMs()).isEqualTo(5);
+        assertThat(HistoryChecks.skewNotShown(fast, 5_000, 2_000)).isEmpty();
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, -3_990, 1_010), -5_000, 2_000)).isEmpty();
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, 4_500, 1_010), 5_000, 2_000)).isEmpty();
+
+        // libfaketime not applied: the node's clock is real time.
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, 1_006, 1_010), 5_000, 2_000))
+                .hasValue("its wall clock read +1 ms (+/- 5 ms) from real time, not +5000 ms within 2000 ms");
+        // The wrong sign, and a skew far larger than asked for.
+        assertThat(HistoryChecks.skewNotShown(fast, -5_000, 2_000)).isPresent();
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, 61_005, 1_010), 5_000, 2_000)).isPresent();
+        // A reading too slow to tell: +5 s, but the answer could have come any time in 3 s.
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(0, 8_000, 6_000), 5_000, 2_000)).isPresent();
+    }
+
+    @Test
     void aCorrectHistoryPassesEveryCheck() {
         Op a = write(1, "k", null, "a", 0, 10, Outcome.APPLIED, 1L);
         Op b = write(2, "k", "a", "b", 20, 30, Outcome.APPLIED, 2L);
