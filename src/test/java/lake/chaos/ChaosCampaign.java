@@ -197,6 +197,10 @@ public final class ChaosCampaign {
     /** Per round: the paused leader's epoch and when it resumed, when the round paused one. */
     private long pausedEpoch = -1;
     private long resumedAt;
+    /** A write queued on a paused leader after a takeover, whose key the round's final read found absent. */
+    private record PausedWrite(int round, Op queued) {}
+    /** This topology's paused writes, re-read once every round is over. */
+    private final List<PausedWrite> pausedKeys = new ArrayList<>();
 
     private void runTopology(Topology topology) throws Exception {
         Random schedule = new Random(settings.seed() * 1_000_003L + topology.ordinal());
@@ -205,6 +209,7 @@ public final class ChaosCampaign {
         Map<String, String> env = Map.of();
         storeHost = null;
         proxy = null;
+        pausedKeys.clear();
         if (topology == Topology.DYNAMO) {
             // The first use starts moto; on a loaded machine its first table can take longer than
             // one API call's timeout, so creation is retried (bounded).
@@ -247,6 +252,13 @@ public final class ChaosCampaign {
                 boolean positiveSkew = schedule.nextBoolean();
                 System.out.printf("[%s] %s round %d: %s%n", report.ms(System.nanoTime()), topology, round, fault);
                 runRound(topology, round, fault, roundSeed, positiveSkew, counts);
+            }
+            // The paused leaders' writes, read again after every later round: still absent.
+            for (PausedWrite p : pausedKeys) {
+                Op again = finalRead(p.queued().key());
+                for (Violation v : HistoryChecks.pausedLeaderWrites(List.of(p.queued()), Map.of(p.queued().key(), again))) {
+                    record(topology, p.round(), new Violation(v.kind(), v.what() + " (seen at the end of the topology)", v.evidence()));
+                }
             }
             monitor.close();
             // With no samples the epoch checks pass vacuously: that is not a pass.
@@ -302,14 +314,9 @@ public final class ChaosCampaign {
         for (Workload.Target t : targets) finalKeys.add(base + "probe/" + t.node());
         extra.stream().map(Op::key).distinct().forEach(finalKeys::add);
         for (String key : finalKeys) {
-            Op[] last = new Op[1];
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                Node via = cluster.nodes.get((int) (System.nanoTime() % 3));
-                last[0] = Workload.get(-1, new Workload.Target(via.id(), via.httpPort()), key);
-                return last[0].outcome() == Op.Outcome.OK;
-            });
-            finals.put(key, last[0]);
-            history.add(last[0]);
+            Op last = finalRead(key);
+            finals.put(key, last);
+            history.add(last);
         }
         for (Op o : history) {
             counts.merge(o.outcome(), 1, Integer::sum);
@@ -353,19 +360,41 @@ public final class ChaosCampaign {
         }
         pausedEpoch = -1;
         // A queued write with no answer at all (the client's timeout, a broken connection) shows
-        // nothing of what the resumed leader did with it, and any status but 504 is unexpected. One
-        // answered 504 outcome_unknown (e.g. the node did not decide it within its request timeout
-        // after resuming) was answered, not acknowledged; whether it applied is what the
-        // final-state check decides.
-        List<Op> unanswered = extra.stream().filter(q -> q.outcome() == Op.Outcome.UNKNOWN && !q.detail().startsWith("504 ")).toList();
+        // nothing of what the resumed leader did with it, and any status but 504 outcome_unknown is
+        // unexpected. One answered 504 with the error code outcome_unknown (e.g. the node did not
+        // decide it within its request timeout after resuming) was answered, not acknowledged;
+        // whether it applied is what the final-state checks decide (the round's, and the re-read at
+        // the end of the topology).
+        List<Op> unanswered = extra.stream().filter(q -> q.outcome() == Op.Outcome.UNKNOWN && !HistoryChecks.answeredOutcomeUnknown(q))
+                .toList();
         if (!unanswered.isEmpty()) {
-            report.inconclusive.add(String.format("%s round %d %s: %d of %d writes queued on the paused leader got no answer (or not a 504) within %d ms, "
+            report.inconclusive.add(String.format("%s round %d %s: %d of %d writes queued on the paused leader got no answer "
+                    + "(or not a 504 outcome_unknown) within %d ms, "
                     + "so the resumed leader's refusal was not observed: %s", topology, round, fault, unanswered.size(), extra.size(),
                     QUEUED_WRITE_TIMEOUT.toMillis(), unanswered.stream().map(q -> report.op(q) + " (" + q.detail() + ")").toList()));
         }
-        if (takenOver) for (Violation v : HistoryChecks.pausedLeaderWrites(extra, finals)) record(topology, round, v);
+        if (takenOver) {
+            for (Violation v : HistoryChecks.pausedLeaderWrites(extra, finals)) record(topology, round, v);
+            // Read again at the end of the topology: a 504'd queued write's store call still in
+            // flight (or queued at moto) could land after the read above.
+            for (Op q : extra) {
+                Op read = finals.get(q.key());
+                if (q.outcome() != Op.Outcome.APPLIED && read != null && read.read() == null) pausedKeys.add(new PausedWrite(round, q));
+            }
+        }
         System.out.printf("[%s] %s round %d done: %s, %d operations%n", report.ms(System.nanoTime()), topology, round,
                 rec.gapMs() == null ? "no gap measured" : "gap " + rec.gapMs() + " ms", history.size());
+    }
+
+    /** The value at {@code key}, read through any node (bounded retries while none answers). */
+    private Op finalRead(String key) {
+        Op[] last = new Op[1];
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            Node via = cluster.nodes.get((int) (System.nanoTime() % 3));
+            last[0] = Workload.get(-1, new Workload.Target(via.id(), via.httpPort()), key);
+            return last[0].outcome() == Op.Outcome.OK;
+        });
+        return last[0];
     }
 
     private void record(Topology t, int round, Violation v) {
@@ -558,7 +587,7 @@ public final class ChaosCampaign {
             case CLOCK_SKEW -> {
                 Node leader = cluster.awaitLeader(Duration.ofSeconds(30), cluster.nodes, 1);
                 Node victim = cluster.others(leader).stream().filter(n -> !n.id().equals(storeHost)).findFirst().orElseThrow();
-                String offset = positiveSkew ? "+5s" : "-5s";
+                String offset = (positiveSkew ? "+" : "-") + SKEW_MS / 1_000 + "s";
                 long injected = msNow();
                 long at = System.nanoTime();
                 // libfaketime preloaded into the JVM itself (not the faketime wrapper, which forks:
@@ -592,14 +621,50 @@ public final class ChaosCampaign {
                     report.inconclusive.add(String.format("%s round %d %s: %s %s, so no skewed member took part", topology, round,
                             fault, victim.id(), joined));
                 }
+                // Nor with a member whose clock is not in fact off (libfaketime silently not
+                // applied): its own wall clock, as its /v1/meters answer's at_ms gives it, must be
+                // off from real time by about the offset.
+                String measured = "";
+                if (tookPart) {
+                    long expected = positiveSkew ? SKEW_MS : -SKEW_MS;
+                    HistoryChecks.ClockReading[] last = new HistoryChecks.ClockReading[1];
+                    try {
+                        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() ->
+                                HistoryChecks.skewNotShown(last[0] = wallClockOf(skewed), expected, SKEW_TOLERANCE_MS).isEmpty());
+                        measured = "measured " + last[0].describe() + " (its /v1/meters at_ms); ";
+                    } catch (org.awaitility.core.ConditionTimeoutException notShown) {
+                        String seen = last[0] == null ? "its wall clock could not be read (/v1/meters) within 15 s"
+                                : HistoryChecks.skewNotShown(last[0], expected, SKEW_TOLERANCE_MS).orElseThrow();
+                        measured = "NOT confirmed: " + seen + "; ";
+                        report.inconclusive.add(String.format("%s round %d %s: %s ran under libfaketime %s, but %s, so the skew is "
+                                + "not shown to have been real", topology, round, fault, victim.id(), offset, seen));
+                    }
+                }
                 hold(2 * TTL_MS, () -> { });
                 awaitWrite(load, at, null);
                 restart(skewed);
                 return new FaultRecord(topology, round, fault, victim.id(), injected, msNow(), gap(load, at, null), null,
-                        "wall clock " + offset + "; " + joined);
+                        "wall clock " + offset + "; " + measured + joined);
             }
             default -> throw new IllegalStateException(fault.toString());
         }
+    }
+
+    /** The skew a CLOCK_SKEW round asks libfaketime for, either way, and how close the node's clock must be to it. */
+    static final long SKEW_MS = 5_000;
+    static final long SKEW_TOLERANCE_MS = 2_000;
+
+    /**
+     * One reading of {@code n}'s own wall clock: {@code at_ms} of its {@code /v1/meters} answer
+     * (the node's wall clock as it answers; {@code seen_at_ms} in {@code /v1/cluster} is the same
+     * clock but up to a second old), between this JVM's real wall clock before and after.
+     */
+    private static HistoryChecks.ClockReading wallClockOf(Node n) throws Exception {
+        long sent = System.currentTimeMillis();
+        java.net.http.HttpResponse<String> r = lake.it.MetasrvProcess.get(n.httpPort(), "/v1/meters");
+        long received = System.currentTimeMillis();
+        if (r.statusCode() != 200) throw new IllegalStateException("/v1/meters answered " + r.statusCode());
+        return new HistoryChecks.ClockReading(sent, new io.vertx.core.json.JsonObject(r.body()).getLong("at_ms"), received);
     }
 
     /** Debian's libfaketime (package faketime, installed by scripts/chaos and scripts/test when missing). */

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /** The checks besides linearizability: fencing from replies and the store, and nothing lost. */
 final class HistoryChecks {
@@ -125,6 +126,53 @@ final class HistoryChecks {
             }
         }
         return out;
+    }
+
+    /**
+     * Whether a write's unknown outcome was an answer from the node: {@code 504} with the error
+     * code {@code outcome_unknown} (docs/http-api.md). {@link Workload} keeps a non-200/409/503
+     * answer's status, a space and the body as the op's detail, and an
+     * exception's text when there was no answer, so the body is there to check.
+     */
+    static boolean answeredOutcomeUnknown(Op q) {
+        if (q.outcome() != Op.Outcome.UNKNOWN || q.detail() == null || !q.detail().startsWith("504 ")) return false;
+        try {
+            io.vertx.core.json.JsonObject error = new io.vertx.core.json.JsonObject(q.detail().substring(4)).getJsonObject("error");
+            return error != null && "outcome_unknown".equals(error.getString("code"));
+        } catch (RuntimeException notTheErrorBody) {
+            return false;
+        }
+    }
+
+    /**
+     * One reading of a node's own wall clock: the campaign's (real) wall clock just before the
+     * request, the time the node put in its answer, and the campaign's wall clock just after.
+     */
+    record ClockReading(long sentMs, long nodeMs, long receivedMs) {
+        /** The node's wall clock minus real time, taking the node's answer as made halfway through the request. */
+        long offsetMs() {
+            return nodeMs - (sentMs + (receivedMs - sentMs) / 2);
+        }
+
+        /** How far {@link #offsetMs} can be from the truth: half the request's round trip. */
+        long uncertaintyMs() {
+            return (receivedMs - sentMs + 1) / 2;
+        }
+
+        String describe() {
+            return String.format("%+d ms (+/- %d ms)", offsetMs(), uncertaintyMs());
+        }
+    }
+
+    /**
+     * Empty when {@code r} shows the node's wall clock off from real time by {@code expectedMs}
+     * within {@code toleranceMs}, even at the edge of the reading's own uncertainty; otherwise
+     * what was seen. A skew that libfaketime did not apply reads as about 0 and is refused.
+     */
+    static Optional<String> skewNotShown(ClockReading r, long expectedMs, long toleranceMs) {
+        if (Math.abs(r.offsetMs() - expectedMs) + r.uncertaintyMs() <= toleranceMs) return Optional.empty();
+        return Optional.of(String.format("its wall clock read %s from real time, not %+d ms within %d ms", r.describe(), expectedMs,
+                toleranceMs));
     }
 
     /** The value {@code w} put at {@code key}, or null. */

@@ -88,6 +88,45 @@ class HistoryChecksTest {
                 .containsExactly("a write sent to the paused leader was applied");
     }
 
+    /** An unknown outcome of a write with {@code detail} as Workload records it. */
+    private static Op unknown(int id, String detail) {
+        return new Op(id, 100, "n1", "p/0", Kind.CAS, null, "x", 0, Op.NEVER, Outcome.UNKNOWN, null, null, detail);
+    }
+
+    @Test
+    void onlyA504OutcomeUnknownCountsAsAnAnswerToAQueuedWrite() {
+        assertThat(HistoryChecks.answeredOutcomeUnknown(
+                unknown(1, "504 {\"error\":{\"code\":\"outcome_unknown\",\"message\":\"the write's outcome is unknown\"}}"))).isTrue();
+        // Another code under 504, another status, no answer at all, a body that is not the error body.
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(2, "504 {\"error\":{\"code\":\"backend_unavailable\"}}"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(3, "500 {\"error\":{\"code\":\"outcome_unknown\"}}"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(4, "java.net.http.HttpTimeoutException: request timed out"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(5, "504 Gateway Timeout"))).isFalse();
+        assertThat(HistoryChecks.answeredOutcomeUnknown(unknown(6, "504 {\"error\":\"outcome_unknown\"}"))).isFalse();
+        // A definite answer is not an unknown one, whatever its detail.
+        assertThat(HistoryChecks.answeredOutcomeUnknown(write(7, "p/0", null, "x", 0, 10, Outcome.FAILED, null))).isFalse();
+    }
+
+    @Test
+    void aSkewIsShownOnlyByANodeClockOffByAboutTheOffset() {
+        // The node answered at real time 1,005 (halfway through a 10 ms request) with 6,006: +5,001 ms.
+        var fast = new HistoryChecks.ClockReading(1_000, 6_006, 1_010);
+        assertThat(fast.offsetMs()).isEqualTo(5_001);
+        assertThat(fast.uncertaintyMs()).isEqualTo(5);
+        assertThat(HistoryChecks.skewNotShown(fast, 5_000, 2_000)).isEmpty();
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, -3_990, 1_010), -5_000, 2_000)).isEmpty();
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, 4_500, 1_010), 5_000, 2_000)).isEmpty();
+
+        // libfaketime not applied: the node's clock is real time.
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, 1_006, 1_010), 5_000, 2_000))
+                .hasValue("its wall clock read +1 ms (+/- 5 ms) from real time, not +5000 ms within 2000 ms");
+        // The wrong sign, and a skew far larger than asked for.
+        assertThat(HistoryChecks.skewNotShown(fast, -5_000, 2_000)).isPresent();
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(1_000, 61_005, 1_010), 5_000, 2_000)).isPresent();
+        // A reading too slow to tell: +5 s, but the answer could have come any time in 3 s.
+        assertThat(HistoryChecks.skewNotShown(new HistoryChecks.ClockReading(0, 8_000, 6_000), 5_000, 2_000)).isPresent();
+    }
+
     @Test
     void aCorrectHistoryPassesEveryCheck() {
         Op a = write(1, "k", null, "a", 0, 10, Outcome.APPLIED, 1L);
