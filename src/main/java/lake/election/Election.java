@@ -139,7 +139,13 @@ public final class Election {
             return campaign(nowMs);
         }
         if (held.holder().equals(nodeId) || !held.expiredAt(nowMs)) return campaign(nowMs);
-        LeaseRecord next = new LeaseRecord(nodeId, nowMs + ttlMs, takeoverEpoch(held));
+        LeaseRecord next;
+        try {
+            next = new LeaseRecord(nodeId, nowMs + ttlMs, takeoverEpoch(held));
+        } catch (ElectionException.EpochExhausted e) {
+            // As campaign does: a fault fails the future, nothing is written.
+            return Future.failedFuture(e);
+        }
         byte[] bytes = next.encode();
         return store.cas(leaseKey, released, bytes).compose(won -> won
                 ? Future.succeededFuture(new LeaseStatus.Leader(new LeaseGuard(leaseKey, bytes, next), next.expiresAtMs()))

@@ -114,6 +114,12 @@ public abstract class ElectionContract {
                 .hasMessageContaining(KEY).hasMessageContaining("18446744073709551615");
         assertThat(stored()).as("nothing written").containsExactly(before);
         assertThat(before).containsExactly(renewedAtMax.guard().leaseBytes());
+        // The same through a resignation's announcement: a failed future, never a throw, and nothing written.
+        byte[] releasedAtMax = await(b.resign(6_950, before)).orElseThrow();
+        assertThat(failure(a.takeOverReleased(8_200, releasedAtMax)))
+                .isInstanceOf(ElectionException.EpochExhausted.class)
+                .hasMessageContaining(KEY).hasMessageContaining("18446744073709551615");
+        assertThat(stored()).as("nothing written").containsExactly(releasedAtMax);
     }
 
     @Test
