@@ -128,7 +128,8 @@ public final class Election {
      * is never overwritten. Whenever that CAS does not land (this node's own round won first, or
      * another standby did), and for bytes that are not such a record, it is an ordinary
      * {@link #campaign}: a holder renews, anyone else follows — never a holder demoted by an
-     * announcement.
+     * announcement. At epoch 2^64-1 the future fails with {@link ElectionException.EpochExhausted}
+     * and nothing is written, as in {@link #campaign}.
      */
     public Future<LeaseStatus> takeOverReleased(long nowMs, byte[] released) {
         if (nowMs < 0) return negativeClock(nowMs);

@@ -253,7 +253,22 @@ public final class ChaosCampaign {
                 System.out.printf("[%s] %s round %d: %s%n", report.ms(System.nanoTime()), topology, round, fault);
                 runRound(topology, round, fault, roundSeed, positiveSkew, counts);
             }
-            // The paused leaders' writes, read again after every later round: still absent.
+            // The paused leaders' writes, read again after every later round: still absent. A pause in
+            // the last round was read a moment after its answers, and a store call still in flight
+            // lands within a store timeout: so every such key must read absent throughout a window
+            // longer than that, not in one read (a key that turns up ends the wait; the reads below report it).
+            if (!pausedKeys.isEmpty()) {
+                System.out.printf("[%s] %s: %d keys of paused leaders' queued writes must read absent for %d ms%n",
+                        report.ms(System.nanoTime()), topology, pausedKeys.size(), STORE_TIMEOUT_MS + 1_000);
+                try {
+                    await().pollInterval(Duration.ofMillis(250)).during(Duration.ofMillis(STORE_TIMEOUT_MS + 1_000))
+                            .atMost(Duration.ofMillis(STORE_TIMEOUT_MS + 1_000 + 30_000))
+                            .failFast("a paused leader's queued write turned up", () -> !pausedWritesSeen().isEmpty())
+                            .until(() -> pausedWritesSeen().isEmpty());
+                } catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
+                    // Reported, with the evidence, just below.
+                }
+            }
             for (PausedWrite p : pausedKeys) {
                 Op again = finalRead(p.queued().key());
                 for (Violation v : HistoryChecks.pausedLeaderWrites(List.of(p.queued()), Map.of(p.queued().key(), again))) {
@@ -387,6 +402,15 @@ public final class ChaosCampaign {
     }
 
     /** The value at {@code key}, read through any node (bounded retries while none answers). */
+    /** The paused leaders' queued writes whose key now shows them: each a fencing violation. */
+    private List<Violation> pausedWritesSeen() {
+        List<Violation> seen = new ArrayList<>();
+        for (PausedWrite p : pausedKeys) {
+            seen.addAll(HistoryChecks.pausedLeaderWrites(List.of(p.queued()), Map.of(p.queued().key(), finalRead(p.queued().key()))));
+        }
+        return seen;
+    }
+
     private Op finalRead(String key) {
         Op[] last = new Op[1];
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
