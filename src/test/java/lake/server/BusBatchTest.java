@@ -182,6 +182,38 @@ class BusBatchTest {
     }
 
     @Test
+    void callsFromOtherEventLoopsShareTheLaneAndAreAnsweredOnTheirOwn() throws Exception {
+        // A node's forwarding lane lives on one context; its API instances call it from theirs.
+        String echo = "test.lane";
+        io.vertx.core.Handler<Message<Object>> lone = m -> m.reply(new JsonObject().put("n", m.headers().get("n")));
+        await(vertx.eventBus().<Object>consumer(echo, lone).completion());
+        await(vertx.eventBus().<Object>consumer(BusBatch.address(echo), m -> BusBatch.serve(m, (headers, body) ->
+                Future.succeededFuture(BusBatch.Answer.ok(new JsonObject().put("n", headers.get("n")))))).completion());
+        io.vertx.core.Context laneContext = vertx.getOrCreateContext();
+        BusBatch.Sender lane = BusBatch.Sender.standard(laneContext);
+        for (String caller : List.of("a", "b")) {
+            io.vertx.core.Context callerContext = vertx.getOrCreateContext();
+            assertThat(callerContext).isNotSameAs(laneContext);
+            List<Object> answeredOn = new CopyOnWriteArrayList<>();
+            int before = messages(echo) + messages(BusBatch.address(echo));
+            List<Future<JsonObject>> calls = inOneTurn(callerContext, () -> {
+                List<Future<JsonObject>> made = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    made.add(lane.request(echo, new JsonObject(), new DeliveryOptions().setSendTimeout(10_000).addHeader("n", caller + i))
+                            .onComplete(ar -> answeredOn.add(((io.vertx.core.internal.ContextInternal) Vertx.currentContext()).unwrap())));
+                }
+                return made;
+            });
+            for (int i = 0; i < 5; i++) assertThat(await(calls.get(i))).isEqualTo(new JsonObject().put("n", caller + i));
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> answeredOn.size() == 5);
+            // Every answer on the caller's own context (its API instance is confined to it), never the lane's.
+            assertThat(answeredOn).containsOnly(((io.vertx.core.internal.ContextInternal) callerContext).unwrap());
+            // The five calls of one turn left in one message.
+            assertThat(messages(echo) + messages(BusBatch.address(echo)) - before).isEqualTo(1);
+        }
+    }
+
+    @Test
     void malformedBatchIsRefusedWholeAndNothingServed() throws Exception {
         String address = "test.strict";
         List<Object> served = new CopyOnWriteArrayList<>();
