@@ -105,10 +105,13 @@ public final class BusBatch {
             }
             // The lanes belong to the sender's context; requests from other event loops made in one of
             // their turns join the lane's next flush together.
-            context.runOnContext(v -> enqueue(address, p));
-            if (caller == null) return p.promise.future();
+            if (caller == null) {
+                context.runOnContext(v -> enqueue(address, p));
+                return p.promise.future();
+            }
             io.vertx.core.internal.PromiseInternal<JsonObject> answered = caller.promise();
             p.promise.future().onComplete(answered);
+            context.runOnContext(v -> enqueue(address, p));
             return answered.future();
         }
 
