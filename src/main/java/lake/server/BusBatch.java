@@ -64,9 +64,14 @@ public final class BusBatch {
         private final Map<String, Lane> lanes = new HashMap<>();
 
         public Sender(Vertx vertx, int maxInFlight, int maxItems, long maxBytes) {
+            this(vertx.getOrCreateContext(), maxInFlight, maxItems, maxBytes);
+        }
+
+        /** A sender whose lanes live on {@code context} (an event-loop context), whoever calls it. */
+        public Sender(io.vertx.core.Context context, int maxInFlight, int maxItems, long maxBytes) {
             if (maxInFlight < 1 || maxItems < 1 || maxBytes < 1) throw new IllegalArgumentException("limits must be positive");
-            this.vertx = vertx;
-            this.context = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).unwrap();
+            this.vertx = context.owner();
+            this.context = ((io.vertx.core.internal.ContextInternal) context).unwrap();
             this.maxInFlight = maxInFlight;
             this.maxItems = maxItems;
             this.maxBytes = maxBytes;
@@ -77,23 +82,37 @@ public final class BusBatch {
             return new Sender(vertx, 16, 64, 1 << 20);
         }
 
+        /** The same defaults, with the lanes on {@code context}. */
+        public static Sender standard(io.vertx.core.Context context) {
+            return new Sender(context, 16, 64, 1 << 20);
+        }
+
         /**
          * Requests {@code body} from {@code address} with {@code options}' headers and send timeout
          * (other options are not carried). Completes with the reply's body, or fails as the bus
-         * would fail the lone request.
+         * would fail the lone request, on the caller's context when it has one: a caller confined
+         * to its own event loop (a node's API instance) never sees its answer on the sender's.
          */
         public Future<JsonObject> request(String address, Object body, DeliveryOptions options) {
             if (body != null && !(body instanceof JsonObject) && !(body instanceof Buffer)) {
                 return Future.failedFuture(new IllegalArgumentException("a batched body must be a JSON object or bytes"));
             }
             Pending p = new Pending(body, options, estimate(body), Promise.promise());
-            if (Vertx.currentContext() instanceof io.vertx.core.internal.ContextInternal current && current.unwrap() == context) {
+            io.vertx.core.internal.ContextInternal caller = Vertx.currentContext() instanceof io.vertx.core.internal.ContextInternal c ? c : null;
+            if (caller != null && caller.unwrap() == context) {
                 enqueue(address, p);
-            } else {
-                // The lanes belong to the context that created this sender.
-                context.runOnContext(v -> enqueue(address, p));
+                return p.promise.future();
             }
-            return p.promise.future();
+            // The lanes belong to the sender's context; requests from other event loops made in one of
+            // their turns join the lane's next flush together.
+            if (caller == null) {
+                context.runOnContext(v -> enqueue(address, p));
+                return p.promise.future();
+            }
+            io.vertx.core.internal.PromiseInternal<JsonObject> answered = caller.promise();
+            p.promise.future().onComplete(answered);
+            context.runOnContext(v -> enqueue(address, p));
+            return answered.future();
         }
 
         private void enqueue(String address, Pending p) {

@@ -47,7 +47,10 @@ public final class Forwarder {
     private final NodeClock clock;
     private final long requestTimeoutMs;
     private final long retryWindowMs;
-    /** Forwarded writes made in one event-loop turn share a message to the leader. */
+    /**
+     * Forwarded writes that queue up share a message to the leader: all of a node's, when its API
+     * instances share one sender (its forwarding lane).
+     */
     private final BusBatch.Sender batches;
 
     /**
@@ -56,6 +59,12 @@ public final class Forwarder {
      */
     public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
                      NodeClock clock, long requestTimeoutMs, long retryWindowMs) {
+        this(vertx, nodeId, leaseKey, store, snapshot, clock, requestTimeoutMs, retryWindowMs, BusBatch.Sender.standard(vertx));
+    }
+
+    /** As above, sending through {@code batches}, the node's forwarding lane (answers come back on the caller's context). */
+    public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
+                     NodeClock clock, long requestTimeoutMs, long retryWindowMs, BusBatch.Sender batches) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
@@ -64,7 +73,7 @@ public final class Forwarder {
         this.clock = clock;
         this.requestTimeoutMs = requestTimeoutMs;
         this.retryWindowMs = retryWindowMs;
-        this.batches = BusBatch.Sender.standard(vertx);
+        this.batches = batches;
     }
 
     /** The lease names this node: the write belongs to its own fenced writer. Certainly unapplied. */

@@ -63,14 +63,14 @@ public final class NodeApi {
      */
     private static final long SELF_LEADERSHIP_WAIT_MS = 100;
 
-    /** What every instance of one node's API shares: settings, clock and meters. */
     /**
      * What every instance of one node's API shares: settings, clock and meters, where the catalog
-     * places tables, and the node's count of waiting long polls (bounded by {@link #MAX_WAITING}).
+     * places tables, the node's count of waiting long polls (bounded by {@link #MAX_WAITING}), and
+     * its forwarding lane ({@code null}: each instance forwards through a sender of its own).
      */
     public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
-                         AccessControl access, lake.iceberg.IcebergService iceberg) {}
+                         AccessControl access, lake.iceberg.IcebergService iceberg, BusBatch.Sender forwardingLane) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -108,8 +108,12 @@ public final class NodeApi {
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
                 reads::withEpoch, this::stepDown, clock::monoNanos);
         membership = new Membership(vertx);
-        forwarder = config.clustered() ? new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock,
-                config.requestTimeoutMs(), config.forwardWindowMs()) : null;
+        // Every instance forwards through the node's one lane (when it has one), so the writes of all
+        // its event loops share messages to the leader.
+        forwarder = !config.clustered() ? null : config.forwardingLane() == null
+                ? new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock, config.requestTimeoutMs(), config.forwardWindowMs())
+                : new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock, config.requestTimeoutMs(), config.forwardWindowMs(),
+                        config.forwardingLane());
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();

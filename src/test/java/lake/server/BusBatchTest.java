@@ -182,6 +182,56 @@ class BusBatchTest {
     }
 
     @Test
+    void callsFromOtherEventLoopsShareTheLaneAndAreAnsweredOnTheirOwn() throws Exception {
+        // A node's forwarding lane lives on one event loop; its API instances call it from theirs
+        // (HTTP handlers from duplicated contexts of them).
+        String echo = "test.lane";
+        io.vertx.core.Handler<Message<Object>> lone = m -> m.reply(new JsonObject().put("n", m.headers().get("n")));
+        await(vertx.eventBus().<Object>consumer(echo, lone).completion());
+        await(vertx.eventBus().<Object>consumer(BusBatch.address(echo), m -> BusBatch.serve(m, (headers, body) ->
+                Future.succeededFuture(BusBatch.Answer.ok(new JsonObject().put("n", headers.get("n")))))).completion());
+        io.vertx.core.internal.VertxInternal internal = (io.vertx.core.internal.VertxInternal) vertx;
+        io.vertx.core.internal.ContextInternal laneContext = internal.createEventLoopContext();
+        Thread laneThread = inOneTurn(laneContext, Thread::currentThread);
+        BusBatch.Sender lane = BusBatch.Sender.standard(laneContext);
+        // Callers on other event loops than the lane's, each plain and duplicated.
+        List<io.vertx.core.internal.ContextInternal> callers = new ArrayList<>();
+        for (int i = 0; i < 8 && callers.size() < 4; i++) {
+            io.vertx.core.internal.ContextInternal c = internal.createEventLoopContext();
+            if (inOneTurn(c, Thread::currentThread) != laneThread) {
+                callers.add(c);
+                callers.add(c.duplicate());
+            }
+        }
+        assertThat(callers).as("event loops other than the lane's").hasSizeGreaterThanOrEqualTo(2);
+        int n = 0;
+        for (io.vertx.core.internal.ContextInternal caller : callers) {
+            Thread callerThread = inOneTurn(caller, Thread::currentThread);
+            assertThat(callerThread).isNotSameAs(laneThread);
+            List<Object[]> answeredOn = new CopyOnWriteArrayList<>();
+            int before = messages(echo) + messages(BusBatch.address(echo));
+            String tag = "c" + (n++) + "-";
+            List<Future<JsonObject>> calls = inOneTurn(caller, () -> {
+                List<Future<JsonObject>> made = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    made.add(lane.request(echo, new JsonObject(), new DeliveryOptions().setSendTimeout(10_000).addHeader("n", tag + i))
+                            .onComplete(ar -> answeredOn.add(new Object[] {Thread.currentThread(), Vertx.currentContext()})));
+                }
+                return made;
+            });
+            for (int i = 0; i < 5; i++) assertThat(await(calls.get(i))).isEqualTo(new JsonObject().put("n", tag + i));
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> answeredOn.size() == 5);
+            // Every answer on the caller's own thread and exact context (its API instance is confined to it).
+            for (Object[] on : answeredOn) {
+                assertThat(on[0]).isSameAs(callerThread);
+                assertThat(on[1]).isSameAs(caller);
+            }
+            // The five calls of one turn share messages (they reach the lane as tasks, so one or a few).
+            assertThat(messages(echo) + messages(BusBatch.address(echo)) - before).isBetween(1, 4);
+        }
+    }
+
+    @Test
     void malformedBatchIsRefusedWholeAndNothingServed() throws Exception {
         String address = "test.strict";
         List<Object> served = new CopyOnWriteArrayList<>();
