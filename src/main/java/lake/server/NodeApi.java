@@ -110,10 +110,9 @@ public final class NodeApi {
         membership = new Membership(vertx);
         // Every instance forwards through the node's one lane (when it has one), so the writes of all
         // its event loops share messages to the leader.
-        forwarder = !config.clustered() ? null : config.forwardingLane() == null
-                ? new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock, config.requestTimeoutMs(), config.forwardWindowMs())
-                : new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock, config.requestTimeoutMs(), config.forwardWindowMs(),
-                        config.forwardingLane());
+        forwarder = !config.clustered() ? null : new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock,
+                config.requestTimeoutMs(), config.forwardWindowMs(),
+                config.forwardingLane() != null ? config.forwardingLane() : BusBatch.Sender.standard(vertx));
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();
