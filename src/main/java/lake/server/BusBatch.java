@@ -9,6 +9,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -57,11 +58,15 @@ public final class BusBatch {
     public static final class Sender {
         private final Vertx vertx;
         /** The event-loop context the lanes are confined to (unwrapped: handlers run on duplicates of it). */
-        private final io.vertx.core.internal.ContextInternal context;
+        private final ContextInternal context;
         private final int maxInFlight;
         private final int maxItems;
         private final long maxBytes;
         private final Map<String, Lane> lanes = new HashMap<>();
+        /** Per caller event loop (other than the lanes'), the requests of its current turn. */
+        private final Map<ContextInternal, Handover> handovers = new java.util.concurrent.ConcurrentHashMap<>();
+        /** Hand-overs scheduled on caller loops whose requests have not yet reached the lanes. */
+        private final java.util.concurrent.atomic.AtomicInteger handing = new java.util.concurrent.atomic.AtomicInteger();
 
         public Sender(Vertx vertx, int maxInFlight, int maxItems, long maxBytes) {
             this(vertx.getOrCreateContext(), maxInFlight, maxItems, maxBytes);
@@ -71,7 +76,7 @@ public final class BusBatch {
         public Sender(io.vertx.core.Context context, int maxInFlight, int maxItems, long maxBytes) {
             if (maxInFlight < 1 || maxItems < 1 || maxBytes < 1) throw new IllegalArgumentException("limits must be positive");
             this.vertx = context.owner();
-            this.context = ((io.vertx.core.internal.ContextInternal) context).unwrap();
+            this.context = ((ContextInternal) context).unwrap();
             this.maxInFlight = maxInFlight;
             this.maxItems = maxItems;
             this.maxBytes = maxBytes;
@@ -97,44 +102,103 @@ public final class BusBatch {
             if (body != null && !(body instanceof JsonObject) && !(body instanceof Buffer)) {
                 return Future.failedFuture(new IllegalArgumentException("a batched body must be a JSON object or bytes"));
             }
-            Pending p = new Pending(body, options, estimate(body), Promise.promise());
-            io.vertx.core.internal.ContextInternal caller = Vertx.currentContext() instanceof io.vertx.core.internal.ContextInternal c ? c : null;
+            ContextInternal caller = Vertx.currentContext() instanceof ContextInternal c ? c : null;
             if (caller != null && caller.unwrap() == context) {
+                Pending p = new Pending(body, options, estimate(body), Promise.promise(), null);
                 enqueue(address, p);
-                return p.promise.future();
+                return p.promise().future();
             }
-            // The lanes belong to the sender's context; requests from other event loops made in one of
-            // their turns join the lane's next flush together.
-            if (caller == null) {
+            // The lanes belong to the sender's context. A caller on another event loop gets its answer
+            // on its own context, and hands its requests over once per turn of its loop, so they join
+            // the lane's next flush together (and cost one task on the lane's loop, not one each).
+            if (caller == null || !caller.isEventLoopContext()) {
+                Pending p = new Pending(body, options, estimate(body), caller == null ? Promise.promise() : caller.promise(), null);
                 context.runOnContext(v -> enqueue(address, p));
-                return p.promise.future();
+                return p.promise().future();
             }
-            io.vertx.core.internal.PromiseInternal<JsonObject> answered = caller.promise();
-            p.promise.future().onComplete(answered);
-            context.runOnContext(v -> enqueue(address, p));
-            return answered.future();
+            ContextInternal home = caller.unwrap();
+            Pending p = new Pending(body, options, estimate(body), caller.promise(), home);
+            handovers.computeIfAbsent(home, Handover::new).add(address, p);
+            return p.promise().future();
         }
+
+        /**
+         * The requests one caller event loop made during its current turn: confined to that loop,
+         * handed to the lanes' context in one task when the turn ends.
+         */
+        private final class Handover {
+            private final ContextInternal loop;
+            private List<Handed> made = new ArrayList<>();
+
+            Handover(ContextInternal loop) {
+                this.loop = loop;
+            }
+
+            void add(String address, Pending p) {
+                if (made.isEmpty()) {
+                    handing.incrementAndGet();
+                    loop.runOnContext(v -> handOver());
+                }
+                made.add(new Handed(address, p));
+            }
+
+            private void handOver() {
+                List<Handed> turn = made;
+                made = new ArrayList<>();
+                context.runOnContext(v -> {
+                    for (Handed h : turn) enqueue(h.address(), h.pending());
+                    handing.decrementAndGet();
+                    // A lane that held its flush for this hand-over leaves now, whatever else is coming.
+                    for (Lane lane : lanes.values()) {
+                        if (lane.held) scheduleFlush(lane);
+                    }
+                });
+            }
+        }
+
+        private record Handed(String address, Pending pending) {}
 
         private void enqueue(String address, Pending p) {
             Lane lane = lanes.computeIfAbsent(address, Lane::new);
             lane.queue.add(p);
+            scheduleFlush(lane);
+        }
+
+        /**
+         * A lane leaves once this event-loop turn has handed over everything it read: requests that
+         * arrived together share a message, and none waits for another's answer. While another
+         * event loop's hand-over is on its way (its turn produced requests too: they answer the same
+         * wave of replies), the lane holds once for it, so both loops' requests share the message;
+         * the hand-over's arrival releases it.
+         */
+        private void scheduleFlush(Lane lane) {
             if (lane.flushScheduled) return;
-            // Leaves once this event-loop turn has handed over everything it read: requests that
-            // arrived together share a message, and none waits for another's answer.
             lane.flushScheduled = true;
             context.runOnContext(v -> {
                 lane.flushScheduled = false;
+                if (!lane.held && handing.get() > 0 && lane.queue.size() < maxItems) {
+                    lane.held = true;
+                    return;
+                }
+                lane.held = false;
                 lane.flush();
             });
         }
 
-        record Pending(Object body, DeliveryOptions options, long bytes, Promise<JsonObject> promise) {}
+        /**
+         * One request: {@code promise} is the caller's (bound to its context when it has one);
+         * {@code home} is the caller's event loop when that is not the lanes', so that one batch's
+         * answers reach each such loop in one task ({@code null}: complete it where it is answered).
+         */
+        record Pending(Object body, DeliveryOptions options, long bytes, Promise<JsonObject> promise, ContextInternal home) {}
 
         private final class Lane {
             final String address;
             final ArrayDeque<Pending> queue = new ArrayDeque<>();
             int inFlight;
             boolean flushScheduled;
+            /** Holding its flush for a hand-over on its way (at most once in a row). */
+            boolean held;
 
             Lane(String address) {
                 this.address = address;
@@ -173,7 +237,9 @@ public final class BusBatch {
                 return vertx.eventBus().<Buffer>request(BusBatch.address(address), items, options)
                         .onComplete(ar -> {
                             if (ar.failed()) {
-                                for (Pending p : batch) p.promise().fail(ar.cause());
+                                List<Runnable> settled = new ArrayList<>(batch.size());
+                                for (Pending p : batch) settled.add(() -> p.promise().fail(ar.cause()));
+                                settle(batch, settled);
                                 return;
                             }
                             List<Answer> replies;
@@ -186,15 +252,36 @@ public final class BusBatch {
                             // can be paired with its request for sure): whether each item applied is unknown.
                             // A misaligned "not_leader" taken at face value would retry a write that applied.
                             if (replies.size() != batch.size()) replies = List.of();
+                            List<Runnable> settled = new ArrayList<>(batch.size());
                             for (int i = 0; i < batch.size(); i++) {
                                 Answer r = i < replies.size() ? replies.get(i) : null;
                                 Promise<JsonObject> promise = batch.get(i).promise();
-                                if (r != null && r.body() != null) promise.complete(r.body());
-                                else if (r != null) promise.fail(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, r.code(), r.message()));
-                                else promise.fail(new ReplyException(ReplyFailure.ERROR,
-                                        "the batch's answer could not be read as one reply per request; the request may or may not have applied"));
+                                settled.add(r != null && r.body() != null ? () -> promise.complete(r.body())
+                                        : r != null ? () -> promise.fail(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, r.code(), r.message()))
+                                        : () -> promise.fail(new ReplyException(ReplyFailure.ERROR,
+                                                "the batch's answer could not be read as one reply per request; the request may or may not have applied")));
                             }
+                            settle(batch, settled);
                         });
+            }
+
+            /**
+             * Runs each request's completion: on the lanes' context for its own callers, and for the
+             * callers of each other event loop in one task on that loop (each completion then runs on
+             * its caller's exact context), rather than a cross-thread task per request.
+             */
+            private void settle(List<Pending> batch, List<Runnable> settled) {
+                Map<ContextInternal, List<Runnable>> byLoop = null;
+                for (int i = 0; i < batch.size(); i++) {
+                    ContextInternal home = batch.get(i).home();
+                    if (home == null) {
+                        settled.get(i).run();
+                        continue;
+                    }
+                    if (byLoop == null) byLoop = new HashMap<>();
+                    byLoop.computeIfAbsent(home, h -> new ArrayList<>()).add(settled.get(i));
+                }
+                if (byLoop != null) byLoop.forEach((loop, runs) -> loop.runOnContext(v -> runs.forEach(Runnable::run)));
             }
         }
     }

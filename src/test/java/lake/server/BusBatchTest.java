@@ -226,9 +226,52 @@ class BusBatchTest {
                 assertThat(on[0]).isSameAs(callerThread);
                 assertThat(on[1]).isSameAs(caller);
             }
-            // The five calls of one turn share messages (they reach the lane as tasks, so one or a few).
-            assertThat(messages(echo) + messages(BusBatch.address(echo)) - before).isBetween(1, 4);
+            // The five calls of one turn reach the lane together, in one hand-over, and share one message.
+            assertThat(messages(echo)).as("lone messages").isEqualTo(0);
+            assertThat(messages(echo) + messages(BusBatch.address(echo)) - before).isEqualTo(1);
         }
+    }
+
+    @Test
+    void requestsOfTwoEventLoopsInOneWaveShareOneMessage() throws Exception {
+        // The lane's own loop sends a request while another loop's hand-over of the same wave is on
+        // its way: the lane holds its flush once for it, so all four leave in one message.
+        String echo = "test.wave";
+        await(vertx.eventBus().<Object>consumer(echo, m -> m.reply(new JsonObject().put("n", m.headers().get("n")))).completion());
+        await(vertx.eventBus().<Object>consumer(BusBatch.address(echo), m -> BusBatch.serve(m, (headers, body) ->
+                Future.succeededFuture(BusBatch.Answer.ok(new JsonObject().put("n", headers.get("n")))))).completion());
+        io.vertx.core.internal.VertxInternal internal = (io.vertx.core.internal.VertxInternal) vertx;
+        io.vertx.core.internal.ContextInternal laneContext = internal.createEventLoopContext();
+        Thread laneThread = inOneTurn(laneContext, Thread::currentThread);
+        io.vertx.core.internal.ContextInternal other = null;
+        for (int i = 0; i < 8 && other == null; i++) {
+            io.vertx.core.internal.ContextInternal c = internal.createEventLoopContext();
+            if (inOneTurn(c, Thread::currentThread) != laneThread) other = c;
+        }
+        assertThat(other).as("an event loop other than the lane's").isNotNull();
+        BusBatch.Sender lane = BusBatch.Sender.standard(laneContext);
+        DeliveryOptions opts = new DeliveryOptions().setSendTimeout(10_000);
+        List<Future<JsonObject>> calls = new CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch laneTurnDone = new java.util.concurrent.CountDownLatch(1);
+        inOneTurn(other, () -> {
+            for (int i = 0; i < 3; i++) calls.add(lane.request(echo, new JsonObject(), new DeliveryOptions(opts).addHeader("n", "o" + i)));
+            // Before this loop's turn ends (and its hand-over leaves), the lane's loop sends one of its
+            // own and runs the flush that follows it.
+            laneContext.runOnContext(v -> {
+                calls.add(lane.request(echo, new JsonObject(), new DeliveryOptions(opts).addHeader("n", "l")));
+                laneContext.runOnContext(after -> laneTurnDone.countDown());
+            });
+            try {
+                assertThat(laneTurnDone.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return null;
+        });
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> calls.size() == 4);
+        for (Future<JsonObject> f : calls) assertThat(await(f).getString("n")).isIn("o0", "o1", "o2", "l");
+        assertThat(messages(echo)).as("lone messages").isEqualTo(0);
+        assertThat(messages(BusBatch.address(echo))).as("batch messages").isEqualTo(1);
     }
 
     @Test
