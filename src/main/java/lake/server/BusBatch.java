@@ -65,21 +65,28 @@ public final class BusBatch {
         private final Map<String, Lane> lanes = new HashMap<>();
         /** Per caller event loop (other than the lanes'), the requests of its current turn. */
         private final Map<ContextInternal, Handover> handovers = new java.util.concurrent.ConcurrentHashMap<>();
+        /** A hand-over normally arrives within microseconds; past this the nodes' lanes leave without it. */
+        static final long MAX_HOLD_MICROS = 250;
+        private final long maxHoldMicros;
         /** Hand-overs scheduled on caller loops whose requests have not yet reached the lanes. */
         private final java.util.concurrent.atomic.AtomicInteger handing = new java.util.concurrent.atomic.AtomicInteger();
 
         public Sender(Vertx vertx, int maxInFlight, int maxItems, long maxBytes) {
-            this(vertx.getOrCreateContext(), maxInFlight, maxItems, maxBytes);
+            this(vertx.getOrCreateContext(), maxInFlight, maxItems, maxBytes, MAX_HOLD_MICROS);
         }
 
-        /** A sender whose lanes live on {@code context} (an event-loop context), whoever calls it. */
-        public Sender(io.vertx.core.Context context, int maxInFlight, int maxItems, long maxBytes) {
-            if (maxInFlight < 1 || maxItems < 1 || maxBytes < 1) throw new IllegalArgumentException("limits must be positive");
+        /**
+         * A sender whose lanes live on {@code context} (an event-loop context), whoever calls it; a
+         * lane holds its flush for another loop's hand-over at most {@code maxHoldMicros}.
+         */
+        public Sender(io.vertx.core.Context context, int maxInFlight, int maxItems, long maxBytes, long maxHoldMicros) {
+            if (maxInFlight < 1 || maxItems < 1 || maxBytes < 1 || maxHoldMicros < 1) throw new IllegalArgumentException("limits must be positive");
             this.vertx = context.owner();
             this.context = ((ContextInternal) context).unwrap();
             this.maxInFlight = maxInFlight;
             this.maxItems = maxItems;
             this.maxBytes = maxBytes;
+            this.maxHoldMicros = maxHoldMicros;
         }
 
         /** The defaults the nodes use: up to 16 messages in flight per address, 64 requests or 1 MiB per batch. */
@@ -89,7 +96,7 @@ public final class BusBatch {
 
         /** The same defaults, with the lanes on {@code context}. */
         public static Sender standard(io.vertx.core.Context context) {
-            return new Sender(context, 16, 64, 1 << 20);
+            return new Sender(context, 16, 64, 1 << 20, MAX_HOLD_MICROS);
         }
 
         /**
@@ -178,9 +185,18 @@ public final class BusBatch {
                 lane.flushScheduled = false;
                 if (!lane.held && handing.get() > 0 && lane.queue.size() < maxItems) {
                     lane.held = true;
+                    // Bounded: a hand-over whose loop lost its core (two cores, many threads) must not
+                    // hold this lane's requests for as long as the scheduler keeps that loop waiting.
+                    lane.holdLimit = context.nettyEventLoop().schedule(() -> context.runOnContext(t -> {
+                        if (lane.held) scheduleFlush(lane);
+                    }), maxHoldMicros, java.util.concurrent.TimeUnit.MICROSECONDS);
                     return;
                 }
                 lane.held = false;
+                if (lane.holdLimit != null) {
+                    lane.holdLimit.cancel(false);
+                    lane.holdLimit = null;
+                }
                 lane.flush();
             });
         }
@@ -197,8 +213,9 @@ public final class BusBatch {
             final ArrayDeque<Pending> queue = new ArrayDeque<>();
             int inFlight;
             boolean flushScheduled;
-            /** Holding its flush for a hand-over on its way (at most once in a row). */
+            /** Holding its flush for a hand-over on its way (at most once in a row, for at most maxHoldMicros). */
             boolean held;
+            java.util.concurrent.ScheduledFuture<?> holdLimit;
 
             Lane(String address) {
                 this.address = address;
