@@ -19,6 +19,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 
 /**
@@ -64,12 +68,12 @@ public final class BusBatch {
         private final long maxBytes;
         private final Map<String, Lane> lanes = new HashMap<>();
         /** Per caller event loop (other than the lanes'), the requests of its current turn. */
-        private final Map<ContextInternal, Handover> handovers = new java.util.concurrent.ConcurrentHashMap<>();
-        /** A hand-over normally arrives within microseconds; past this the nodes' lanes leave without it. */
+        private final Map<ContextInternal, Handover> handovers = new ConcurrentHashMap<>();
+        /** A hand-over normally arrives within microseconds; after about this long the nodes' lanes leave without it. */
         static final long MAX_HOLD_MICROS = 250;
         private final long maxHoldMicros;
         /** Hand-overs scheduled on caller loops whose requests have not yet reached the lanes. */
-        private final java.util.concurrent.atomic.AtomicInteger handing = new java.util.concurrent.atomic.AtomicInteger();
+        private final AtomicInteger handing = new AtomicInteger();
 
         public Sender(Vertx vertx, int maxInFlight, int maxItems, long maxBytes) {
             this(vertx.getOrCreateContext(), maxInFlight, maxItems, maxBytes, MAX_HOLD_MICROS);
@@ -77,7 +81,8 @@ public final class BusBatch {
 
         /**
          * A sender whose lanes live on {@code context} (an event-loop context), whoever calls it; a
-         * lane holds its flush for another loop's hand-over at most {@code maxHoldMicros}.
+         * lane holds its flush for another loop's hand-over for about {@code maxHoldMicros} at most
+         * (the limit's timer fires on the lane's loop, then hops onto its context).
          */
         public Sender(io.vertx.core.Context context, int maxInFlight, int maxItems, long maxBytes, long maxHoldMicros) {
             if (maxInFlight < 1 || maxItems < 1 || maxBytes < 1 || maxHoldMicros < 1) throw new IllegalArgumentException("limits must be positive");
@@ -110,28 +115,36 @@ public final class BusBatch {
                 return Future.failedFuture(new IllegalArgumentException("a batched body must be a JSON object or bytes"));
             }
             ContextInternal caller = Vertx.currentContext() instanceof ContextInternal c ? c : null;
-            if (caller != null && caller.unwrap() == context) {
-                Pending p = new Pending(body, options, estimate(body), Promise.promise(), null);
+            // Only code on an event-loop context's own thread is confined to it: a blocking task of
+            // such a context sees it as current from a worker thread, and must hop like anyone else.
+            boolean onItsLoop = caller != null && caller.isEventLoopContext() && caller.inThread();
+            if (onItsLoop && caller.unwrap() == context) {
+                Pending p = pending(body, options, Promise.promise(), null);
                 enqueue(address, p);
                 return p.promise().future();
             }
             // The lanes belong to the sender's context. A caller on another event loop gets its answer
             // on its own context, and hands its requests over once per turn of its loop, so they join
-            // the lane's next flush together (and cost one task on the lane's loop, not one each).
-            if (caller == null || !caller.isEventLoopContext()) {
-                Pending p = new Pending(body, options, estimate(body), caller == null ? Promise.promise() : caller.promise(), null);
+            // the lane's next flush together (one cross-thread task for the turn, not one each).
+            if (!onItsLoop) {
+                Pending p = pending(body, options, caller == null ? Promise.promise() : caller.promise(), null);
                 context.runOnContext(v -> enqueue(address, p));
                 return p.promise().future();
             }
             ContextInternal home = caller.unwrap();
-            Pending p = new Pending(body, options, estimate(body), caller.promise(), home);
+            Pending p = pending(body, options, caller.promise(), home);
             handovers.computeIfAbsent(home, Handover::new).add(address, p);
             return p.promise().future();
         }
 
+        private static Pending pending(Object body, DeliveryOptions options, Promise<JsonObject> promise, ContextInternal home) {
+            return new Pending(body, options, estimate(body), promise, home);
+        }
+
         /**
-         * The requests one caller event loop made during its current turn: confined to that loop,
-         * handed to the lanes' context in one task when the turn ends.
+         * The requests one caller event loop made during its current turn: confined to that loop's
+         * thread (only callers running on it get here), handed to the lanes' context in one task
+         * when the turn ends.
          */
         private final class Handover {
             private final ContextInternal loop;
@@ -189,7 +202,7 @@ public final class BusBatch {
                     // hold this lane's requests for as long as the scheduler keeps that loop waiting.
                     lane.holdLimit = context.nettyEventLoop().schedule(() -> context.runOnContext(t -> {
                         if (lane.held) scheduleFlush(lane);
-                    }), maxHoldMicros, java.util.concurrent.TimeUnit.MICROSECONDS);
+                    }), maxHoldMicros, TimeUnit.MICROSECONDS);
                     return;
                 }
                 lane.held = false;
@@ -215,7 +228,7 @@ public final class BusBatch {
             boolean flushScheduled;
             /** Holding its flush for a hand-over on its way (at most once in a row, for at most maxHoldMicros). */
             boolean held;
-            java.util.concurrent.ScheduledFuture<?> holdLimit;
+            ScheduledFuture<?> holdLimit;
 
             Lane(String address) {
                 this.address = address;
@@ -284,8 +297,9 @@ public final class BusBatch {
 
             /**
              * Runs each request's completion: on the lanes' context for its own callers, and for the
-             * callers of each other event loop in one task on that loop (each completion then runs on
-             * its caller's exact context), rather than a cross-thread task per request.
+             * callers of each other event loop in one cross-thread task to that loop (each completion
+             * then runs on its caller's exact context, a duplicated one by a further task on the same
+             * thread), rather than a cross-thread task per request.
              */
             private void settle(List<Pending> batch, List<Runnable> settled) {
                 Map<ContextInternal, List<Runnable>> byLoop = null;
