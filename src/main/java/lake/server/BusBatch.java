@@ -189,7 +189,7 @@ public final class BusBatch {
          * arrived together share a message, and none waits for another's answer. While another
          * event loop's hand-over is on its way (its turn produced requests too: they answer the same
          * wave of replies), the lane holds once for it, so both loops' requests share the message;
-         * the hand-over's arrival releases it.
+         * the hand-over's arrival releases it, or the hold's limit if the hand-over is late.
          */
         private void scheduleFlush(Lane lane) {
             if (lane.flushScheduled) return;
@@ -217,7 +217,7 @@ public final class BusBatch {
         /**
          * One request: {@code promise} is the caller's (bound to its context when it has one);
          * {@code home} is the caller's event loop when that is not the lanes', so that one batch's
-         * answers reach each such loop in one task ({@code null}: complete it where it is answered).
+         * answers reach each such loop in one cross-thread task ({@code null}: complete it where it is answered).
          */
         record Pending(Object body, DeliveryOptions options, long bytes, Promise<JsonObject> promise, ContextInternal home) {}
 

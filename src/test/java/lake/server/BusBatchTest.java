@@ -186,10 +186,7 @@ class BusBatchTest {
         // A node's forwarding lane lives on one event loop; its API instances call it from theirs
         // (HTTP handlers from duplicated contexts of them).
         String echo = "test.lane";
-        io.vertx.core.Handler<Message<Object>> lone = m -> m.reply(new JsonObject().put("n", m.headers().get("n")));
-        await(vertx.eventBus().<Object>consumer(echo, lone).completion());
-        await(vertx.eventBus().<Object>consumer(BusBatch.address(echo), m -> BusBatch.serve(m, (headers, body) ->
-                Future.succeededFuture(BusBatch.Answer.ok(new JsonObject().put("n", headers.get("n")))))).completion());
+        await(echo(echo));
         io.vertx.core.internal.VertxInternal internal = (io.vertx.core.internal.VertxInternal) vertx;
         io.vertx.core.internal.ContextInternal laneContext = internal.createEventLoopContext();
         Thread laneThread = inOneTurn(laneContext, Thread::currentThread);
@@ -232,16 +229,21 @@ class BusBatchTest {
         }
     }
 
+    /** Answers each request at {@code address}, alone or batched, with its header "n"; registered on the calling context. */
+    private Future<?> echo(String address) {
+        return Future.all(
+                vertx.eventBus().<Object>consumer(address, m -> m.reply(new JsonObject().put("n", m.headers().get("n")))).completion(),
+                vertx.eventBus().<Object>consumer(BusBatch.address(address), m -> BusBatch.serve(m, (headers, body) ->
+                        Future.succeededFuture(BusBatch.Answer.ok(new JsonObject().put("n", headers.get("n")))))).completion());
+    }
+
     /** An echo at {@code address} (alone and batched), a lane context, and an event loop other than the lane's. */
     private io.vertx.core.internal.ContextInternal[] echoLaneAndOtherLoop(String address) throws Exception {
         io.vertx.core.internal.VertxInternal internal = (io.vertx.core.internal.VertxInternal) vertx;
         io.vertx.core.internal.ContextInternal laneContext = internal.createEventLoopContext();
         Thread laneThread = inOneTurn(laneContext, Thread::currentThread);
         // The echo answers on the lane's loop, never on the other one (which a test may hold).
-        await(inOneTurn(laneContext, () -> Future.all(
-                vertx.eventBus().<Object>consumer(address, m -> m.reply(new JsonObject().put("n", m.headers().get("n")))).completion(),
-                vertx.eventBus().<Object>consumer(BusBatch.address(address), m -> BusBatch.serve(m, (headers, body) ->
-                        Future.succeededFuture(BusBatch.Answer.ok(new JsonObject().put("n", headers.get("n")))))).completion())));
+        await(inOneTurn(laneContext, () -> echo(address)));
         for (int i = 0; i < 8; i++) {
             io.vertx.core.internal.ContextInternal c = internal.createEventLoopContext();
             if (inOneTurn(c, Thread::currentThread) != laneThread) return new io.vertx.core.internal.ContextInternal[] {laneContext, c};
