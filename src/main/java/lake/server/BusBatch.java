@@ -67,7 +67,7 @@ public final class BusBatch {
         private final int maxItems;
         private final long maxBytes;
         private final Map<String, Lane> lanes = new HashMap<>();
-        /** Per caller event loop (other than the lanes'), the requests of its current turn. */
+        /** Per caller event loop (other than the lanes') with a turn in progress, the requests of that turn. */
         private final Map<ContextInternal, Handover> handovers = new ConcurrentHashMap<>();
         /** A hand-over normally arrives within microseconds; after about this long the nodes' lanes leave without it. */
         static final long MAX_HOLD_MICROS = 250;
@@ -144,11 +144,12 @@ public final class BusBatch {
         /**
          * The requests one caller event loop made during its current turn: confined to that loop's
          * thread (only callers running on it get here), handed to the lanes' context in one task
-         * when the turn ends.
+         * when the turn ends. Made by the turn's first request and dropped when handed over, so the
+         * map holds only loops with a turn in progress.
          */
         private final class Handover {
             private final ContextInternal loop;
-            private List<Handed> made = new ArrayList<>();
+            private final List<Handed> made = new ArrayList<>();
 
             Handover(ContextInternal loop) {
                 this.loop = loop;
@@ -163,10 +164,10 @@ public final class BusBatch {
             }
 
             private void handOver() {
-                List<Handed> turn = made;
-                made = new ArrayList<>();
+                // Same thread as add(): the loop's next request starts a new hand-over.
+                handovers.remove(loop, this);
                 context.runOnContext(v -> {
-                    for (Handed h : turn) enqueue(h.address(), h.pending());
+                    for (Handed h : made) enqueue(h.address(), h.pending());
                     handing.decrementAndGet();
                     // A lane that held its flush for this hand-over leaves now, whatever else is coming.
                     for (Lane lane : lanes.values()) {
