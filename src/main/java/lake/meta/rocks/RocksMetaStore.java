@@ -15,6 +15,9 @@ import lake.meta.Transaction.Action;
 import lake.meta.Transaction.Condition;
 import lake.meta.TransactionOutcome;
 import lake.meta.rocks.ConditionalWrite.Step;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Filter;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -53,6 +56,8 @@ public final class RocksMetaStore implements MetaStore {
 
     private final Path path;
     private final Options options;
+    /** The Bloom filter policy the tables were configured with: a native handle that must outlive the db. */
+    private final Filter filter;
     private final WriteOptions syncWrites;
     private final RocksDB db;
     private final RocksWriter writer;
@@ -61,9 +66,10 @@ public final class RocksMetaStore implements MetaStore {
     private final Promise<Void> closed = Promise.promise();
     private volatile boolean accepting = true;
 
-    private RocksMetaStore(Path path, Options options, RocksDB db, RocksConfig config) {
+    private RocksMetaStore(Path path, Options options, Filter filter, RocksDB db, RocksConfig config) {
         this.path = path;
         this.options = options;
+        this.filter = filter;
         this.db = db;
         this.syncWrites = new WriteOptions().setSync(true);
         AtomicInteger readerIds = new AtomicInteger();
@@ -91,14 +97,35 @@ public final class RocksMetaStore implements MetaStore {
             throw new MetaException.PermanentBackend("cannot create data directory " + path + ": " + e.getMessage(), e);
         }
         RocksDB.loadLibrary();
-        Options options = new Options().setCreateIfMissing(true).setKeepLogFileNum(4);
+        Filter filter = new BloomFilter(BLOOM_BITS_PER_KEY);
+        Options options = tuned(filter);
         try {
-            return new RocksMetaStore(path, options, RocksDB.open(options, path.toString()), config);
+            return new RocksMetaStore(path, options, filter, RocksDB.open(options, path.toString()), config);
         } catch (RocksDBException e) {
             options.close();
+            filter.close();
             if (RocksErrors.isLockHeld(e)) throw new MetaException.StoreLocked(path.toString(), e);
             throw RocksErrors.map("open of " + path, e);
         }
+    }
+
+    /** Bits per key of the tables' and the memtable's Bloom filters: about a 1 % false-positive rate. */
+    static final double BLOOM_BITS_PER_KEY = 10;
+
+    /**
+     * The database's options. Most lookups the writer makes are of keys that do not exist: every
+     * create (a guarded put with {@code expected: null}, a catalog registration) checks that its
+     * key is absent. Without filters such a lookup searches every level-0 table and one table per
+     * level below, so its cost grows with the store and with how far compaction lags (profiled on
+     * 5 December 2026: 0.16 ms of writer CPU per 1,000 creates after a compaction, 2.36 ms during
+     * one). Whole-key Bloom filters on the tables, and on the memtable, answer "absent" from
+     * memory in almost every case; the writer is the store's one serial stage, so this time is
+     * every write's latency. Tables written before the filters keep working without them.
+     */
+    static Options tuned(Filter filter) {
+        BlockBasedTableConfig tables = new BlockBasedTableConfig().setFilterPolicy(filter).setWholeKeyFiltering(true);
+        return new Options().setCreateIfMissing(true).setKeepLogFileNum(4).setTableFormatConfig(tables)
+                .setMemtablePrefixBloomSizeRatio(0.02).setMemtableWholeKeyFiltering(true);
     }
 
     /** Opens the store on a Vert.x worker thread; the future completes on the caller's context. */
@@ -301,9 +328,11 @@ public final class RocksMetaStore implements MetaStore {
             syncWrites.close();
             db.closeE();
             options.close();
+            filter.close();
             CallerContext.contained(closed::tryComplete);
         } catch (RocksDBException e) {
             options.close();
+            filter.close();
             CallerContext.contained(() -> closed.tryFail(RocksErrors.map("close of " + path, e)));
         }
     }
