@@ -331,6 +331,7 @@ public final class RocksMetaStore implements MetaStore {
             filter.close();
             CallerContext.contained(closed::tryComplete);
         } catch (RocksDBException e) {
+            // closeE releases the db's native handle even when closing reports an error.
             options.close();
             filter.close();
             CallerContext.contained(() -> closed.tryFail(RocksErrors.map("close of " + path, e)));

@@ -13,7 +13,10 @@ import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -65,6 +68,29 @@ class RocksFiltersTest {
                 assertTrue(memtableMisses >= 950, "the memtable filter answered " + memtableMisses + " of 1,000 absent-key lookups");
                 assertArrayEquals(VALUE, db.get(key("memtable/1999")));
             }
+        }
+    }
+
+    /**
+     * The test above exercises {@link RocksMetaStore#tuned}; this one checks that the store the
+     * service opens is built from it: RocksDB records a database's options in its latest
+     * {@code OPTIONS-*} file, so a store opened without them would show no filter policy there.
+     */
+    @Test
+    void theServicesStoreIsOpenedWithBothFilters() throws Exception {
+        Path db = dir.resolve("service");
+        RocksMetaStore store = RocksMetaStore.open(RocksConfig.defaults(db));
+        store.close().toCompletionStage().toCompletableFuture().get();
+        Path latest;
+        try (var files = Files.list(db)) {
+            latest = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                    .max(Comparator.comparing(f -> Long.parseLong(f.getFileName().toString().substring("OPTIONS-".length()))))
+                    .orElseThrow(() -> new AssertionError("no OPTIONS file in " + db));
+        }
+        List<String> options = Files.readAllLines(latest).stream().map(String::strip).toList();
+        for (String expected : List.of("filter_policy=bloomfilter:" + (long) RocksMetaStore.BLOOM_BITS_PER_KEY + ":false",
+                "whole_key_filtering=true", "memtable_whole_key_filtering=true", "memtable_prefix_bloom_size_ratio=0.020000")) {
+            assertTrue(options.contains(expected), latest.getFileName() + " lacks " + expected);
         }
     }
 
