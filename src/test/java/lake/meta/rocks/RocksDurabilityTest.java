@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static lake.meta.rocks.RocksAwait.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** An acknowledged mutation is fsynced: it survives SIGKILL of the process that made it. */
@@ -66,9 +67,5 @@ class RocksDurabilityTest {
         } finally {
             await(reopened.close());
         }
-    }
-
-    private static <T> T await(io.vertx.core.Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 }

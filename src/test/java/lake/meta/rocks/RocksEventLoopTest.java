@@ -14,9 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static lake.meta.rocks.RocksAwait.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -106,9 +106,5 @@ class RocksEventLoopTest {
                 wrong.add(name + " completed on " + Thread.currentThread().getName());
             }
         });
-    }
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 }

@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
+import static lake.meta.rocks.RocksAwait.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -80,7 +81,7 @@ class RocksFiltersTest {
     void theServicesStoreIsOpenedWithBothFilters() throws Exception {
         Path db = dir.resolve("service");
         RocksMetaStore store = RocksMetaStore.open(RocksConfig.defaults(db));
-        store.close().toCompletionStage().toCompletableFuture().get();
+        await(store.close());
         Path latest;
         try (var files = Files.list(db)) {
             latest = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
@@ -106,11 +107,11 @@ class RocksFiltersTest {
         }
         RocksMetaStore store = RocksMetaStore.open(RocksConfig.defaults(db));
         try {
-            Optional<byte[]> found = store.get("before/filters").toCompletionStage().toCompletableFuture().get();
+            Optional<byte[]> found = await(store.get("before/filters"));
             assertArrayEquals(VALUE, found.orElseThrow());
-            assertEquals(Optional.empty(), store.get("never/written").toCompletionStage().toCompletableFuture().get());
+            assertEquals(Optional.empty(), await(store.get("never/written")));
         } finally {
-            store.close().toCompletionStage().toCompletableFuture().get();
+            await(store.close());
         }
     }
 }

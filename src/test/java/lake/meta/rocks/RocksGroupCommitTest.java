@@ -13,8 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
+import static lake.meta.rocks.RocksAwait.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -180,9 +180,5 @@ class RocksGroupCommitTest {
 
     static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static lake.meta.rocks.RocksAwait.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Close is idempotent, finishes what was queued before it, and refuses everything after it. */
@@ -113,9 +114,5 @@ class RocksLifecycleTest {
             return e.getCause();
         }
         throw new AssertionError("expected a failure");
-    }
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 }

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
+import static lake.meta.rocks.RocksAwait.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -65,9 +66,5 @@ class RocksLockTest {
         } finally {
             await(second.close());
         }
-    }
-
-    private static <T> T await(io.vertx.core.Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 }

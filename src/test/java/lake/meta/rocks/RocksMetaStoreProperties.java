@@ -23,9 +23,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import static lake.meta.rocks.RocksAwait.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -207,9 +207,5 @@ class RocksMetaStoreProperties {
 
     private static String s(byte[] b) {
         return new String(b, StandardCharsets.UTF_8);
-    }
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 }
