@@ -3,21 +3,20 @@ package lake;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
-import lake.cluster.Clustering;
 import io.vertx.core.VertxOptions;
-import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MetricsDomain;
+import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
+import lake.api.AccessControl;
+import lake.bus.Bus;
+import lake.cluster.Clustering;
 import lake.config.ConfigException;
 import lake.config.NodeIds;
 import lake.config.Settings;
 import lake.config.SettingsLoader;
 import lake.metasrv.NodeClock;
-import lake.server.AccessControl;
-import lake.server.Bus;
-import lake.server.MetasrvNode;
-import lake.server.Stores;
-
+import lake.node.MetasrvNode;
+import lake.node.Stores;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

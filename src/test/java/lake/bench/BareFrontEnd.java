@@ -10,7 +10,7 @@ import lake.meta.GuardedMutation;
 import lake.meta.MetaStore;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.server.MetasrvNode;
+import lake.node.MetasrvNode;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package lake.client;
 
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
 
 /** The client over the public event-bus API, from the node's own Vert.x instance (the same addresses a clustered member uses). */
 class ClientBusTest extends ClientContract {

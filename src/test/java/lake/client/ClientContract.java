@@ -2,10 +2,10 @@ package lake.client;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import lake.server.ManualClock;
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
-import lake.server.RecordingStore;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
+import lake.node.RecordingStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

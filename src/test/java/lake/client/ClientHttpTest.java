@@ -1,7 +1,7 @@
 package lake.client;
 
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
 
 /** The client over Vert.x's non-blocking HTTP client. */
 class ClientHttpTest extends ClientContract {

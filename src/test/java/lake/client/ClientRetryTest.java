@@ -1,13 +1,13 @@
 package lake.client;
 
 import lake.it.TcpProxy;
+import lake.meta.MetaException;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.meta.MetaException;
-import lake.server.FaultyStore;
-import lake.server.ManualClock;
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
+import lake.node.FaultyStore;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

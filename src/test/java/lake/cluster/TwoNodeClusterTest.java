@@ -5,13 +5,13 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
+import lake.bus.Bus;
 import lake.config.ClusterSettings;
 import lake.config.Settings;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 import lake.metasrv.NodeClock;
-import lake.server.Bus;
-import lake.server.MetasrvNode;
+import lake.node.MetasrvNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -201,7 +201,7 @@ class TwoNodeClusterTest {
         // turn): each item's own credentials are checked; only the item with a valid token writes.
         java.util.concurrent.atomic.AtomicInteger batches = new java.util.concurrent.atomic.AtomicInteger();
         outsider.eventBus().addOutboundInterceptor(ctx -> {
-            if (ctx.message().address().equals(lake.server.BusBatch.address(Bus.nodeForward(leaderId)))) batches.incrementAndGet();
+            if (ctx.message().address().equals(lake.bus.BusBatch.address(Bus.nodeForward(leaderId)))) batches.incrementAndGet();
             ctx.next();
         });
         String epoch = String.valueOf(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
@@ -214,10 +214,10 @@ class TwoNodeClusterTest {
         io.vertx.core.Promise<List<io.vertx.core.Future<JsonObject>>> sent = io.vertx.core.Promise.promise();
         io.vertx.core.Context turn = outsider.getOrCreateContext();
         turn.runOnContext(v -> {
-            lake.server.BusBatch.Sender sender = lake.server.BusBatch.Sender.standard(outsider);
+            lake.bus.BusBatch.Sender sender = lake.bus.BusBatch.Sender.standard(outsider);
             sent.complete(List.of(
                     sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-token"),
-                            item.apply("kv/batch-token").addHeader(lake.server.AccessControl.TOKEN_HEADER, secret)),
+                            item.apply("kv/batch-token").addHeader(lake.api.AccessControl.TOKEN_HEADER, secret)),
                     sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-none"), item.apply("kv/batch-none")),
                     sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-vouch"), item.apply("kv/batch-vouch")
                             .addHeader(Bus.PRINCIPAL_HEADER, "writer").addHeader(Bus.SECRET_HEADER, "a-guess-at-the-secret"))));
@@ -247,7 +247,7 @@ class TwoNodeClusterTest {
         Vertx remote = instances.get(1);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> join(remote.eventBus().request(Bus.STORE, seizeLease, raw)))
                 .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
-                        e -> assertThat(e.failureCode()).isEqualTo(lake.server.StoreProtocol.UNAUTHORIZED));
+                        e -> assertThat(e.failureCode()).isEqualTo(lake.bus.StoreProtocol.UNAUTHORIZED));
         JsonObject lease = join(http.get(follower.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
                 .bodyAsJsonObject();
         assertThat(lease.getString("leader")).isEqualTo(leaderId);

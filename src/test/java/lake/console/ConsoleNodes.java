@@ -6,8 +6,8 @@ import lake.config.Settings;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 import lake.metasrv.NodeClock;
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
 
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,6 @@
 package lake.console;
 
-import lake.server.MetasrvNode;
+import lake.node.MetasrvNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package lake.console;
 
-import lake.server.MetasrvNode;
+import lake.node.MetasrvNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

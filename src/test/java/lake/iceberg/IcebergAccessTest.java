@@ -5,9 +5,9 @@ import lake.config.AuthTokens;
 import lake.config.Settings;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.server.ManualClock;
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -3,10 +3,10 @@ package lake.iceberg;
 import lake.config.Settings;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.server.FaultyStore;
-import lake.server.ManualClock;
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
+import lake.node.FaultyStore;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

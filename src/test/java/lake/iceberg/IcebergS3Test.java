@@ -2,12 +2,12 @@ package lake.iceberg;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import lake.config.Settings;
+import lake.meta.dynamo.MotoServer;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.meta.dynamo.MotoServer;
-import lake.server.ManualClock;
-import lake.server.MetasrvNode;
-import lake.server.NodeHarness;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;

@@ -6,7 +6,7 @@ import lake.meta.Transaction.Condition;
 import lake.meta.Transaction.Op;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.server.RecordingStore;
+import lake.node.RecordingStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.api.io.TempDir;

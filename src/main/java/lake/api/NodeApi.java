@@ -1,0 +1,439 @@
+package lake.api;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import lake.bus.Bus;
+import lake.bus.BusBatch;
+import lake.bus.BusMetaStore;
+import lake.bus.StoreProtocol;
+import lake.catalogapi.CatalogApi;
+import lake.catalogapi.CatalogWatch;
+import lake.cluster.Membership;
+import lake.election.LeaseRecord;
+import lake.forward.Forwarder;
+import lake.metasrv.ClientWrite;
+import lake.metasrv.FencedWriter;
+import lake.metasrv.Leadership;
+import lake.metasrv.MetasrvException;
+import lake.metasrv.NodeClock;
+import lake.metrics.NodeMetrics;
+import lake.node.ElectionSettings;
+import lake.protocol.ApiError;
+import lake.protocol.ApiRequests;
+import lake.protocol.CatalogOps;
+import lake.protocol.StrictJson;
+import lake.security.Action;
+import lake.security.Audit;
+import lake.security.Caller;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The Metasrv API of one node, as one event-loop context serves it: every operation, with every
+ * write going through a {@link FencedWriter}. Each ingress verticle instance (every HTTP ingress
+ * instance, and the bus API verticle) owns one, confined to its own context, so a request is
+ * decided on the thread that received it and only the store is a message away.
+ *
+ * <p>It learns leadership only from the election verticle's publications, like every other
+ * component; it owns no shared state. Answers are JSON bodies; failures are {@link ApiError}s,
+ * {@link MetasrvException}s or store exceptions, turned into the HTTP / bus error by
+ * {@link ApiError#from}. Callers authenticate before calling; this class authorizes each decoded
+ * request against the caller's grants ({@link AccessControl#authorize}) before anything is read,
+ * written or forwarded, and audits admin actions where they are received.
+ */
+public final class NodeApi {
+    private static final Logger log = LoggerFactory.getLogger(NodeApi.class);
+
+    public static final String GET = "get";
+    public static final String SCAN = "scan";
+    public static final String CAS = "cas";
+    public static final String DELETE = "delete";
+    public static final String TXN = "txn";
+    public static final String LEADER = "leader";
+    public static final String RESIGN = "resign";
+    public static final String READY = "ready";
+    public static final String CLUSTER = "cluster";
+    /** An Iceberg REST request ({@link IcebergWire}); a mutation is a write, forwarded by a follower to the leader. */
+    public static final String ICEBERG = "iceberg";
+    private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(LEADER, RESIGN, READY, CLUSTER);
+
+    /**
+     * How long a write that found the lease naming this node waits for the node's leadership
+     * publication before looking again (the election verticle publishes right after its write).
+     */
+    private static final long SELF_LEADERSHIP_WAIT_MS = 100;
+
+    /**
+     * What every instance of one node's API shares: settings, clock and meters, where the catalog
+     * places tables, the node's count of waiting long polls (bounded by {@link #MAX_WAITING}), and
+     * its forwarding lane ({@code null}: each instance forwards through a sender of its own).
+     */
+    public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
+                         long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
+                         AccessControl access, lake.iceberg.IcebergService iceberg, BusBatch.Sender forwardingLane) {}
+
+    /** Long polls one node holds at once; more are refused with 503, never queued. */
+    public static final int MAX_WAITING = 4096;
+
+    private final Vertx vertx;
+    private final Context context;
+    private final ElectionSettings settings;
+    private final NodeClock clock;
+    private final NodeMetrics metrics;
+    private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
+    private final Membership membership;
+    private final BusMetaStore reads;
+    private final FencedWriter writer;
+    private final Forwarder forwarder;
+    private final CatalogWatch watch;
+    private final CatalogApi catalog;
+    private final AccessControl access;
+    private final lake.iceberg.IcebergService iceberg;
+    private lake.iceberg.IcebergRouter icebergRouter;
+    private MessageConsumer<Leadership> feed;
+    private Leadership leadership;
+    private Runnable onRoleChange = () -> {};
+
+    /** Create on the context that will call it; {@link #start()} before the first request. */
+    public NodeApi(Context context, Config config) {
+        this.vertx = context.owner();
+        this.context = context;
+        this.settings = config.settings();
+        this.clock = config.clock();
+        this.metrics = config.metrics();
+        this.access = config.access();
+        String node = settings.nodeId();
+        leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
+        reads = settings.store(vertx, () -> leadership.epoch());
+        writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
+                reads::withEpoch, this::stepDown, clock::monoNanos);
+        membership = new Membership(vertx);
+        // Every instance forwards through the node's one lane (when it has one), so the writes of all
+        // its event loops share messages to the leader.
+        forwarder = !config.clustered() ? null : new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock,
+                config.requestTimeoutMs(), config.forwardWindowMs(),
+                config.forwardingLane() != null ? config.forwardingLane() : BusBatch.Sender.standard(vertx));
+        watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
+        catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
+        iceberg = config.iceberg();
+    }
+
+    /** Subscribes to the node's leadership and learns the current one. */
+    public Future<Void> start() {
+        feed = vertx.eventBus().localConsumer(Bus.leadership(settings.nodeId()), m -> learn(m.body()));
+        return feed.completion().compose(v -> watch.start()).compose(v -> vertx.eventBus()
+                .<Leadership>request(Bus.election(settings.nodeId()), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
+                .onSuccess(m -> learn(m.body()))).mapEmpty();
+    }
+
+    /** Stops learning leadership; call once no request is in flight. */
+    public Future<Void> stop() {
+        Future<Void> watching = watch.stop();
+        return feed == null ? watching : Future.join(watching, feed.unregister()).mapEmpty();
+    }
+
+    /**
+     * The catalog port of this node (its store's reads, its fenced writer) for callers on other
+     * threads (lake.iceberg's workers): every call hops onto this API's context, where the writer
+     * is confined, and completes there. Writes on a follower fail with NotLeader.
+     */
+    public lake.catalog.CatalogPort catalogPort() {
+        lake.catalog.CatalogPort inner = catalog.port(null);
+        return new lake.catalog.CatalogPort() {
+            @Override public Future<Optional<byte[]>> get(String key) { return onContext(() -> inner.get(key)); }
+            @Override public Future<lake.meta.ScanPage> scan(String prefix, String continuation, int limit) {
+                return onContext(() -> inner.scan(prefix, continuation, limit));
+            }
+            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) {
+                return onContext(() -> inner.transact(t));
+            }
+        };
+    }
+
+    private <T> Future<T> onContext(Supplier<Future<T>> body) {
+        Promise<T> p = Promise.promise();
+        context.runOnContext(v -> {
+            try {
+                body.get().onComplete(p);
+            } catch (RuntimeException e) {
+                p.tryFail(e);
+            }
+        });
+        return p.future();
+    }
+
+    public Leadership leadership() {
+        return leadership;
+    }
+
+    public Membership membership() {
+        return membership;
+    }
+
+    /** Runs on this context whenever this node's role or epoch changes. */
+    public void onRoleChange(Runnable action) {
+        this.onRoleChange = action;
+    }
+
+    /**
+     * Serves one request and records its latency and outcome. {@code headers} carries the bus
+     * headers of the request: the client's {@link Bus#EPOCH_HEADER}, its token (passed on when a
+     * write is forwarded) and, on a forwarded write, {@link Bus#FORWARDED_EPOCH_HEADER}.
+     */
+    public Future<JsonObject> serve(String op, Object body, MultiMap headers, Caller caller) {
+        return serve(op, body, headers, Future.future(never -> {}), caller);
+    }
+
+    /** As {@link #serve(String, Object, MultiMap, Caller)}; a long poll stops waiting once {@code abandoned} completes. */
+    public Future<JsonObject> serve(String op, Object body, MultiMap headers, Future<?> abandoned, Caller caller) {
+        long startNanos = System.nanoTime();
+        String name = op == null ? "" : op;
+        Future<JsonObject> result;
+        try {
+            result = handle(name, body, headers, abandoned, caller);
+        } catch (RuntimeException e) {
+            result = Future.failedFuture(e);
+        }
+        return result.onComplete(ar -> {
+            if (ar.succeeded()) {
+                metrics.request(name, ar.result().getValue("applied") instanceof Boolean applied
+                        ? (applied ? NodeMetrics.APPLIED : NodeMetrics.NOT_APPLIED) : NodeMetrics.OK, System.nanoTime() - startNanos);
+            } else {
+                ApiError e = ApiError.from(ar.cause());
+                metrics.request(name, e.code(), System.nanoTime() - startNanos);
+                if (e.status() == 500) log.error("request {} failed", name, ar.cause());
+            }
+        });
+    }
+
+    private void learn(Leadership next) {
+        boolean roleChanged = leadership.isLeader() != next.isLeader() || leadership.epoch() != next.epoch();
+        leadership = next;
+        if (roleChanged) onRoleChange.run();
+        List<Promise<Leadership>> waiting = new ArrayList<>(waitingForLeadership);
+        waitingForLeadership.clear();
+        waiting.forEach(p -> p.tryComplete(next));
+    }
+
+    /**
+     * The next leadership this node publishes, or the current one once its current authority would
+     * have ended.
+     */
+    private Future<Leadership> nextLeadership() {
+        return nextLeadership(Math.min(settings.ttlMs(), (leadership.deadlineNanos() - clock.monoNanos()) / 1_000_000L));
+    }
+
+    /** The next leadership this node publishes, or the current one after {@code waitMs}. */
+    private Future<Leadership> nextLeadership(long waitMs) {
+        Promise<Leadership> p = Promise.promise();
+        waitingForLeadership.add(p);
+        vertx.setTimer(Math.max(1, waitMs), id -> {
+            if (waitingForLeadership.remove(p)) p.tryComplete(leadership);
+        });
+        return p.future();
+    }
+
+    private void stepDown(String reason) {
+        log.warn("fenced rejection on node {}: {}", settings.nodeId(), reason);
+        // Marked as a fenced step-down, so the epoch timeline can say why leadership changed.
+        vertx.eventBus().request(Bus.election(settings.nodeId()), new JsonObject().put("reason", Leadership.FENCED_PREFIX + reason),
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "step-down"));
+    }
+
+    /**
+     * Decodes {@code raw} (a JSON object, JSON text, or {@code null} for operations without
+     * fields) with the one strict decoder, then serves it. Nothing reaches the store before the
+     * whole request has been decoded.
+     */
+    private Future<JsonObject> handle(String op, Object raw, MultiMap headers, Future<?> abandoned, Caller caller) {
+        JsonObject body = raw == null ? new JsonObject() : StrictJson.busBody(raw);
+        if (WITHOUT_FIELDS.contains(op)) ApiRequests.none(body, op);
+        // What a follower forwards: the client's own text when it came as text (decoded and checked
+        // here already; the leader decodes it again as any request), so nothing is re-encoded.
+        Object forwardable = raw instanceof io.vertx.core.buffer.Buffer ? raw : body;
+        return switch (op) {
+            case GET -> {
+                String key = ApiRequests.get(body);
+                access.authorize(caller, new Action.Key(op, key, false));
+                yield reads.get(key).compose(v -> v
+                        .map(bytes -> Future.succeededFuture(new JsonObject().put("key", key).put("value", StoreProtocol.b64(bytes))))
+                        .orElseGet(() -> Future.failedFuture(ApiError.notFound("key '" + key + "' not found"))));
+            }
+            case SCAN -> {
+                ApiRequests.Scan s = ApiRequests.scan(body);
+                access.authorize(caller, new Action.Scan(op, s.prefix()));
+                yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
+            }
+            case CAS, DELETE, TXN -> {
+                Caller c = caller;
+                ClientWrite w = op.equals(CAS) ? ApiRequests.cas(body, headers)
+                        : op.equals(DELETE) ? ApiRequests.delete(body, headers) : ApiRequests.txn(body, headers);
+                access.authorize(caller, w instanceof lake.metasrv.ClientMutation m ? new Action.Key(op, m.key(), true)
+                        : new Action.Keys(op, ((lake.metasrv.ClientTransaction) w).transaction().ops().stream()
+                                .map(lake.meta.Transaction.Op::key).toList()));
+                yield fenced(op, forwardable, headers, w, c);
+            }
+            case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
+            case LEADER -> leader();
+            case RESIGN -> {
+                access.authorize(caller, new Action.Admin(op, null));
+                yield audited(caller, headers, op, null, vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
+                        new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")).map(Message::body));
+            }
+            case READY -> leadership.hasAuthorityAt(clock.monoNanos())
+                    ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
+                    : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
+            case ICEBERG -> {
+                if (iceberg == null) throw ApiError.notFound("this node serves no Iceberg catalog");
+                lake.iceberg.IcebergRequest r = IcebergWire.decode(body);
+                // Namespace create/drop need admin, as on the catalog API; the rest spans namespaces
+                // (a principal with grants may not use it yet), and a mutation needs read-write.
+                Action action = r.createsOrDropsNamespace() ? new Action.Admin(op, null) : new Action.IcebergCatalog(op, r.mutation());
+                access.authorize(caller, action);
+                if (!r.mutation()) yield runIceberg(r);
+                // A mutation runs on the leader only (its catalog writes are fenced there): elsewhere it goes there whole.
+                Future<JsonObject> written = write(ICEBERG, body, headers, caller, () -> leadership.isLeader() ? runIceberg(r)
+                        : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
+                                leadership.leader().orElse(null))));
+                yield action instanceof Action.Admin ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written) : written;
+            }
+            default -> {
+                if (!CatalogOps.ALL.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
+                Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER), abandoned);
+                // Decoded (so "namespace" is valid where the operation needs it); decided before it runs.
+                Action action = catalogAction(op, body.getValue("namespace") instanceof String ns ? ns : null);
+                access.authorize(caller, action);
+                if (op.equals(CatalogOps.LIST_NAMESPACES)) yield prepared.get().map(page -> grantedOnly(caller, page));
+                if (!CatalogOps.WRITES.contains(op)) yield prepared.get();
+                // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
+                Future<JsonObject> written = write(op, forwardable, headers, caller, () -> leadership.isLeader() ? prepared.get()
+                        : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
+                                leadership.leader().orElse(null))));
+                yield action instanceof Action.Admin a ? audited(caller, headers, op, a.namespace(), written) : written;
+            }
+        };
+    }
+
+    /** Runs an Iceberg request on the service's worker threads; its answer completes on this context. */
+    private Future<JsonObject> runIceberg(lake.iceberg.IcebergRequest r) {
+        if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport);
+        Promise<JsonObject> p = Promise.promise();
+        iceberg.submit(icebergRouter, r).whenComplete((response, failure) -> context.runOnContext(v -> {
+            // Whatever escaped the router (an Error included) still answers in the spec's error model.
+            p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.IcebergRouter.error(failure)));
+        }));
+        return p.future();
+    }
+
+    /** What a catalog operation on {@code namespace} is, for access control. */
+    private static Action catalogAction(String op, String namespace) {
+        return switch (op) {
+            case CatalogOps.CREATE_NAMESPACE, CatalogOps.DROP_NAMESPACE, CatalogOps.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
+            case CatalogOps.LIST_NAMESPACES -> new Action.Open(op);
+            case CatalogOps.SNAPSHOT, CatalogOps.LIST_TOMBSTONES -> new Action.WholeCatalog(op);
+            default -> new Action.Namespace(op, namespace, CatalogOps.WRITES.contains(op));
+        };
+    }
+
+    /**
+     * A namespace listing as {@code caller} may see it: a principal with grants sees only its
+     * granted namespaces (the continuation still walks the whole listing, so pages may be short).
+     */
+    private static JsonObject grantedOnly(Caller caller, JsonObject page) {
+        if (caller.principal() == null || !caller.principal().restricted()) return page;
+        io.vertx.core.json.JsonArray names = new io.vertx.core.json.JsonArray();
+        for (Object n : page.getJsonArray("namespaces")) {
+            if (n instanceof String ns && lake.security.Authorizer.namespaceGranted(caller.principal(), ns)) names.add(ns);
+        }
+        return page.copy().put("namespaces", names);
+    }
+
+    /**
+     * Audits an admin action once, on the node that received it (not again on the leader a
+     * follower forwards it to), with its outcome.
+     */
+    private static Future<JsonObject> audited(Caller caller, MultiMap headers, String op, String namespace, Future<JsonObject> action) {
+        if (Forwarder.isForwarded(headers)) return action;
+        return action.onComplete(ar -> Audit.admin(caller.ingress(), caller.name(), op, namespace,
+                ar.succeeded() ? "ok" : ApiError.from(ar.cause()).code()));
+    }
+
+    private Future<JsonObject> fenced(String op, Object body, MultiMap headers, ClientWrite m, Caller caller) {
+        return write(op, body, headers, caller, () -> writer.apply(m).map(NodeApi::outcome));
+    }
+
+    /** Runs {@code local} on the leader; a follower forwards the request (see {@link #writeOrForward}). */
+    private Future<JsonObject> write(String op, Object body, MultiMap headers, Caller caller, Supplier<Future<JsonObject>> local) {
+        boolean forwarded = Forwarder.isForwarded(headers);
+        if (forwarded) {
+            // The follower saw a lease of this epoch; refuse (certainly unapplied) unless we lead it.
+            long seen = ApiRequests.headerEpoch(headers, Bus.FORWARDED_EPOCH_HEADER);
+            if (!leadership.isLeader() || leadership.epoch() != seen) {
+                return Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId()
+                        + " does not lead epoch " + Long.toUnsignedString(seen) + " (forwarded by "
+                        + headers.get(Bus.FORWARDED_BY_HEADER) + ")", null));
+            }
+        }
+        if (forwarder == null || forwarded) return local.get();
+        // A principal named by a client certificate has no token to pass on: this node vouches for
+        // it with the cluster secret (without one configured the leader cannot believe it: 401).
+        Forwarder.Vouch vouch = headers.get(AccessControl.TOKEN_HEADER) == null && caller.principal() != null
+                && settings.storeSecret() != null ? new Forwarder.Vouch(caller.principal().name(), settings.storeSecret()) : null;
+        return writeOrForward(op, body, headers, vouch, local, forwarder.deadline());
+    }
+
+    /**
+     * This node's fenced writer, or, while it does not lead, the leader through the forwarder.
+     * A write that finds the lease naming this node itself (it has just won, and is about to
+     * publish its leadership) goes back to the local writer once that publication arrives,
+     * within the same window, rather than waiting the window out.
+     */
+    private Future<JsonObject> writeOrForward(String op, Object body, MultiMap headers, Forwarder.Vouch vouch,
+                                              Supplier<Future<JsonObject>> local, long giveUpAt) {
+        return local.get().recover(t -> {
+            if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
+            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), vouch, giveUpAt)
+                    .recover(f -> {
+                        if (!(f instanceof Forwarder.LeaderIsThisNode)) return Future.failedFuture(f);
+                        if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(t);
+                        // Learned meanwhile (between the writer's refusal and the lease read): go now.
+                        Future<Leadership> ready = leadership.isLeader() ? Future.succeededFuture(leadership)
+                                : nextLeadership(SELF_LEADERSHIP_WAIT_MS);
+                        return ready.compose(l -> writeOrForward(op, body, headers, vouch, local, giveUpAt));
+                    });
+        });
+    }
+
+    /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */
+    private static JsonObject outcome(FencedWriter.Outcome o) {
+        JsonObject out = new JsonObject().put("applied", o.applied());
+        if (!o.applied() && !o.failed().isEmpty()) out.put("failed", new io.vertx.core.json.JsonArray(o.failed()));
+        return out.put("epoch", ApiRequests.u64(o.epoch()));
+    }
+
+    private Future<JsonObject> leader() {
+        Leadership l = leadership;
+        JsonObject out = new JsonObject().put("node_id", settings.nodeId())
+                .put("role", l.isLeader() ? "leader" : "follower");
+        return reads.get(settings.leaseKey()).map(bytes -> {
+            Optional<LeaseRecord> lease = bytes.map(LeaseRecord::decode).filter(r -> !r.expiredAt(clock.wallMillis()));
+            out.put("leader", lease.map(LeaseRecord::holder).orElse(null));
+            out.put("epoch", lease.map(r -> ApiRequests.u64(r.epoch())).orElse(null));
+            out.put("expires_at_ms", lease.map(LeaseRecord::expiresAtMs).orElse(null));
+            return out;
+        });
+    }
+}

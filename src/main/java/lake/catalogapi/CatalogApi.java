@@ -1,0 +1,218 @@
+package lake.catalogapi;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import lake.api.NodeApi;
+import lake.bus.Bus;
+import lake.catalog.Catalog;
+import lake.catalog.CatalogPort;
+import lake.catalog.CatalogSnapshot;
+import lake.catalog.NamePage;
+import lake.catalog.Namespace;
+import lake.catalog.Registration;
+import lake.catalog.Table;
+import lake.catalog.Tombstone;
+import lake.catalog.TombstonePage;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
+import lake.metasrv.ClientTransaction;
+import lake.metasrv.FencedWriter;
+import lake.metasrv.NodeClock;
+import lake.protocol.ApiError;
+import lake.protocol.ApiRequests;
+import lake.protocol.CatalogOps;
+
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The catalog as one node's API serves it: decodes a request ({@link CatalogRequests}), runs it on
+ * a {@link Catalog} whose port reads this node's store and writes through its
+ * {@link FencedWriter} (so every catalog mutation is one transaction guarded by the exact lease
+ * record), and renders the answer. Long polls wait in this instance's {@link CatalogWatch}.
+ * Confined to the owning {@link NodeApi}'s event loop.
+ */
+public final class CatalogApi {
+    private final Vertx vertx;
+    private final MetaStore reads;
+    private final FencedWriter writer;
+    private final String catalogRoot;
+    private final NodeClock clock;
+    private final CatalogWatch watch;
+    private final SecureRandom random = new SecureRandom();
+
+    public CatalogApi(Vertx vertx, MetaStore reads, FencedWriter writer, String catalogRoot, NodeClock clock, CatalogWatch watch) {
+        this.vertx = vertx;
+        this.reads = reads;
+        this.writer = writer;
+        this.catalogRoot = catalogRoot;
+        this.clock = clock;
+        this.watch = watch;
+    }
+
+    /**
+     * Decodes {@code body} for {@code op} now (an invalid request throws {@link ApiError} before
+     * anything is read, written or forwarded) and returns the operation, ready to run.
+     * {@code epoch} is the epoch a write expects to be decided under, or {@code null};
+     * {@code abandoned} completes if the client goes away (a long poll then stops waiting).
+     */
+    public Supplier<Future<JsonObject>> prepare(String op, JsonObject body, Long epoch, Future<?> abandoned) {
+        Catalog c = new Catalog(port(epoch), catalogRoot, clock::wallMillis, random);
+        return switch (op) {
+            case CatalogOps.CREATE_NAMESPACE -> {
+                CatalogRequests.CreateNamespace r = CatalogRequests.createNamespace(body);
+                yield () -> c.createNamespace(r.namespace(), r.properties()).map(CatalogApi::namespace);
+            }
+            case CatalogOps.GET_NAMESPACE -> {
+                String ns = CatalogRequests.namespace(body);
+                yield () -> c.getNamespace(ns).map(CatalogApi::namespace);
+            }
+            case CatalogOps.DROP_NAMESPACE -> {
+                String ns = CatalogRequests.namespace(body);
+                yield () -> c.dropNamespace(ns).map(CatalogApi::namespace);
+            }
+            case CatalogOps.LIST_NAMESPACES -> {
+                CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_NAMESPACE_PAGE, java.util.Set.of());
+                yield () -> c.listNamespaces(p.continuation(), p.limit()).map(page -> names("namespaces", page));
+            }
+            case CatalogOps.CREATE_TABLE -> {
+                CatalogRequests.CreateTable r = CatalogRequests.createTable(body);
+                yield () -> c.createTable(r.namespace(), r.name(), r.columns(), r.engine()).map(CatalogApi::table);
+            }
+            case CatalogOps.LIST_TABLES -> {
+                CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TABLE_PAGE, java.util.Set.of("namespace"));
+                String ns = ApiRequests.string(body, "namespace");
+                yield () -> c.listTables(ns, p.continuation(), p.limit()).map(page -> names("names", page));
+            }
+            case CatalogOps.RESOLVE -> {
+                CatalogRequests.Resolve r = CatalogRequests.resolve(body);
+                yield () -> resolve(c, r, abandoned);
+            }
+            case CatalogOps.COMMIT_VERSION -> {
+                CatalogRequests.CommitVersion r = CatalogRequests.commitVersion(body);
+                yield () -> c.commitVersion(r.namespace(), r.name(), r.expectedVersion(), r.version(), r.incarnationId())
+                        .map(CatalogApi::table);
+            }
+            case CatalogOps.DROP_TABLE -> {
+                CatalogRequests.Named r = CatalogRequests.table(body);
+                yield () -> c.dropTable(r.namespace(), r.name()).map(CatalogApi::tombstone);
+            }
+            case CatalogOps.SNAPSHOT -> {
+                CatalogRequests.Snapshot r = CatalogRequests.snapshot(body);
+                yield () -> snapshot(c, r, abandoned);
+            }
+            case CatalogOps.LIST_TOMBSTONES -> {
+                CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TOMBSTONE_PAGE, java.util.Set.of());
+                yield () -> c.listTombstones(p.continuation(), p.limit()).map(CatalogApi::tombstones);
+            }
+            case CatalogOps.PURGE_TOMBSTONE -> {
+                CatalogRequests.Purge r = CatalogRequests.purge(body);
+                yield () -> c.purgeTombstone(r.namespace(), r.name(), r.incarnationId()).map(CatalogApi::tombstone);
+            }
+            default -> throw ApiError.invalid("unknown catalog operation '" + op + "'");
+        };
+    }
+
+    /** Reads through this node's store; writes through its fenced writer, announcing each applied one. */
+    public CatalogPort port(Long epoch) {
+        return new CatalogPort() {
+            @Override public Future<Optional<byte[]>> get(String key) { return reads.get(key); }
+            @Override public Future<ScanPage> scan(String prefix, String continuation, int limit) {
+                return reads.scanPrefix(prefix, continuation, limit);
+            }
+            @Override public Future<TransactionOutcome> transact(Transaction transaction) {
+                return writer.apply(new ClientTransaction(transaction, epoch)).map(o -> {
+                    if (o.applied()) {
+                        vertx.eventBus().publish(Bus.CATALOG_CHANGED, null);
+                        return TransactionOutcome.APPLIED;
+                    }
+                    // The writer read the lease and found it still this node's: conditions failed.
+                    return o.failed().isEmpty() ? TransactionOutcome.notApplied(List.of(), true)
+                            : TransactionOutcome.notApplied(o.failed(), false);
+                });
+            }
+        };
+    }
+
+    /** A resolve; with {@code known_version}, a long poll until the table's registration changes from it. */
+    private Future<JsonObject> resolve(Catalog c, CatalogRequests.Resolve r, Future<?> abandoned) {
+        if (r.knownVersion() == null) return c.resolve(r.namespace(), r.name()).map(CatalogApi::table);
+        return c.resolve(r.namespace(), r.name()).compose(t -> {
+            if (t.registration().currentVersion() != r.knownVersion() || r.waitMs() == 0) return Future.succeededFuture(modified(t, r.knownVersion()));
+            byte[] seen = t.registration().bytes();
+            return watch.await(Catalog.tableKey(r.namespace(), r.name()), now -> now.isEmpty() || !Arrays.equals(now.get(), seen), r.waitMs(), abandoned)
+                    .compose(changed -> changed
+                            ? c.resolve(r.namespace(), r.name()).map(again -> modified(again, r.knownVersion()))
+                            : Future.succeededFuture(notModified(t)));
+        });
+    }
+
+    private static JsonObject modified(Table t, long known) {
+        return t.registration().currentVersion() == known ? notModified(t) : table(t).put("status", "modified");
+    }
+
+    private static JsonObject notModified(Table t) {
+        return new JsonObject().put("status", "not_modified").put("namespace", t.namespace()).put("name", t.name())
+                .put("current_version", ApiRequests.u64(t.registration().currentVersion()));
+    }
+
+    /** A snapshot; with {@code known_generation} and {@code wait_ms}, a long poll until the generation changes. */
+    private Future<JsonObject> snapshot(Catalog c, CatalogRequests.Snapshot r, Future<?> abandoned) {
+        return c.snapshot(r.knownGeneration()).compose(s -> {
+            if (!(s instanceof CatalogSnapshot.NotModified nm) || r.waitMs() == 0) return Future.succeededFuture(snapshot(s));
+            return watch.await(Catalog.GENERATION_KEY,
+                            now -> !now.map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8)).equals(Optional.ofNullable(nm.generation())),
+                            r.waitMs(), abandoned)
+                    .compose(changed -> changed ? c.snapshot(r.knownGeneration()).map(CatalogApi::snapshot)
+                            : Future.succeededFuture(snapshot(s)));
+        });
+    }
+
+    static JsonObject snapshot(CatalogSnapshot s) {
+        if (s instanceof CatalogSnapshot.NotModified nm) {
+            return new JsonObject().put("status", "not_modified").put("generation", nm.generation());
+        }
+        CatalogSnapshot.Snapshot full = (CatalogSnapshot.Snapshot) s;
+        JsonArray tables = new JsonArray();
+        for (Table t : full.tables()) tables.add(table(t));
+        return new JsonObject().put("status", "snapshot").put("generation", full.generation()).put("tables", tables);
+    }
+
+    static JsonObject namespace(Namespace n) {
+        JsonObject out = new JsonObject().put("namespace", n.name())
+                .put("properties", new JsonObject(new java.util.LinkedHashMap<>(n.properties())));
+        return n.dropping() ? out.put("dropping", true) : out;
+    }
+
+    static JsonObject table(Table t) {
+        return new JsonObject().put("namespace", t.namespace()).put("name", t.name()).put("registration", registration(t.registration()));
+    }
+
+    static JsonObject tombstone(Tombstone t) {
+        return new JsonObject().put("namespace", t.namespace()).put("name", t.name())
+                .put("incarnation_id", t.incarnation()).put("registration", registration(t.registration()));
+    }
+
+    private static JsonObject tombstones(TombstonePage page) {
+        JsonArray out = new JsonArray();
+        for (Tombstone t : page.tombstones()) out.add(tombstone(t));
+        return new JsonObject().put("tombstones", out).put("continuation", page.continuation());
+    }
+
+    private static JsonObject names(String field, NamePage page) {
+        return new JsonObject().put(field, new JsonArray(page.names())).put("continuation", page.continuation());
+    }
+
+    /** The registration as stored: lake's fields and any unknown ones, in their order. */
+    private static JsonObject registration(Registration r) {
+        // The stored bytes are compact JSON already: parse them once, no tree copy or re-render.
+        return new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.bytes()));
+    }
+}

@@ -1,0 +1,182 @@
+package lake.ingress;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import lake.api.AccessControl;
+import lake.api.NodeApi;
+import lake.bus.Bus;
+import lake.bus.BusBatch;
+import lake.cluster.Membership;
+import lake.metasrv.Leadership;
+import lake.protocol.ApiError;
+import lake.protocol.ApiRequests;
+import lake.protocol.CatalogOps;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntSupplier;
+
+/**
+ * Serves the Metasrv API of one node on the event bus: the public addresses ({@code lake.v1.*},
+ * which any clustered verticle may call), the node's clustered forwarding address, and its local
+ * address. Each request is handed to this verticle's own {@link NodeApi}. Replies carry
+ * {@link Bus#EPOCH_HEADER}; failures are {@code ReplyException}s whose code is the HTTP status and
+ * whose message is the error JSON. Also announces the node in the cluster's membership.
+ */
+public final class ApiVerticle extends VerticleBase {
+    private static final Logger log = LoggerFactory.getLogger(ApiVerticle.class);
+
+    /** The HTTP address this node announces to the cluster's membership. */
+    private final String httpHost;
+    private final NodeApi.Config config;
+    private final boolean publicApi;
+    private final IntSupplier httpPort;
+    private final AccessControl access;
+    private final long drainMs;
+    /** Requests admitted and not yet answered; confined to this verticle's event loop. */
+    private int inFlight;
+    private Promise<Void> drained;
+    private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+    private NodeApi api;
+    private long announceTimer = -1;
+
+    /**
+     * @param publicApi also answer on the shared {@code lake.v1.*} addresses
+     * @param httpPort  the bound HTTP port, announced to the cluster (0 until bound)
+     * @param access    checks the token of every {@code lake.v1.*} and forwarded request (the node's
+     *                  own address is local: only code in this process can send to it)
+     * @param drainMs   on stop, how long admitted requests may take to finish
+     */
+    public ApiVerticle(NodeApi.Config config, boolean publicApi, String httpHost, IntSupplier httpPort, AccessControl access,
+                       long drainMs) {
+        this.config = config;
+        this.httpHost = httpHost;
+        this.publicApi = publicApi;
+        this.httpPort = httpPort;
+        this.access = access;
+        this.drainMs = drainMs;
+    }
+
+    @Override
+    public Future<?> start() {
+        String node = config.settings().nodeId();
+        api = new NodeApi(context, config);
+        api.onRoleChange(this::announce);
+        consumers.add(vertx.eventBus().<Object>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m, lake.security.Caller.INTERNAL)));
+        if (config.clustered()) {
+            // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.nodeForward(node), this::serveForwarded));
+            // A follower sends the writes of one event-loop turn several to a message (BusBatch); each item
+            // presents its own client's token and is served exactly as if it came alone.
+            consumers.add(vertx.eventBus().<Object>consumer(BusBatch.address(Bus.nodeForward(node)),
+                    m -> BusBatch.serve(m, this::answerForwarded)));
+        }
+        if (publicApi) {
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_GET, m -> servePublic(NodeApi.GET, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_SCAN, m -> servePublic(NodeApi.SCAN, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_CAS, m -> servePublic(NodeApi.CAS, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_DELETE, m -> servePublic(NodeApi.DELETE, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_TXN, m -> servePublic(NodeApi.TXN, m)));
+            for (String op : CatalogOps.ALL) {
+                consumers.add(vertx.eventBus().<Object>consumer(CatalogOps.address(op), m -> servePublic(op, m)));
+            }
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(NodeApi.LEADER, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(NodeApi.RESIGN, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(NodeApi.CLUSTER, m)));
+        }
+        List<Future<Void>> registered = new ArrayList<>();
+        for (MessageConsumer<?> c : consumers) registered.add(c.completion());
+        return Future.all(registered).compose(v -> api.start()).onSuccess(v -> {
+            announce();
+            announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
+        });
+    }
+
+    private void announce() {
+        Leadership l = api.leadership();
+        api.membership().announce(new JsonObject().put("node_id", config.settings().nodeId())
+                .put("role", l.isLeader() ? "leader" : "follower")
+                .put("epoch", l.isLeader() ? ApiRequests.u64(l.epoch()) : null)
+                .put("http_host", httpHost)
+                .put("http_port", httpPort.getAsInt())
+                // When this entry was last refreshed (this node's wall clock): the console shows a member
+                // that stopped refreshing by its age, before the entry expires.
+                .put("seen_at_ms", config.clock().wallMillis()))
+                .onFailure(t -> log.debug("membership announcement failed: {}", t.getMessage()));
+    }
+
+    /**
+     * Stops taking requests, then lets those already admitted finish, for at most {@code drainMs}
+     * so that a stuck store cannot hold up shutdown. The leadership feed stays on meanwhile: a
+     * write in flight may be waiting for a renewal.
+     */
+    @Override
+    public Future<?> stop() {
+        List<Future<Void>> unregistered = new ArrayList<>();
+        for (MessageConsumer<?> c : consumers) unregistered.add(c.unregister());
+        vertx.cancelTimer(announceTimer);
+        Future<Void> withdrawn = api.membership().withdraw(config.settings().nodeId()).recover(t -> Future.succeededFuture());
+        return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {
+            if (inFlight == 0) return Future.succeededFuture();
+            drained = Promise.promise();
+            long timer = vertx.setTimer(Math.max(1, drainMs), id -> drained.tryComplete());
+            return drained.future().onComplete(ar -> vertx.cancelTimer(timer));
+        }).transform(ignored -> api.stop());
+    }
+
+    /** Authenticates (401 here); what the principal may do is decided by {@link NodeApi} once the request is decoded. */
+    private void servePublic(String op, Message<Object> msg) {
+        lake.security.Caller caller = access.bus(msg, op);
+        if (caller != null) serve(op, msg, caller);
+    }
+
+    /** A write a follower forwarded: its client's token, or the principal the follower vouches for ({@link AccessControl#forwarded}). */
+    private void serveForwarded(Message<Object> msg) {
+        String op = String.valueOf(msg.headers().get(Bus.OP_HEADER));
+        lake.security.Caller[] caller = new lake.security.Caller[1];
+        ApiError refused = access.forwarded(msg.headers(), op, caller);
+        if (refused != null) msg.fail(refused.status(), refused.toJson().encode());
+        else serve(op, msg, caller[0]);
+    }
+
+    private Future<BusBatch.Answer> answerForwarded(io.vertx.core.MultiMap headers, Object body) {
+        String op = String.valueOf(headers.get(Bus.OP_HEADER));
+        lake.security.Caller[] caller = new lake.security.Caller[1];
+        ApiError refused = access.forwarded(headers, op, caller);
+        if (refused != null) return Future.succeededFuture(BusBatch.Answer.fail(refused.status(), refused.toJson().encode()));
+        inFlight++;
+        return api.serve(op, body, headers, caller[0]).transform(ar -> {
+            if (--inFlight == 0 && drained != null) drained.tryComplete();
+            if (ar.succeeded()) return Future.succeededFuture(BusBatch.Answer.ok(ar.result()));
+            ApiError e = ApiError.from(ar.cause());
+            return Future.succeededFuture(BusBatch.Answer.fail(e.status(), e.toJson().encode()));
+        });
+    }
+
+    private void serve(String op, Message<Object> msg, lake.security.Caller caller) {
+        inFlight++;
+        api.serve(op, msg.body(), msg.headers(), caller).onComplete(ar -> {
+            if (ar.succeeded()) {
+                JsonObject body = ar.result();
+                DeliveryOptions opts = new DeliveryOptions();
+                Object epoch = body.getValue("epoch");
+                Leadership l = api.leadership();
+                if (epoch != null) opts.addHeader(Bus.EPOCH_HEADER, String.valueOf(epoch));
+                else if (l.leaderEpoch() != 0) opts.addHeader(Bus.EPOCH_HEADER, Long.toUnsignedString(l.leaderEpoch()));
+                msg.reply(body, opts);
+            } else {
+                ApiError e = ApiError.from(ar.cause());
+                msg.fail(e.status(), e.toJson().encode());
+            }
+            // After the answer is on its way: a stop waiting to drain may now proceed.
+            if (--inFlight == 0 && drained != null) drained.tryComplete();
+        });
+    }
+}

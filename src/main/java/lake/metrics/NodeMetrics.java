@@ -1,0 +1,180 @@
+package lake.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import lake.api.NodeApi;
+import lake.meta.GuardedMutation;
+import lake.meta.MetaException;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
+import lake.metasrv.Leadership;
+import lake.protocol.CatalogOps;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The metrics of one node, in the registry {@code GET /metrics} serves (Prometheus names in
+ * docs/operations.md). Every meter carries the tag {@code node}.
+ *
+ * <p>Meters a healthy node records on every request are registered up front and looked up without
+ * allocating (two map reads); only a rare outcome registers its timer on first use.
+ */
+public final class NodeMetrics {
+    /** Outcome of a write whose condition held / did not hold; reads that succeeded are {@code ok}. */
+    public static final String APPLIED = "applied";
+    public static final String NOT_APPLIED = "not_applied";
+    public static final String OK = "ok";
+
+    /** Latency buckets (seconds) for the request histograms: 250 µs to 10 s. */
+    private static final Duration[] BUCKETS = List.of(0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0,
+            1_000.0, 2_500.0, 5_000.0, 10_000.0).stream()
+            .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
+
+    private static final java.util.Set<String> KNOWN_OPS = java.util.stream.Stream.concat(
+            java.util.stream.Stream.of(NodeApi.GET, NodeApi.SCAN, NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.LEADER,
+                    NodeApi.RESIGN, NodeApi.READY, NodeApi.CLUSTER, NodeApi.ICEBERG),
+            CatalogOps.ALL.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+    private final MeterRegistry registry;
+    private final String node;
+    private final Map<String, Map<String, Timer>> requests = new ConcurrentHashMap<>();
+    private final Map<Class<?>, Counter> storeErrors = new ConcurrentHashMap<>();
+    private final Counter renewals;
+    private final Counter renewalFailures;
+    private final Counter leadershipChanges;
+    private final Counter fenced;
+    private final Counter epochMismatch;
+    /** Written only by the leadership consumer (one event loop); read by scrapes on any thread. */
+    private volatile Leadership leadership;
+
+    public NodeMetrics(MeterRegistry registry, String node) {
+        this.registry = registry;
+        this.node = node;
+        this.leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
+        Gauge.builder("lake.leader", this, m -> m.leadership.isLeader() ? 1 : 0).tag("node", node)
+                .description("1 while this node holds the lease, else 0").register(registry);
+        Gauge.builder("lake.epoch", this, m -> m.leadership.epoch()).tag("node", node)
+                .description("the fencing epoch this node leads under; 0 when it does not lead").register(registry);
+        renewals = counter("lake.lease.renewals", "successful lease renewals by this node while leading");
+        renewalFailures = counter("lake.lease.renewal.failures", "lease renewal rounds that failed while leading");
+        leadershipChanges = counter("lake.leadership.changes", "times this node became or stopped being leader, or changed epoch");
+        fenced = counter("lake.fenced.rejections", "writes refused because the lease moved away from this node (409 fenced)");
+        epochMismatch = counter("lake.epoch.mismatch.rejections", "writes refused because they named another epoch (409 epoch_mismatch)");
+        for (Class<?> kind : MetaException.class.getPermittedSubclasses()) storeError(kind);
+        storeError(MetaException.StoreLocked.class);
+        storeError(MetaException.StoreClosed.class);
+        for (String op : List.of(NodeApi.GET, NodeApi.SCAN)) timer(op, OK);
+        for (String op : List.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN)) {
+            timer(op, APPLIED);
+            timer(op, NOT_APPLIED);
+        }
+        for (String ingress : List.of("http", "bus")) {
+            for (String code : List.of("unauthorized", "forbidden")) authCounter(ingress, code);
+        }
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The Prometheus text exposition of every meter in the registry. */
+    public String scrape() {
+        return registry instanceof PrometheusMeterRegistry p ? p.scrape() : "";
+    }
+
+    private Counter counter(String name, String help) {
+        return Counter.builder(name).tag("node", node).description(help).register(registry);
+    }
+
+    private Timer timer(String op, String outcome) {
+        return requests.computeIfAbsent(op, o -> new ConcurrentHashMap<>()).computeIfAbsent(outcome, oc ->
+                Timer.builder("lake.requests").tag("node", node).tag("op", op).tag("outcome", oc)
+                        .description("API requests by operation and outcome (applied, not_applied, ok, or the error code)")
+                        .serviceLevelObjectives(BUCKETS).register(registry));
+    }
+
+    private Counter storeError(Class<?> kind) {
+        return storeErrors.computeIfAbsent(kind, k -> Counter.builder("lake.store.errors").tag("node", node)
+                .tag("kind", k.getSimpleName()).description("store calls that failed, by MetaException kind").register(registry));
+    }
+
+    private Counter authCounter(String ingress, String code) {
+        return Counter.builder("lake.auth.rejections").tag("node", node).tag("ingress", ingress).tag("code", code)
+                .description("requests refused by access control").register(registry);
+    }
+
+    /** One answered API request: its operation, its outcome and how long it took. */
+    public void request(String op, String outcome, long nanos) {
+        // Only operations the API knows get their own series, so a bad lake-op cannot grow the registry.
+        timer(op != null && KNOWN_OPS.contains(op) ? op : "unknown", outcome).record(nanos, TimeUnit.NANOSECONDS);
+        if ("fenced".equals(outcome)) fenced.increment();
+        else if ("epoch_mismatch".equals(outcome)) epochMismatch.increment();
+    }
+
+    /** One answered Iceberg REST request: its route (a bounded set of names), its status and how long it took. */
+    public void icebergRequest(String route, int status, long nanos) {
+        Timer.builder("lake.iceberg.requests").tag("node", node).tag("route", route).tag("status", String.valueOf(status))
+                .description("Iceberg REST catalog requests by route and status").register(registry).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** An Iceberg client's metrics report ({@code POST .../tables/{t}/metrics}), accepted and counted. */
+    public void icebergMetricsReport() {
+        Counter.builder("lake.iceberg.metrics.reports").tag("node", node)
+                .description("metrics reports received from Iceberg clients").register(registry).increment();
+    }
+
+    /** A leadership publication of this node's election verticle. */
+    public void leadership(Leadership next) {
+        Leadership previous = leadership;
+        leadership = next;
+        if (previous.isLeader() != next.isLeader() || previous.epoch() != next.epoch()) leadershipChanges.increment();
+        else if (next.isLeader() && "renewed".equals(next.reason())) renewals.increment();
+    }
+
+    /** A campaign round of a leader that failed (it retries until its deadline, then steps down). */
+    /** Publishes {@code waiting}, the node's count of long polls held now, as {@code lake_catalog_waiting}. */
+    public void waitingLongPolls(java.util.concurrent.atomic.AtomicInteger waiting) {
+        Gauge.builder("lake.catalog.waiting", waiting, java.util.concurrent.atomic.AtomicInteger::get).tag("node", node)
+                .description("catalog long polls (snapshot and resolve with wait_ms) this node holds now").register(registry);
+    }
+
+    public void renewalFailed() {
+        renewalFailures.increment();
+    }
+
+    void storeFailed(Throwable t) {
+        if (t instanceof MetaException) storeError(t.getClass()).increment();
+    }
+
+    public void authRejected(String ingress, String code) {
+        authCounter(ingress, code).increment();
+    }
+
+    /** {@code store}, counting every failed call in {@code lake_store_errors_total} by kind. */
+    public MetaStore instrument(MetaStore store) {
+        return new MetaStore() {
+            private <T> Future<T> counted(Future<T> f) {
+                return f.onFailure(NodeMetrics.this::storeFailed);
+            }
+
+            @Override public Future<Optional<byte[]>> get(String key) { return counted(store.get(key)); }
+            @Override public Future<Boolean> cas(String k, byte[] e, byte[] v) { return counted(store.cas(k, e, v)); }
+            @Override public Future<Boolean> delete(String k, byte[] e) { return counted(store.delete(k, e)); }
+            @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return counted(store.guardedMutate(m)); }
+            @Override public Future<TransactionOutcome> transact(Transaction t) { return counted(store.transact(t)); }
+            @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return counted(store.scanPrefix(p, c, l)); }
+            @Override public Future<Void> close() { return store.close(); }
+        };
+    }
+}

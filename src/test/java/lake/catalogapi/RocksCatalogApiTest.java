@@ -1,0 +1,6 @@
+package lake.catalogapi;
+
+import lake.api.RecordedLeaderTest;
+
+/** On RocksDB, the default backend of {@link RecordedLeaderTest}. */
+class RocksCatalogApiTest extends CatalogApiContract {}

@@ -1,0 +1,136 @@
+package lake.node;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import lake.bus.Bus;
+import lake.config.Settings;
+import lake.meta.MetaStore;
+import lake.metasrv.Leadership;
+import lake.metasrv.NodeClock;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/** Deploys Metasrv nodes in one Vert.x instance and talks to them over real HTTP. Public for the client's tests (lake.client). */
+public final class NodeHarness implements AutoCloseable {
+    public final Vertx vertx = Vertx.vertx();
+    public final WebClient http = WebClient.create(vertx);
+    private final List<MetasrvNode> nodes = new ArrayList<>();
+
+    public static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs, long storeTimeoutMs) {
+        return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
+                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, storeTimeoutMs);
+    }
+
+    public static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs) {
+        return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
+                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000);
+    }
+
+    /** Deploys a node; {@code store} null means it uses the store another node already hosts. */
+    public MetasrvNode deploy(Settings s, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> store) throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, clock, store, Bus.STORE, false)));
+        nodes.add(node);
+        return node;
+    }
+
+    /**
+     * One node over RocksDB under {@code dir}, its store behind a {@link RecordingStore} (handed to
+     * {@code recorder} once open), serving the public bus API too; returns once it leads.
+     */
+    public MetasrvNode recordedLeader(Path dir, NodeClock clock, java.util.function.Consumer<RecordingStore> recorder) throws Exception {
+        return recordedLeader(dir, clock, v -> lake.meta.rocks.RocksMetaStore.open(v, lake.meta.rocks.RocksConfig.defaults(dir.resolve("rocks"))), recorder);
+    }
+
+    /** As {@link #recordedLeader(Path, NodeClock, java.util.function.Consumer)}, over {@code backend}. */
+    public MetasrvNode recordedLeader(Path dir, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> backend,
+                               java.util.function.Consumer<RecordingStore> recorder) throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings("a", dir, 10_000, 0, 1_000), clock,
+                v -> backend.apply(v).map(s -> {
+                    RecordingStore r = new RecordingStore(s);
+                    recorder.accept(r);
+                    return r;
+                }), Bus.STORE, true)));
+        nodes.add(node);
+        if (!campaign(node).isLeader()) throw new IllegalStateException("node a did not win the lease");
+        return node;
+    }
+
+    /**
+     * One node with settings {@code s} over RocksDB under its data directory, serving the public
+     * bus API too (with a system clock fixed at a point, as the access tests need none to move);
+     * returns once it leads.
+     */
+    public MetasrvNode publicLeader(Settings s) throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, new ManualClock(1_700_000_000_000L),
+                v -> lake.meta.rocks.RocksMetaStore.open(v, lake.meta.rocks.RocksConfig.defaults(s.dataDir().resolve("rocks"))),
+                Bus.STORE, true)));
+        nodes.add(node);
+        if (!campaign(node).isLeader()) throw new IllegalStateException("node " + s.nodeId() + " did not win the lease");
+        return node;
+    }
+
+    public Leadership campaign(MetasrvNode node) throws Exception {
+        return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "campaign"))).body();
+    }
+
+    public Leadership status(MetasrvNode node) throws Exception {
+        return await(vertx.eventBus().<Leadership>request(Bus.election(node.nodeId()), null,
+                new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))).body();
+    }
+
+    public HttpResponse<Buffer> send(MetasrvNode node, HttpMethod method, String uri, String body) throws Exception {
+        var req = http.request(method, node.httpPort(), "127.0.0.1", uri);
+        return await(body == null ? req.send() : req.sendBuffer(Buffer.buffer(body)));
+    }
+
+    public HttpResponse<Buffer> sendBytes(MetasrvNode node, HttpMethod method, String uri, byte[] body) throws Exception {
+        return await(http.request(method, node.httpPort(), "127.0.0.1", uri).sendBuffer(Buffer.buffer(body)));
+    }
+
+    public HttpResponse<Buffer> sendWithType(MetasrvNode node, String uri, String contentType, String body) throws Exception {
+        return await(http.request(HttpMethod.POST, node.httpPort(), "127.0.0.1", uri)
+                .putHeader("Content-Type", contentType).sendBuffer(Buffer.buffer(body)));
+    }
+
+    public HttpResponse<Buffer> get(MetasrvNode node, String uri) throws Exception {
+        return send(node, HttpMethod.GET, uri, null);
+    }
+
+    public HttpResponse<Buffer> post(MetasrvNode node, String uri, JsonObject body) throws Exception {
+        return send(node, HttpMethod.POST, uri, body.encode());
+    }
+
+    public static <T> T await(Future<T> f) throws Exception {
+        try {
+            return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception ex) throw ex;
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            try {
+                await(nodes.get(i).stop());
+            } catch (Exception ignored) {
+                // Closing Vert.x below releases whatever a failed stop left.
+            }
+        }
+        http.close();
+        await(vertx.close());
+    }
+}
