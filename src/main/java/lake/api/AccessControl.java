@@ -8,6 +8,7 @@ import lake.bus.Bus;
 import lake.config.AuthToken;
 import lake.metrics.NodeMetrics;
 import lake.protocol.ApiError;
+import lake.protocol.Ops;
 import lake.security.Action;
 import lake.security.Audit;
 import lake.security.Authorizer;
@@ -22,7 +23,7 @@ import java.util.Optional;
 
 /**
  * Access control for the API, in two steps. Authentication, at each ingress before a request is
- * parsed: a bearer token (HTTP {@code Authorization}, bus {@link #TOKEN_HEADER}) names a principal
+ * parsed: a bearer token (HTTP {@code Authorization}, bus {@link Bus#TOKEN_HEADER}) names a principal
  * of the node's {@link Principals}, or the request is {@code 401}. Authorization, in
  * {@link NodeApi} after the request is decoded and before anything is read, written or
  * forwarded: the principal's role and grants must cover the {@link Action} ({@link Authorizer}),
@@ -33,8 +34,6 @@ import java.util.Optional;
  * ({@link Audit}) by principal name; a refused request writes nothing.
  */
 public final class AccessControl {
-    /** The event-bus header carrying the token on {@code lake.v1.*} requests. */
-    public static final String TOKEN_HEADER = "lake-token";
     /** Where the HTTP ingress keeps the authenticated {@link Caller} in the routing context. */
     public static final String CALLER = "lake-caller";
     private static final String BEARER = "Bearer ";
@@ -112,7 +111,7 @@ public final class AccessControl {
         if (!principals.enabled()) return true;
         if (token == null || token.isEmpty()) return false;
         return principals.byToken(token)
-                .map(p -> Authorizer.refusal(p, new Action.Admin(NodeApi.RESIGN, null)).isEmpty())
+                .map(p -> Authorizer.refusal(p, new Action.Admin(Ops.RESIGN, null)).isEmpty())
                 .orElse(false);
     }
 
@@ -147,7 +146,7 @@ public final class AccessControl {
         if (refused == null) {
             ctx.put(CALLER, caller[0]);
             // Kept for the request's event-bus hop: a follower forwarding the write presents it to the leader.
-            if (token != null) ctx.put(TOKEN_HEADER, token);
+            if (token != null) ctx.put(Bus.TOKEN_HEADER, token);
             ctx.next();
             return;
         }
@@ -180,7 +179,7 @@ public final class AccessControl {
         }
     }
 
-    /** Event-bus ingress: the {@link #TOKEN_HEADER} header. Fails the message with 401 and returns {@code null}, or the caller. */
+    /** Event-bus ingress: the {@link Bus#TOKEN_HEADER} header. Fails the message with 401 and returns {@code null}, or the caller. */
     public Caller bus(Message<?> msg, String op) {
         Caller[] caller = new Caller[1];
         ApiError refused = bus(msg.headers(), op, caller);
@@ -197,7 +196,7 @@ public final class AccessControl {
      */
     public ApiError forwarded(io.vertx.core.MultiMap headers, String op, Caller[] out) {
         String named = headers.get(Bus.PRINCIPAL_HEADER);
-        if (headers.get(TOKEN_HEADER) == null && named != null && clusterSecret != null && principals.enabled()) {
+        if (headers.get(Bus.TOKEN_HEADER) == null && named != null && clusterSecret != null && principals.enabled()) {
             String presented = headers.get(Bus.SECRET_HEADER);
             Optional<AuthToken> p = principals.byName(named);
             if (presented != null && MessageDigest.isEqual(clusterSecret, presented.getBytes(java.nio.charset.StandardCharsets.UTF_8))
@@ -211,7 +210,7 @@ public final class AccessControl {
 
     /** Event-bus ingress for a request known by its headers (one item of a batch): the refusal, counted and audited, or {@code null}. */
     ApiError bus(io.vertx.core.MultiMap headers, String op, Caller[] out) {
-        ApiError refused = authenticate(headers.get(TOKEN_HEADER), out, "bus");
+        ApiError refused = authenticate(headers.get(Bus.TOKEN_HEADER), out, "bus");
         if (refused != null) refusedUnauthenticated("bus", op, refused);
         return refused;
     }

@@ -12,10 +12,12 @@ import io.vertx.core.json.JsonObject;
 import lake.bus.Bus;
 import lake.bus.BusBatch;
 import lake.bus.BusMetaStore;
+import lake.bus.StoreLink;
 import lake.bus.StoreProtocol;
 import lake.catalogapi.CatalogApi;
 import lake.catalogapi.CatalogWatch;
 import lake.cluster.Membership;
+import lake.election.ElectionSettings;
 import lake.election.LeaseRecord;
 import lake.forward.Forwarder;
 import lake.metasrv.ClientWrite;
@@ -24,10 +26,10 @@ import lake.metasrv.Leadership;
 import lake.metasrv.MetasrvException;
 import lake.metasrv.NodeClock;
 import lake.metrics.NodeMetrics;
-import lake.node.ElectionSettings;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
 import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 import lake.protocol.StrictJson;
 import lake.security.Action;
 import lake.security.Audit;
@@ -57,18 +59,7 @@ import java.util.function.Supplier;
 public final class NodeApi {
     private static final Logger log = LoggerFactory.getLogger(NodeApi.class);
 
-    public static final String GET = "get";
-    public static final String SCAN = "scan";
-    public static final String CAS = "cas";
-    public static final String DELETE = "delete";
-    public static final String TXN = "txn";
-    public static final String LEADER = "leader";
-    public static final String RESIGN = "resign";
-    public static final String READY = "ready";
-    public static final String CLUSTER = "cluster";
-    /** An Iceberg REST request ({@link IcebergWire}); a mutation is a write, forwarded by a follower to the leader. */
-    public static final String ICEBERG = "iceberg";
-    private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(LEADER, RESIGN, READY, CLUSTER);
+    private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(Ops.LEADER, Ops.RESIGN, Ops.READY, Ops.CLUSTER);
 
     /**
      * How long a write that found the lease naming this node waits for the node's leadership
@@ -81,7 +72,7 @@ public final class NodeApi {
      * places tables, the node's count of waiting long polls (bounded by {@link #MAX_WAITING}), and
      * its forwarding lane ({@code null}: each instance forwards through a sender of its own).
      */
-    public record Config(ElectionSettings settings, NodeClock clock, boolean clustered, long forwardWindowMs,
+    public record Config(ElectionSettings settings, StoreLink store, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
                          AccessControl access, lake.iceberg.IcebergService iceberg, BusBatch.Sender forwardingLane) {}
 
@@ -91,6 +82,8 @@ public final class NodeApi {
     private final Vertx vertx;
     private final Context context;
     private final ElectionSettings settings;
+    /** The cluster secret, with which this node vouches for a principal it forwards without a token. */
+    private final String storeSecret;
     private final NodeClock clock;
     private final NodeMetrics metrics;
     private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
@@ -112,12 +105,13 @@ public final class NodeApi {
         this.vertx = context.owner();
         this.context = context;
         this.settings = config.settings();
+        this.storeSecret = config.store().secret();
         this.clock = config.clock();
         this.metrics = config.metrics();
         this.access = config.access();
         String node = settings.nodeId();
         leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
-        reads = settings.store(vertx, () -> leadership.epoch());
+        reads = config.store().open(vertx, () -> leadership.epoch());
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
                 reads::withEpoch, this::stepDown, clock::monoNanos);
         membership = new Membership(vertx);
@@ -265,38 +259,38 @@ public final class NodeApi {
         // here already; the leader decodes it again as any request), so nothing is re-encoded.
         Object forwardable = raw instanceof io.vertx.core.buffer.Buffer ? raw : body;
         return switch (op) {
-            case GET -> {
+            case Ops.GET -> {
                 String key = ApiRequests.get(body);
                 access.authorize(caller, new Action.Key(op, key, false));
                 yield reads.get(key).compose(v -> v
                         .map(bytes -> Future.succeededFuture(new JsonObject().put("key", key).put("value", StoreProtocol.b64(bytes))))
                         .orElseGet(() -> Future.failedFuture(ApiError.notFound("key '" + key + "' not found"))));
             }
-            case SCAN -> {
+            case Ops.SCAN -> {
                 ApiRequests.Scan s = ApiRequests.scan(body);
                 access.authorize(caller, new Action.Scan(op, s.prefix()));
                 yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
             }
-            case CAS, DELETE, TXN -> {
+            case Ops.CAS, Ops.DELETE, Ops.TXN -> {
                 Caller c = caller;
-                ClientWrite w = op.equals(CAS) ? ApiRequests.cas(body, headers)
-                        : op.equals(DELETE) ? ApiRequests.delete(body, headers) : ApiRequests.txn(body, headers);
+                ClientWrite w = op.equals(Ops.CAS) ? ApiRequests.cas(body, headers)
+                        : op.equals(Ops.DELETE) ? ApiRequests.delete(body, headers) : ApiRequests.txn(body, headers);
                 access.authorize(caller, w instanceof lake.metasrv.ClientMutation m ? new Action.Key(op, m.key(), true)
                         : new Action.Keys(op, ((lake.metasrv.ClientTransaction) w).transaction().ops().stream()
                                 .map(lake.meta.Transaction.Op::key).toList()));
                 yield fenced(op, forwardable, headers, w, c);
             }
-            case CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
-            case LEADER -> leader();
-            case RESIGN -> {
+            case Ops.CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
+            case Ops.LEADER -> leader();
+            case Ops.RESIGN -> {
                 access.authorize(caller, new Action.Admin(op, null));
                 yield audited(caller, headers, op, null, vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
                         new DeliveryOptions().addHeader(Bus.OP_HEADER, "resign")).map(Message::body));
             }
-            case READY -> leadership.hasAuthorityAt(clock.monoNanos())
+            case Ops.READY -> leadership.hasAuthorityAt(clock.monoNanos())
                     ? Future.succeededFuture(new JsonObject().put("ready", true).put("role", "leader"))
                     : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
-            case ICEBERG -> {
+            case Ops.ICEBERG -> {
                 if (iceberg == null) throw ApiError.notFound("this node serves no Iceberg catalog");
                 lake.iceberg.IcebergRequest r = IcebergWire.decode(body);
                 // Namespace create/drop need admin, as on the catalog API; the rest spans namespaces
@@ -305,7 +299,7 @@ public final class NodeApi {
                 access.authorize(caller, action);
                 if (!r.mutation()) yield runIceberg(r);
                 // A mutation runs on the leader only (its catalog writes are fenced there): elsewhere it goes there whole.
-                Future<JsonObject> written = write(ICEBERG, body, headers, caller, () -> leadership.isLeader() ? runIceberg(r)
+                Future<JsonObject> written = write(Ops.ICEBERG, body, headers, caller, () -> leadership.isLeader() ? runIceberg(r)
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
                 yield action instanceof Action.Admin ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written) : written;
@@ -390,8 +384,8 @@ public final class NodeApi {
         if (forwarder == null || forwarded) return local.get();
         // A principal named by a client certificate has no token to pass on: this node vouches for
         // it with the cluster secret (without one configured the leader cannot believe it: 401).
-        Forwarder.Vouch vouch = headers.get(AccessControl.TOKEN_HEADER) == null && caller.principal() != null
-                && settings.storeSecret() != null ? new Forwarder.Vouch(caller.principal().name(), settings.storeSecret()) : null;
+        Forwarder.Vouch vouch = headers.get(Bus.TOKEN_HEADER) == null && caller.principal() != null
+                && storeSecret != null ? new Forwarder.Vouch(caller.principal().name(), storeSecret) : null;
         return writeOrForward(op, body, headers, vouch, local, forwarder.deadline());
     }
 
@@ -405,7 +399,7 @@ public final class NodeApi {
                                               Supplier<Future<JsonObject>> local, long giveUpAt) {
         return local.get().recover(t -> {
             if (!(t instanceof MetasrvException.NotLeader)) return Future.failedFuture(t);
-            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(AccessControl.TOKEN_HEADER), vouch, giveUpAt)
+            return forwarder.forward(op, body, headers.get(Bus.EPOCH_HEADER), headers.get(Bus.TOKEN_HEADER), vouch, giveUpAt)
                     .recover(f -> {
                         if (!(f instanceof Forwarder.LeaderIsThisNode)) return Future.failedFuture(f);
                         if (clock.monoNanos() - giveUpAt >= 0) return Future.failedFuture(t);

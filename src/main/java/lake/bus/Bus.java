@@ -18,6 +18,9 @@ public final class Bus {
     /** On a forwarded write: the node that forwarded it. */
     public static final String FORWARDED_BY_HEADER = "lake-forwarded-by";
 
+    /** The token on a {@code lake.v1.*} request, and on a forwarded write: the client's own, passed on. */
+    public static final String TOKEN_HEADER = "lake-token";
+
     /** On store requests in a cluster with a secret: proves the sender is one of the cluster's nodes. */
     public static final String SECRET_HEADER = "lake-cluster-secret";
     /**

@@ -12,14 +12,12 @@ import lake.meta.MetaStore;
 import lake.meta.ScanPage;
 import lake.meta.Transaction;
 import lake.meta.TransactionOutcome;
-import lake.node.ElectionSettings;
-import lake.node.StoreVerticle;
 
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
- * A {@link MetaStore} whose every call is a request to a {@link StoreVerticle}: how every component
+ * A {@link MetaStore} whose every call is a request to a store verticle ({@code lake.node.StoreVerticle}): how every component
  * other than the store verticle reaches the store. Each request carries the epoch the caller acts
  * under. Input is validated here too, so bad input never leaves the node.
  *
@@ -40,7 +38,7 @@ public final class BusMetaStore implements MetaStore {
 
     /** A client that sends JSON, so it reaches a store verticle anywhere in the cluster. */
     public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs) {
-        this(vertx, address, epoch, timeoutMs, null, ElectionSettings.StoreReach.HOSTED_HERE);
+        this(vertx, address, epoch, timeoutMs, null, StoreLink.Reach.HOSTED_HERE);
     }
 
     /**
@@ -50,11 +48,11 @@ public final class BusMetaStore implements MetaStore {
      *               safe; a store reachable over the cluster must get JSON); {@code REMOTE}: calls
      *               made in one event-loop turn share a cluster round trip ({@link BusBatch})
      */
-    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, ElectionSettings.StoreReach reach) {
+    public BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret, StoreLink.Reach reach) {
         this(vertx, address, epoch, timeoutMs, secret,
-                reach == ElectionSettings.StoreReach.PROCESS_ONLY ? LocalCodec.register(vertx, GuardedMutation.class) : null,
-                reach == ElectionSettings.StoreReach.PROCESS_ONLY ? LocalCodec.register(vertx, Transaction.class) : null,
-                reach == ElectionSettings.StoreReach.REMOTE ? BusBatch.Sender.standard(vertx) : null);
+                reach == StoreLink.Reach.PROCESS_ONLY ? LocalCodec.register(vertx, GuardedMutation.class) : null,
+                reach == StoreLink.Reach.PROCESS_ONLY ? LocalCodec.register(vertx, Transaction.class) : null,
+                reach == StoreLink.Reach.REMOTE ? BusBatch.Sender.standard(vertx) : null);
     }
 
     private BusMetaStore(Vertx vertx, String address, LongSupplier epoch, long timeoutMs, String secret,

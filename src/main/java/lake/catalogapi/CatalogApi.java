@@ -4,7 +4,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import lake.api.NodeApi;
 import lake.bus.Bus;
 import lake.catalog.Catalog;
 import lake.catalog.CatalogPort;
@@ -37,7 +36,7 @@ import java.util.function.Supplier;
  * a {@link Catalog} whose port reads this node's store and writes through its
  * {@link FencedWriter} (so every catalog mutation is one transaction guarded by the exact lease
  * record), and renders the answer. Long polls wait in this instance's {@link CatalogWatch}.
- * Confined to the owning {@link NodeApi}'s event loop.
+ * Confined to the owning {@code NodeApi}'s event loop.
  */
 public final class CatalogApi {
     private final Vertx vertx;

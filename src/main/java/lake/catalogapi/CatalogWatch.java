@@ -4,7 +4,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
-import lake.api.NodeApi;
 import lake.bus.Bus;
 import lake.meta.MetaStore;
 import lake.protocol.ApiError;
@@ -19,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
- * The long polls of one {@link NodeApi}, confined to its event loop: each waits until a store
+ * The long polls of one {@code NodeApi}, confined to its event loop: each waits until a store
  * key's value changes from what its client knew, or until its deadline. A waiting request holds
  * no thread, only a promise and a timer.
  *

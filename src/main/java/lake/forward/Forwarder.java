@@ -8,7 +8,6 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
-import lake.api.AccessControl;
 import lake.bus.Bus;
 import lake.bus.BusBatch;
 import lake.election.LeaseRecord;
@@ -162,7 +161,7 @@ public final class Forwarder {
                 .addHeader(Bus.FORWARDED_EPOCH_HEADER, Long.toUnsignedString(leader.epoch()))
                 .addHeader(Bus.FORWARDED_BY_HEADER, nodeId);
         if (r.clientEpoch() != null) opts.addHeader(Bus.EPOCH_HEADER, r.clientEpoch());
-        if (r.token() != null) opts.addHeader(AccessControl.TOKEN_HEADER, r.token());
+        if (r.token() != null) opts.addHeader(Bus.TOKEN_HEADER, r.token());
         if (r.token() == null && r.vouch() != null) {
             opts.addHeader(Bus.PRINCIPAL_HEADER, r.vouch().principal()).addHeader(Bus.SECRET_HEADER, r.vouch().clusterSecret());
         }

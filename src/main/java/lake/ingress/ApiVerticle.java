@@ -16,6 +16,7 @@ import lake.metasrv.Leadership;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
 import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,17 +80,17 @@ public final class ApiVerticle extends VerticleBase {
                     m -> BusBatch.serve(m, this::answerForwarded)));
         }
         if (publicApi) {
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_GET, m -> servePublic(NodeApi.GET, m)));
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_SCAN, m -> servePublic(NodeApi.SCAN, m)));
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_CAS, m -> servePublic(NodeApi.CAS, m)));
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_DELETE, m -> servePublic(NodeApi.DELETE, m)));
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_TXN, m -> servePublic(NodeApi.TXN, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_GET, m -> servePublic(Ops.GET, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_SCAN, m -> servePublic(Ops.SCAN, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_CAS, m -> servePublic(Ops.CAS, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_DELETE, m -> servePublic(Ops.DELETE, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_TXN, m -> servePublic(Ops.TXN, m)));
             for (String op : CatalogOps.ALL) {
                 consumers.add(vertx.eventBus().<Object>consumer(CatalogOps.address(op), m -> servePublic(op, m)));
             }
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(NodeApi.LEADER, m)));
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(NodeApi.RESIGN, m)));
-            consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(NodeApi.CLUSTER, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(Ops.LEADER, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(Ops.RESIGN, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(Ops.CLUSTER, m)));
         }
         List<Future<Void>> registered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) registered.add(c.completion());

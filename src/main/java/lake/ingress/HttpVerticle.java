@@ -27,6 +27,7 @@ import lake.metrics.NodeMetrics;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
 import lake.protocol.HttpInput;
+import lake.protocol.Ops;
 import lake.protocol.StrictJson;
 import lake.security.ReloadableTls;
 import lake.security.TlsMaterial;
@@ -127,7 +128,7 @@ public final class HttpVerticle extends VerticleBase {
         router.route().handler(this::catalog);
         // The operator's console (/ui/ and its read-only views), matched on exact raw paths too.
         new lake.console.ConsoleRoutes(vertx, new lake.console.ConsoleRoutes.Config(nodeId, Bus.timeline(nodeId),
-                metrics.registry(), config.clock(), AccessControl.TOKEN_HEADER, access.required(), access::mayWrite,
+                metrics.registry(), config.clock(), Bus.TOKEN_HEADER, access.required(), access::mayWrite,
                 requestTimeoutMs)).mount(router);
         // Every other route is matched on its exact raw path: "//v1/kv/cas", "/v1/kv/%63as",
         // "/v1/kv/./cas" or "/v1/txn/" name no route, though the router would normalise them to one.
@@ -142,13 +143,13 @@ public final class HttpVerticle extends VerticleBase {
         router.get("/health").handler(ctx -> withoutQueryOrBody(ctx, "GET /health", () -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, JSON)
                 .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode())));
-        router.get("/ready").handler(ctx -> withoutQueryOrBody(ctx, "GET /ready", () -> call(ctx, NodeApi.READY, null)));
-        router.get("/v1/leader").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/leader", () -> call(ctx, NodeApi.LEADER, null)));
-        router.get("/v1/cluster").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/cluster", () -> call(ctx, NodeApi.CLUSTER, null)));
-        post(router, "/v1/leader/resign", NodeApi.RESIGN, RESIGN_BODY_BYTES);
-        post(router, "/v1/kv/cas", NodeApi.CAS, CAS_BODY_BYTES);
-        post(router, "/v1/kv/delete", NodeApi.DELETE, DELETE_BODY_BYTES);
-        post(router, "/v1/txn", NodeApi.TXN, TXN_BODY_BYTES);
+        router.get("/ready").handler(ctx -> withoutQueryOrBody(ctx, "GET /ready", () -> call(ctx, Ops.READY, null)));
+        router.get("/v1/leader").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/leader", () -> call(ctx, Ops.LEADER, null)));
+        router.get("/v1/cluster").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/cluster", () -> call(ctx, Ops.CLUSTER, null)));
+        post(router, "/v1/leader/resign", Ops.RESIGN, RESIGN_BODY_BYTES);
+        post(router, "/v1/kv/cas", Ops.CAS, CAS_BODY_BYTES);
+        post(router, "/v1/kv/delete", Ops.DELETE, DELETE_BODY_BYTES);
+        post(router, "/v1/txn", Ops.TXN, TXN_BODY_BYTES);
         router.get("/v1/kv").handler(this::scan);
         // "/v1/kv/" (the scan) with another method: 405 rather than 404. Other raw paths under
         // /v1/kv/ never get here: key reads are served above, other methods refused above.
@@ -211,7 +212,7 @@ public final class HttpVerticle extends VerticleBase {
                 fail(ctx, e);
                 return;
             }
-            readBody(ctx, maxBody, body -> call(ctx, op, body.length() == 0 && op.equals(NodeApi.RESIGN) ? null : body));
+            readBody(ctx, maxBody, body -> call(ctx, op, body.length() == 0 && op.equals(Ops.RESIGN) ? null : body));
         });
     }
 
@@ -296,7 +297,7 @@ public final class HttpVerticle extends VerticleBase {
             fail(ctx, e);
             return;
         }
-        call(ctx, NodeApi.GET, new JsonObject().put("key", key));
+        call(ctx, Ops.GET, new JsonObject().put("key", key));
     }
 
     /** The catalog's routes ({@link CatalogRoutes}), decided on the raw path like key reads. */
@@ -354,8 +355,8 @@ public final class HttpVerticle extends VerticleBase {
                     java.util.Arrays.asList(path.substring(ICEBERG.length()).split("/", -1)), query,
                     ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"), body.getBytes());
             MultiMap headers = HttpHeaders.headers();
-            String token = ctx.get(AccessControl.TOKEN_HEADER);
-            if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
+            String token = ctx.get(Bus.TOKEN_HEADER);
+            if (token != null) headers.add(Bus.TOKEN_HEADER, token);
             // No answer within the request timeout: a mutation may or may not have applied, which
             // Iceberg's client must hear as commit-state-unknown (504), never as a failure.
             long timer = vertx.setTimer(requestTimeoutMs, id -> icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(request.mutation()
@@ -370,7 +371,7 @@ public final class HttpVerticle extends VerticleBase {
                 return;
             }
             if (caller == null) caller = new lake.security.Caller("http", null);
-            api.serve(NodeApi.ICEBERG, IcebergWire.encode(request), headers, caller).onComplete(ar -> {
+            api.serve(Ops.ICEBERG, IcebergWire.encode(request), headers, caller).onComplete(ar -> {
                 vertx.cancelTimer(timer);
                 if (ar.succeeded()) {
                     icebergReply(ctx, request, start, IcebergWire.decodeResponse(ar.result()), 0);
@@ -414,7 +415,7 @@ public final class HttpVerticle extends VerticleBase {
             fail(ctx, e);
             return;
         }
-        call(ctx, NodeApi.SCAN, body);
+        call(ctx, Ops.SCAN, body);
     }
 
     /**
@@ -428,8 +429,8 @@ public final class HttpVerticle extends VerticleBase {
     /** As {@link #call(RoutingContext, String, Object)}, for a long poll that may wait {@code waitMs} before answering. */
     private void call(RoutingContext ctx, String op, Object body, long waitMs) {
         MultiMap headers = HttpHeaders.headers();
-        String token = ctx.get(AccessControl.TOKEN_HEADER);
-        if (token != null) headers.add(AccessControl.TOKEN_HEADER, token);
+        String token = ctx.get(Bus.TOKEN_HEADER);
+        if (token != null) headers.add(Bus.TOKEN_HEADER, token);
         // The epoch a write expects (every write, catalog ones included), as on the bus; the decoder
         // refuses it given twice, malformed, or disagreeing with a body's "epoch".
         for (String epoch : ctx.request().headers().getAll(Bus.EPOCH_HEADER)) headers.add(Bus.EPOCH_HEADER, epoch);
@@ -442,7 +443,7 @@ public final class HttpVerticle extends VerticleBase {
         if (caller == null) {
             // Only /ready reaches here without the ingress's access check (it serves no principal's
             // data); any other route that did would fail closed, never run unchecked.
-            if (!op.equals(NodeApi.READY) && access.required()) {
+            if (!op.equals(Ops.READY) && access.required()) {
                 vertx.cancelTimer(timer);
                 fail(ctx, new ApiError(401, "unauthorized", "the request was not authenticated", null));
                 return;

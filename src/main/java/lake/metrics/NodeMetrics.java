@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
-import lake.api.NodeApi;
 import lake.meta.GuardedMutation;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
@@ -15,6 +14,7 @@ import lake.meta.Transaction;
 import lake.meta.TransactionOutcome;
 import lake.metasrv.Leadership;
 import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 
 import java.time.Duration;
 import java.util.List;
@@ -42,8 +42,8 @@ public final class NodeMetrics {
             .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
 
     private static final java.util.Set<String> KNOWN_OPS = java.util.stream.Stream.concat(
-            java.util.stream.Stream.of(NodeApi.GET, NodeApi.SCAN, NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN, NodeApi.LEADER,
-                    NodeApi.RESIGN, NodeApi.READY, NodeApi.CLUSTER, NodeApi.ICEBERG),
+            java.util.stream.Stream.of(Ops.GET, Ops.SCAN, Ops.CAS, Ops.DELETE, Ops.TXN, Ops.LEADER,
+                    Ops.RESIGN, Ops.READY, Ops.CLUSTER, Ops.ICEBERG),
             CatalogOps.ALL.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final MeterRegistry registry;
@@ -74,8 +74,8 @@ public final class NodeMetrics {
         for (Class<?> kind : MetaException.class.getPermittedSubclasses()) storeError(kind);
         storeError(MetaException.StoreLocked.class);
         storeError(MetaException.StoreClosed.class);
-        for (String op : List.of(NodeApi.GET, NodeApi.SCAN)) timer(op, OK);
-        for (String op : List.of(NodeApi.CAS, NodeApi.DELETE, NodeApi.TXN)) {
+        for (String op : List.of(Ops.GET, Ops.SCAN)) timer(op, OK);
+        for (String op : List.of(Ops.CAS, Ops.DELETE, Ops.TXN)) {
             timer(op, APPLIED);
             timer(op, NOT_APPLIED);
         }

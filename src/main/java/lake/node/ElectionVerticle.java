@@ -8,7 +8,9 @@ import io.vertx.core.json.JsonObject;
 import lake.bus.Bus;
 import lake.bus.BusMetaStore;
 import lake.bus.LocalCodec;
+import lake.bus.StoreLink;
 import lake.election.Election;
+import lake.election.ElectionSettings;
 import lake.election.LeaseRecord;
 import lake.election.LeaseStatus;
 import lake.meta.MetaException;
@@ -38,6 +40,7 @@ public final class ElectionVerticle extends VerticleBase {
     private static final Logger log = LoggerFactory.getLogger(ElectionVerticle.class);
 
     private final ElectionSettings settings;
+    private final StoreLink storeLink;
     private final NodeClock clock;
     private final NodeMetrics metrics;
     private Election election;
@@ -53,8 +56,9 @@ public final class ElectionVerticle extends VerticleBase {
     /** Whether the last round failed; logs a failing streak once, not every round. */
     private boolean campaignsFailing;
 
-    public ElectionVerticle(ElectionSettings settings, NodeClock clock, NodeMetrics metrics) {
+    public ElectionVerticle(ElectionSettings settings, StoreLink storeLink, NodeClock clock, NodeMetrics metrics) {
         this.settings = settings;
+        this.storeLink = storeLink;
         this.clock = clock;
         this.metrics = metrics;
     }
@@ -62,7 +66,7 @@ public final class ElectionVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         codec = LocalCodec.register(vertx, Leadership.class);
-        BusMetaStore store = settings.store(vertx, () -> leadership.epoch());
+        BusMetaStore store = storeLink.open(vertx, () -> leadership.epoch());
         election = new Election(store, settings.leaseKey(), settings.nodeId(), settings.ttlMs());
         leadership = Leadership.follower(settings.nodeId(), Optional.empty(), 0, "starting");
         Future<Void> registered = vertx.eventBus().<JsonObject>localConsumer(Bus.election(settings.nodeId()), this::control)

@@ -13,9 +13,11 @@ import lake.api.AccessControl;
 import lake.api.NodeApi;
 import lake.bus.Bus;
 import lake.bus.BusBatch;
+import lake.bus.StoreLink;
 import lake.config.Settings;
 import lake.console.EpochTimeline;
 import lake.console.TimelineVerticle;
+import lake.election.ElectionSettings;
 import lake.ingress.ApiVerticle;
 import lake.ingress.HttpVerticle;
 import lake.meta.MetaStore;
@@ -111,9 +113,10 @@ public final class MetasrvNode {
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
         ElectionSettings election = new ElectionSettings(s.nodeId(), s.leaseKey(), s.leaseTtlMs(), s.leaseRenewMs(),
-                s.leaseSafetyMarginMs(), options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(),
-                !sharedStore ? ElectionSettings.StoreReach.PROCESS_ONLY
-                        : options.storeOpener() != null ? ElectionSettings.StoreReach.HOSTED_HERE : ElectionSettings.StoreReach.REMOTE);
+                s.leaseSafetyMarginMs());
+        StoreLink storeLink = new StoreLink(options.storeAddress(), s.storeTimeoutMs(), s.cluster().secret(),
+                !sharedStore ? StoreLink.Reach.PROCESS_ONLY
+                        : options.storeOpener() != null ? StoreLink.Reach.HOSTED_HERE : StoreLink.Reach.REMOTE);
         try {
             iceberg = new lake.iceberg.IcebergService(s.catalogRoot(), lake.iceberg.IcebergService.fileIO(s.catalogRoot(), s.icebergS3Endpoint()),
                     ICEBERG_THREADS, s.requestTimeoutMs());
@@ -126,7 +129,7 @@ public final class MetasrvNode {
         // instances leave together (larger batches, fewer messages each way) instead of one stream
         // per instance.
         BusBatch.Sender lane = clustered ? BusBatch.Sender.standard(((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext()) : null;
-        NodeApi.Config api = new NodeApi.Config(election, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
+        NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
                 s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
@@ -149,7 +152,7 @@ public final class MetasrvNode {
                 // Before the election verticle, so the timeline sees the node's first publication.
                 .compose(v -> deploy(new TimelineVerticle(s.nodeId(), Bus.leadership(s.nodeId()), Bus.timeline(s.nodeId()),
                         options.clock(), EpochTimeline.DEFAULT_CAPACITY), new DeploymentOptions()))
-                .compose(v -> deploy(new ElectionVerticle(election, options.clock(), metrics), new DeploymentOptions()))
+                .compose(v -> deploy(new ElectionVerticle(election, storeLink, options.clock(), metrics), new DeploymentOptions()))
                 .onSuccess(v -> electionIndex = deployments.size() - 1)
                 .compose(v -> deploy(new ApiVerticle(api, options.publicApi(), s.httpHost(),
                         () -> http != null && http.isBound() ? http.actualPort() : 0, access, drainMs()), new DeploymentOptions()))

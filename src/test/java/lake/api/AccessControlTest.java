@@ -182,7 +182,7 @@ class AccessControlTest {
 
     private Message<JsonObject> bus(String address, JsonObject body, String token) throws Exception {
         DeliveryOptions opts = new DeliveryOptions();
-        if (token != null) opts.addHeader(AccessControl.TOKEN_HEADER, token);
+        if (token != null) opts.addHeader(Bus.TOKEN_HEADER, token);
         return NodeHarness.await(h.vertx.eventBus().request(address, body, opts));
     }
 

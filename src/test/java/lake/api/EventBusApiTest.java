@@ -7,11 +7,11 @@ import io.vertx.core.json.JsonObject;
 import lake.bus.Bus;
 import lake.bus.BusMetaStore;
 import lake.bus.LocalCodec;
+import lake.bus.StoreLink;
 import lake.bus.StoreProtocol;
 import lake.meta.GuardedMutation;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.node.ElectionSettings;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
@@ -118,7 +118,7 @@ class EventBusApiTest {
 
     @Test
     void guardedMutationsByReferenceAndAsJsonDecideAlike() throws Exception {
-        BusMetaStore byReference = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000, null, ElectionSettings.StoreReach.PROCESS_ONLY);
+        BusMetaStore byReference = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000, null, StoreLink.Reach.PROCESS_ONLY);
         BusMetaStore asJson = new BusMetaStore(h.vertx, Bus.STORE, () -> epoch, 5_000);
         byte[] lease = NodeHarness.await(asJson.get("election/leader")).orElseThrow();
         byte[] staleLease = java.util.Arrays.copyOf(lease, lease.length + 1);

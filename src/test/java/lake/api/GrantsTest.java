@@ -117,7 +117,7 @@ class GrantsTest {
     /** The bus answer's status: 200, or the ReplyException's failure code. */
     int bus(String address, JsonObject body, String token) throws Exception {
         try {
-            NodeHarness.await(h.vertx.eventBus().request(address, body, new DeliveryOptions().addHeader(AccessControl.TOKEN_HEADER, token)));
+            NodeHarness.await(h.vertx.eventBus().request(address, body, new DeliveryOptions().addHeader(Bus.TOKEN_HEADER, token)));
             return 200;
         } catch (ReplyException e) {
             return e.failureCode();
@@ -245,7 +245,7 @@ class GrantsTest {
             for (String token : TOKENS) {
                 JsonObject page = overHttp ? http(HttpMethod.GET, "/v1/namespaces", token, null).bodyAsJsonObject()
                         : NodeHarness.await(h.vertx.eventBus().<JsonObject>request(CatalogOps.address(CatalogOps.LIST_NAMESPACES),
-                                new JsonObject(), new DeliveryOptions().addHeader(AccessControl.TOKEN_HEADER, token))).body();
+                                new JsonObject(), new DeliveryOptions().addHeader(Bus.TOKEN_HEADER, token))).body();
                 if (token.equals(ROBOTS_RW) || token.equals(ROBOTS_RO)) {
                     assertThat(page.getJsonArray("namespaces")).as(token).containsExactly("robots");
                 } else {

@@ -15,6 +15,7 @@ import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
 import lake.node.MetasrvNode;
 import lake.node.Stores;
+import lake.protocol.Ops;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -99,7 +100,7 @@ public class EventBusPathBenchmark {
         while (true) {
             try {
                 await(vertx.eventBus().request(Bus.nodeApi("bench"), new JsonObject(),
-                        new DeliveryOptions().addHeader(Bus.OP_HEADER, NodeApi.READY)));
+                        new DeliveryOptions().addHeader(Bus.OP_HEADER, Ops.READY)));
                 break;
             } catch (Exception notYet) {
                 if (System.nanoTime() > until) throw new IllegalStateException("node never became ready", notYet);
@@ -134,7 +135,7 @@ public class EventBusPathBenchmark {
         }
         JsonObject cas = new JsonObject().put("key", key).putNull("expected").put("value", VALUE_B64);
         return vertx.eventBus().<JsonObject>request(Bus.nodeApi("bench"), cas,
-                        new DeliveryOptions().addHeader(Bus.OP_HEADER, NodeApi.CAS).setSendTimeout(30_000))
+                        new DeliveryOptions().addHeader(Bus.OP_HEADER, Ops.CAS).setSendTimeout(30_000))
                 .map(reply -> reply.body().getBoolean("applied"));
     }
 

@@ -10,7 +10,6 @@ import io.vertx.core.json.JsonObject;
 import lake.meta.MetaException;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.node.ElectionSettings;
 import lake.node.StoreVerticle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,7 +81,7 @@ class BusBatchTest {
     @Test
     void queuedCallsShareMessagesAndAreAnsweredAlike() throws Exception {
         io.vertx.core.Context context = vertx.getOrCreateContext();
-        BusMetaStore remote = inOneTurn(context, () -> new BusMetaStore(vertx, ADDRESS, () -> 1L, 10_000, null, ElectionSettings.StoreReach.REMOTE));
+        BusMetaStore remote = inOneTurn(context, () -> new BusMetaStore(vertx, ADDRESS, () -> 1L, 10_000, null, StoreLink.Reach.REMOTE));
         assertThat(await(remote.cas("kv/taken", null, b("x")))).isTrue();
         int before = messages(ADDRESS) + messages(BusBatch.address(ADDRESS));
 
@@ -142,7 +141,7 @@ class BusBatchTest {
         await(vertx.eventBus().consumer(silent, received::add).completion());
         await(vertx.eventBus().consumer(BusBatch.address(silent), received::add).completion());
         List<Future<Boolean>> writes = inOneTurn(vertx.getOrCreateContext(), () -> {
-            BusMetaStore remote = new BusMetaStore(vertx, silent, () -> 1L, 300, null, ElectionSettings.StoreReach.REMOTE);
+            BusMetaStore remote = new BusMetaStore(vertx, silent, () -> 1L, 300, null, StoreLink.Reach.REMOTE);
             List<Future<Boolean>> all = new ArrayList<>();
             for (int i = 0; i < 5; i++) all.add(remote.cas("kv/" + i, null, b("v")));
             return all;

@@ -11,7 +11,6 @@ import lake.meta.Transaction;
 import lake.meta.TransactionOutcome;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
-import lake.node.ElectionSettings;
 import lake.node.RecordingStore;
 import lake.node.StoreVerticle;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +50,7 @@ class StoreTransactionBusTest {
 
     @Test
     void transactionsByReferenceAndAsJsonDecideAlike() throws Exception {
-        BusMetaStore byReference = new BusMetaStore(vertx, ADDRESS, () -> EPOCH, 5_000, null, ElectionSettings.StoreReach.PROCESS_ONLY);
+        BusMetaStore byReference = new BusMetaStore(vertx, ADDRESS, () -> EPOCH, 5_000, null, StoreLink.Reach.PROCESS_ONLY);
         BusMetaStore asJson = new BusMetaStore(vertx, ADDRESS, () -> EPOCH, 5_000);
         byte[] lease = b("lease");
         assertThat(await(asJson.cas(GUARD, null, lease))).isTrue();

@@ -217,7 +217,7 @@ class TwoNodeClusterTest {
             lake.bus.BusBatch.Sender sender = lake.bus.BusBatch.Sender.standard(outsider);
             sent.complete(List.of(
                     sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-token"),
-                            item.apply("kv/batch-token").addHeader(lake.api.AccessControl.TOKEN_HEADER, secret)),
+                            item.apply("kv/batch-token").addHeader(Bus.TOKEN_HEADER, secret)),
                     sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-none"), item.apply("kv/batch-none")),
                     sender.request(Bus.nodeForward(leaderId), text.apply("kv/batch-vouch"), item.apply("kv/batch-vouch")
                             .addHeader(Bus.PRINCIPAL_HEADER, "writer").addHeader(Bus.SECRET_HEADER, "a-guess-at-the-secret"))));

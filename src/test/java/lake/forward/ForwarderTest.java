@@ -4,7 +4,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
-import lake.api.AccessControl;
 import lake.bus.Bus;
 import lake.election.LeaseRecord;
 import lake.meta.MetaStore;
@@ -116,7 +115,7 @@ class ForwarderTest {
         assertThat(received.get(0).headers().get(Bus.FORWARDED_BY_HEADER)).isEqualTo("F");
         assertThat(received.get(0).headers().get(Bus.EPOCH_HEADER)).isEqualTo("7");
         assertThat(received.get(0).headers().get(Bus.OP_HEADER)).isEqualTo("cas");
-        assertThat(received.get(0).headers().get(lake.api.AccessControl.TOKEN_HEADER)).isEqualTo("secret-token");
+        assertThat(received.get(0).headers().get(Bus.TOKEN_HEADER)).isEqualTo("secret-token");
     }
 
     @Test
