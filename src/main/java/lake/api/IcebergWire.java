@@ -2,8 +2,8 @@ package lake.api;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import lake.iceberg.IcebergRequest;
-import lake.iceberg.IcebergResponse;
+import lake.iceberg.rest.IcebergRequest;
+import lake.iceberg.rest.IcebergResponse;
 import lake.protocol.ApiError;
 
 import java.util.ArrayList;

@@ -74,7 +74,7 @@ public final class NodeApi {
      */
     public record Config(ElectionSettings settings, StoreLink store, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
-                         AccessControl access, lake.iceberg.IcebergService iceberg, BusBatch.Sender forwardingLane) {}
+                         AccessControl access, lake.iceberg.rest.IcebergService iceberg, BusBatch.Sender forwardingLane) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -94,8 +94,8 @@ public final class NodeApi {
     private final CatalogWatch watch;
     private final CatalogApi catalog;
     private final AccessControl access;
-    private final lake.iceberg.IcebergService iceberg;
-    private lake.iceberg.IcebergRouter icebergRouter;
+    private final lake.iceberg.rest.IcebergService iceberg;
+    private lake.iceberg.rest.IcebergRouter icebergRouter;
     private MessageConsumer<Leadership> feed;
     private Leadership leadership;
     private Runnable onRoleChange = () -> {};
@@ -292,7 +292,7 @@ public final class NodeApi {
                     : Future.failedFuture(new ApiError(503, "not_leader", "node " + settings.nodeId() + " cannot take writes", 1));
             case Ops.ICEBERG -> {
                 if (iceberg == null) throw ApiError.notFound("this node serves no Iceberg catalog");
-                lake.iceberg.IcebergRequest r = IcebergWire.decode(body);
+                lake.iceberg.rest.IcebergRequest r = IcebergWire.decode(body);
                 // Namespace create/drop need admin, as on the catalog API; the rest spans namespaces
                 // (a principal with grants may not use it yet), and a mutation needs read-write.
                 Action action = r.createsOrDropsNamespace() ? new Action.Admin(op, null) : new Action.IcebergCatalog(op, r.mutation());
@@ -322,12 +322,12 @@ public final class NodeApi {
     }
 
     /** Runs an Iceberg request on the service's worker threads; its answer completes on this context. */
-    private Future<JsonObject> runIceberg(lake.iceberg.IcebergRequest r) {
+    private Future<JsonObject> runIceberg(lake.iceberg.rest.IcebergRequest r) {
         if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport);
         Promise<JsonObject> p = Promise.promise();
         iceberg.submit(icebergRouter, r).whenComplete((response, failure) -> context.runOnContext(v -> {
             // Whatever escaped the router (an Error included) still answers in the spec's error model.
-            p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.IcebergRouter.error(failure)));
+            p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.rest.IcebergRouter.error(failure)));
         }));
         return p.future();
     }

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Waits for the catalog's futures on the calling worker thread, and turns lake's typed failures
- * into Iceberg's exceptions (whose REST error codes {@link IcebergErrors} knows).
+ * into Iceberg's exceptions (whose REST error codes {@code lake.iceberg.rest.IcebergErrors} knows).
  *
  * <p>Only for lake.iceberg's bounded worker threads: never call it on a Vert.x context thread
  * (an event loop would block, and a worker context would wait for a reply queued behind itself).

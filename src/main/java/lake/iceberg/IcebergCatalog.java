@@ -1,7 +1,7 @@
 package lake.iceberg;
 
-import lake.catalog.Catalog;
 import lake.catalog.Catalog.PointerSwap;
+import lake.catalog.Catalog;
 import lake.catalog.Registration;
 import lake.catalog.Table;
 import org.apache.iceberg.BaseMetastoreTableOperations;
@@ -66,7 +66,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     private final MetadataCache<ViewMetadata> views;
     private final long timeoutMs;
 
-    IcebergCatalog(Catalog catalog, String warehouse, FileIO io, MetadataCache<TableMetadata> tables,
+    public IcebergCatalog(Catalog catalog, String warehouse, FileIO io, MetadataCache<TableMetadata> tables,
                    MetadataCache<ViewMetadata> views, long timeoutMs) {
         this.catalog = catalog;
         String root = warehouse;
@@ -82,7 +82,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     // ---- reads -----------------------------------------------------------------------------------
 
     /** The registration at the identifier's key, if any (whatever its engine). */
-    Optional<Registration> registration(TableIdentifier id) {
+    public Optional<Registration> registration(TableIdentifier id) {
         try {
             return Optional.of(read(catalog.resolve(ns(id.namespace()), IcebergNames.name(id.name()))).registration());
         } catch (NotFoundException absent) {
@@ -96,14 +96,14 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
      * answers as missing ({@code NotFoundException}), as it would uncached. On object stores
      * that check would cost a request per load, so it is skipped there.
      */
-    TableMetadata tableMetadata(String location) {
+    public TableMetadata tableMetadata(String location) {
         TableMetadata cached = tables.get(location, l -> TableMetadataParser.read(io, l));
         checkPresent(location);
         return cached;
     }
 
     /** On a local warehouse, {@link NotFoundException} if the metadata file is gone (a stat, not a read); elsewhere nothing. */
-    void checkPresent(String location) {
+    public void checkPresent(String location) {
         if (io instanceof NioFileIO && !io.newInputFile(location).exists()) {
             throw new NotFoundException("Failed to open input stream for file: %s", location);
         }
@@ -450,7 +450,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /** As {@link #createNamespace(Namespace, Map)}; the request answers {@code outcome} if it applies. */
-    void createNamespace(Namespace namespace, Map<String, String> metadata, RequestScope.Outcome outcome) {
+    public void createNamespace(Namespace namespace, Map<String, String> metadata, RequestScope.Outcome outcome) {
         try {
             write(catalog.createNamespace(ns(namespace), metadata == null ? Map.of() : metadata, RequestScope.extras(outcome)));
         } catch (AlreadyExistsException e) {
@@ -544,22 +544,22 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /** Both changes of one REST request in one transaction. */
-    void updateNamespace(Namespace namespace, Set<String> removals, Map<String, String> updates, RequestScope.Outcome outcome) {
+    public void updateNamespace(Namespace namespace, Set<String> removals, Map<String, String> updates, RequestScope.Outcome outcome) {
         updateProperties(namespace, removals, updates, outcome);
     }
 
     /** The idempotency record of {@code key}, if stored. */
-    Optional<byte[]> idempotencyRecord(String key) {
+    public Optional<byte[]> idempotencyRecord(String key) {
         return read(catalog.idempotencyRecord(key));
     }
 
     /** Deletes up to {@code limit} expired idempotency records; how many went. */
-    int purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
+    public int purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
         return write(catalog.purgeIdempotencyRecords(expired, limit));
     }
 
     /** The view metadata file at {@code location}, parsed once per node. */
-    ViewMetadata viewMetadata(String location) {
+    public ViewMetadata viewMetadata(String location) {
         return views.get(location, x -> ViewMetadataParser.read(io.newInputFile(x)));
     }
 }

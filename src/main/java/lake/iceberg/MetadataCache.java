@@ -10,11 +10,11 @@ import java.util.function.Function;
  * never goes stale: a load costs one catalog read plus, usually, a hit here. Shared by every
  * request of a node; thread-safe.
  */
-final class MetadataCache<V> {
+public final class MetadataCache<V> {
     private final int capacity;
     private final Map<String, V> entries;
 
-    MetadataCache(int capacity) {
+    public MetadataCache(int capacity) {
         if (capacity < 1) throw new IllegalArgumentException("capacity must be positive");
         this.capacity = capacity;
         this.entries = new LinkedHashMap<>(16, 0.75f, true) {

@@ -10,16 +10,16 @@ import java.util.function.Function;
  * (written atomically with the change it answers for). Bound to the worker thread serving the
  * request for exactly that request's duration ({@link #run}).
  */
-final class RequestScope {
+public final class RequestScope {
     /**
      * What a mutation will answer if it applies: the status, and either the metadata file a
      * table or view response is rendered from (immutable, so a replay renders the same answer) or
      * a small body rendered up front.
      */
-    record Outcome(int status, String kind, String metadataLocation, String body) {
+    public record Outcome(int status, String kind, String metadataLocation, String body) {
         static Outcome table(String location) { return new Outcome(200, "table", location, null); }
         static Outcome view(String location) { return new Outcome(200, "view", location, null); }
-        static Outcome body(String json) { return new Outcome(200, "body", null, json); }
+        public static Outcome body(String json) { return new Outcome(200, "body", null, json); }
         static Outcome noContent() { return new Outcome(204, "none", null, null); }
     }
 
@@ -33,7 +33,7 @@ final class RequestScope {
         return f == null ? List.of() : f.apply(outcome);
     }
 
-    static <T> T run(Function<Outcome, List<Op>> extras, java.util.function.Supplier<T> body) {
+    public static <T> T run(Function<Outcome, List<Op>> extras, java.util.function.Supplier<T> body) {
         EXTRAS.set(extras);
         try {
             return body.get();

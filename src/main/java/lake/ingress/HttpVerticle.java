@@ -351,7 +351,7 @@ public final class HttpVerticle extends VerticleBase {
         readBody(ctx, ICEBERG_BODY_BYTES, body -> {
             java.util.Map<String, String> query = new java.util.HashMap<>();
             ctx.queryParams().forEach(e -> query.putIfAbsent(e.getKey(), e.getValue()));
-            lake.iceberg.IcebergRequest request = new lake.iceberg.IcebergRequest(ctx.request().method().name(),
+            lake.iceberg.rest.IcebergRequest request = new lake.iceberg.rest.IcebergRequest(ctx.request().method().name(),
                     java.util.Arrays.asList(path.substring(ICEBERG.length()).split("/", -1)), query,
                     ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"), body.getBytes());
             MultiMap headers = HttpHeaders.headers();
@@ -359,14 +359,14 @@ public final class HttpVerticle extends VerticleBase {
             if (token != null) headers.add(Bus.TOKEN_HEADER, token);
             // No answer within the request timeout: a mutation may or may not have applied, which
             // Iceberg's client must hear as commit-state-unknown (504), never as a failure.
-            long timer = vertx.setTimer(requestTimeoutMs, id -> icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(request.mutation()
+            long timer = vertx.setTimer(requestTimeoutMs, id -> icebergReply(ctx, request, start, lake.iceberg.rest.IcebergRouter.error(request.mutation()
                     ? new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("no answer within the request timeout"))
                     : new org.apache.iceberg.exceptions.ServiceUnavailableException("no answer within the request timeout")), 504));
             lake.security.Caller caller = ctx.get(AccessControl.CALLER);
             if (caller == null && access.required()) {
                 // /iceberg always passes the ingress's access check first; never serve it unchecked.
                 vertx.cancelTimer(timer);
-                icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(
+                icebergReply(ctx, request, start, lake.iceberg.rest.IcebergRouter.error(
                         new org.apache.iceberg.exceptions.NotAuthorizedException("the request was not authenticated")), 0);
                 return;
             }
@@ -385,15 +385,15 @@ public final class HttpVerticle extends VerticleBase {
                     case 504 -> new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException(e.getMessage()));
                     default -> new org.apache.iceberg.exceptions.ServiceUnavailableException("%s", e.getMessage());
                 };
-                icebergReply(ctx, request, start, lake.iceberg.IcebergRouter.error(iceberg), e.status() == 504 ? 504 : 0);
+                icebergReply(ctx, request, start, lake.iceberg.rest.IcebergRouter.error(iceberg), e.status() == 504 ? 504 : 0);
             });
         });
     }
 
-    private void icebergReply(RoutingContext ctx, lake.iceberg.IcebergRequest request, long start, lake.iceberg.IcebergResponse r, int status) {
+    private void icebergReply(RoutingContext ctx, lake.iceberg.rest.IcebergRequest request, long start, lake.iceberg.rest.IcebergResponse r, int status) {
         if (ctx.response().ended()) return;
         int code = status != 0 ? status : r.status();
-        metrics.icebergRequest(lake.iceberg.IcebergRouter.routeName(request), code, System.nanoTime() - start);
+        metrics.icebergRequest(lake.iceberg.rest.IcebergRouter.routeName(request), code, System.nanoTime() - start);
         ctx.response().setStatusCode(code);
         r.headers().forEach((k, val) -> ctx.response().putHeader(k, val));
         if (r.body() == null) ctx.response().end();

@@ -79,7 +79,7 @@ public final class MetasrvNode {
     private final List<String> deployments = new ArrayList<>();
     private volatile HttpVerticle http;
     /** The node's Iceberg REST catalog (its worker threads), closed once the ingress stopped. */
-    private lake.iceberg.IcebergService iceberg;
+    private lake.iceberg.rest.IcebergService iceberg;
     /** Worker threads for Iceberg's blocking calls: enough to overlap store and file latency, bounded. */
     static final int ICEBERG_THREADS = 16;
     private NodeMetrics metrics;
@@ -118,7 +118,7 @@ public final class MetasrvNode {
                 !sharedStore ? StoreLink.Reach.PROCESS_ONLY
                         : options.storeOpener() != null ? StoreLink.Reach.HOSTED_HERE : StoreLink.Reach.REMOTE);
         try {
-            iceberg = new lake.iceberg.IcebergService(s.catalogRoot(), lake.iceberg.IcebergService.fileIO(s.catalogRoot(), s.icebergS3Endpoint()),
+            iceberg = new lake.iceberg.rest.IcebergService(s.catalogRoot(), lake.iceberg.rest.IcebergService.fileIO(s.catalogRoot(), s.icebergS3Endpoint()),
                     ICEBERG_THREADS, s.requestTimeoutMs());
         } catch (IllegalArgumentException unsupported) {
             // A catalog root Iceberg cannot write to (another scheme) leaves lake's own catalog fully usable.

@@ -1,6 +1,7 @@
 package lake.iceberg;
 
 import lake.config.Settings;
+import lake.iceberg.rest.Idempotency;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 import lake.node.FaultyStore;

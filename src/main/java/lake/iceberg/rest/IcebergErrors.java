@@ -1,4 +1,4 @@
-package lake.iceberg;
+package lake.iceberg.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -19,7 +19,7 @@ import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 
 /** The REST spec's error model: which status and type each failure answers with. */
-final class IcebergErrors {
+public final class IcebergErrors {
     private IcebergErrors() {}
 
     static int status(Throwable t) {

@@ -1,4 +1,4 @@
-package lake.iceberg;
+package lake.iceberg.rest;
 
 import java.util.Map;
 

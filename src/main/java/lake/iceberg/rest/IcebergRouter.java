@@ -1,7 +1,9 @@
-package lake.iceberg;
+package lake.iceberg.rest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import lake.catalog.Registration;
+import lake.iceberg.IcebergCatalog;
+import lake.iceberg.RequestScope;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;

@@ -1,6 +1,9 @@
-package lake.iceberg;
+package lake.iceberg.rest;
 
 import lake.catalog.CatalogPort;
+import lake.iceberg.IcebergCatalog;
+import lake.iceberg.MetadataCache;
+import lake.iceberg.NioFileIO;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.view.ViewMetadata;

@@ -1,8 +1,9 @@
-package lake.iceberg;
+package lake.iceberg.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import lake.iceberg.RequestScope;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +17,9 @@ import java.util.HexFormat;
  * {@link #LIFETIME_MS}. Stored as compact JSON:
  * {@code {"fingerprint","expires_at_ms","status","kind","metadata_location"?,"body"?}}.
  */
-final class Idempotency {
+public final class Idempotency {
     /** How long a key is remembered; {@code GET /v1/config} advertises it as {@link #LIFETIME}. */
-    static final long LIFETIME_MS = 30 * 60 * 1000L;
+    public static final long LIFETIME_MS = 30 * 60 * 1000L;
     static final String LIFETIME = "PT30M";
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -1,0 +1,2 @@
+/** lakectl: picocli commands over the client's blocking transport, and their exit codes. */
+package lake.cli;
