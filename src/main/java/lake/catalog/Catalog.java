@@ -267,12 +267,6 @@ public final class Catalog {
                 .map(t -> new Table(ns, name, t.value())));
     }
 
-    /** The table's version and incarnation, for a long poll to compare. */
-    public Future<TableVersion> tableVersion(String ns, String name) {
-        return resolve(ns, name).map(t -> new TableVersion(
-                t.registration().currentVersion(), t.registration().incarnationId().orElse(null)));
-    }
-
     /**
      * Moves the table from {@code expectedVersion} to {@code version} (unsigned, {@code version >
      * expectedVersion}), changing only {@code current_version} and conditioned on the exact

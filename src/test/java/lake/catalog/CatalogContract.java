@@ -76,7 +76,9 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
             assertThat(op.condition()).isEqualTo(Condition.VALUE);
         });
         assertThat(generation()).isEqualTo(generation);
-        assertThat(await(catalog.tableVersion("robots", "episodes"))).isEqualTo(new TableVersion(5, inc));
+        Registration resolved = await(catalog.resolve("robots", "episodes")).registration();
+        assertThat(resolved.currentVersion()).isEqualTo(5);
+        assertThat(resolved.incarnationId()).contains(inc);
         assertThat(await(catalog.snapshot(generation))).isInstanceOf(CatalogSnapshot.NotModified.class);
     }
 

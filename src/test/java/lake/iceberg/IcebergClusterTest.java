@@ -1,78 +1,21 @@
 package lake.iceberg;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import lake.config.ClusterSettings;
-import lake.config.Settings;
-import lake.meta.rocks.RocksConfig;
-import lake.meta.rocks.RocksMetaStore;
-import lake.metasrv.Leadership;
-import lake.node.ManualClock;
 import lake.node.MetasrvNode;
-import lake.node.NodeHarness;
-import lake.node.RecordingStore;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import lake.node.ThreeNodeFixture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Iceberg catalog on three nodes in one Vert.x (cluster mode on the local event bus, so
- * followers forward), sharing one recorded RocksDB store, clocks injected, election rounds only
- * on request.
+ * The Iceberg catalog on three nodes in one Vert.x ({@link ThreeNodeFixture}): followers forward
+ * Iceberg writes, and a deposed leader's commit is fenced.
  */
-class IcebergClusterTest {
-    static final long T0 = 1_700_000_000_000L;
-    static final long TTL = 10_000;
-
-    @TempDir Path dir;
-    NodeHarness h;
-    RecordingStore recording;
-    final ManualClock clockA = new ManualClock(T0);
-    final ManualClock clockB = new ManualClock(T0);
-    final ManualClock clockC = new ManualClock(T0);
-    MetasrvNode a;
-    MetasrvNode b;
-    MetasrvNode c;
-
-    @BeforeEach
-    void aLeadsAndCFollows() throws Exception {
-        h = new NodeHarness();
-        a = h.deploy(clustered("a"), clockA,
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))).map(s -> recording = new RecordingStore(s)));
-        b = h.deploy(clustered("b"), clockB, null);
-        c = h.deploy(clustered("c"), clockC, null);
-        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
-        assertThat(h.campaign(c).leader()).contains("a");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        h.close();
-    }
-
-    private Settings clustered(String id) {
-        // One catalog root for all three: they share the warehouse as they share the store.
-        return NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000)
-                .with(f -> {
-                    f.cluster = new ClusterSettings(true, "test", "127.0.0.1", 0, List.of(), ClusterSettings.StoreRole.HOST);
-                    f.catalogRoot = dir.resolve("warehouse").toUri().toString();
-                });
-    }
-
-    /** B's clock passes the lease's expiry and B takes over with epoch 2; A, frozen, still believes it leads. */
-    private void bTakesOver() throws Exception {
-        clockB.setWall(T0 + TTL);
-        Leadership bLeads = h.campaign(b);
-        assertThat(bLeads.epoch()).isEqualTo(2L);
-    }
-
+class IcebergClusterTest extends ThreeNodeFixture {
     @Test
     void icebergCommitForwardedFromFollower() throws Exception {
         int txBefore = recording.transactions.size();
