@@ -1,9 +1,6 @@
 package lake.meta;
 
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -12,9 +9,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,32 +16,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The contract every {@link MetaStore} backend meets, run unchanged against each of them. A backend
- * test extends this class and opens a fresh, empty store for every test.
+ * test extends this class and opens a fresh, empty store for every test ({@link StoreFixture}).
  */
-public abstract class MetaStoreConformance {
+public abstract class MetaStoreConformance extends StoreFixture {
 
     protected static final String GUARD = "election/leader";
-
-    protected Vertx vertx;
-    protected MetaStore store;
-
-    /** Opens a fresh, empty store for one test. */
-    protected abstract MetaStore openStore(Vertx vertx) throws Exception;
-
-    @BeforeEach
-    void openFreshStore() throws Exception {
-        vertx = Vertx.vertx();
-        store = openStore(vertx);
-    }
-
-    @AfterEach
-    void closeStore() throws Exception {
-        try {
-            if (store != null) await(store.close());
-        } finally {
-            await(vertx.close());
-        }
-    }
 
     // ---- guarded mutation ----------------------------------------------------------------------
 
@@ -644,23 +617,11 @@ public abstract class MetaStoreConformance {
     }
 
     protected static <T> T await(Future<T> future) throws Exception {
-        try {
-            return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception ex) throw ex;
-            throw e;
-        } catch (TimeoutException e) {
-            throw new AssertionError("store did not answer within 60 s", e);
-        }
+        return StoreCalls.await(future);
     }
 
     protected static Throwable failure(Future<?> future) throws Exception {
-        try {
-            future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        }
-        throw new AssertionError("expected the future to fail, but it succeeded");
+        return StoreCalls.failure(future);
     }
 
     private static void assertInvalid(Future<?> future) throws Exception {
