@@ -17,6 +17,16 @@ public abstract class StoreFixture {
     /** Opens a fresh, empty store for one test. */
     protected abstract MetaStore openStore(Vertx vertx) throws Exception;
 
+    /** This test's store, for contracts written as interfaces ({@link StoreUnderTest}). */
+    public MetaStore store() {
+        return store;
+    }
+
+    /** The Vert.x this test's store runs on. */
+    public Vertx vertx() {
+        return vertx;
+    }
+
     @BeforeEach
     void openFreshStore() throws Exception {
         vertx = Vertx.vertx();
