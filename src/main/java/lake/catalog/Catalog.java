@@ -252,13 +252,7 @@ public final class Catalog {
 
     /** One page of a namespace's table names; {@code limit} 1 to {@value #MAX_TABLE_PAGE}; {@link CatalogException.NotFound} without the namespace. */
     public Future<NamePage> listTables(String ns, String continuation, int limit) {
-        return start(() -> {
-            checkName("namespace", ns);
-            CatalogNames.checkLimit(limit, MAX_TABLE_PAGE);
-            String prefix = CatalogKeys.tablesOf(ns);
-            checkContinuation(prefix, continuation);
-            return readNamespace(ns).compose(present -> scanNames(prefix, continuation, limit));
-        });
+        return start(() -> scanTables(ns, continuation, limit).map(page -> namePage(CatalogKeys.tablesOf(ns), page)));
     }
 
     /** The table's registration as stored (its exact bytes in {@link Registration#bytes()}). */
@@ -508,15 +502,10 @@ public final class Catalog {
 
     /** One page of a namespace's tables with their registrations; as {@link #listTables}. */
     public Future<TablePage> listTableRegistrations(String ns, String continuation, int limit) {
-        return start(() -> {
-            checkName("namespace", ns);
-            CatalogNames.checkLimit(limit, MAX_TABLE_PAGE);
-            String prefix = CatalogKeys.tablesOf(ns);
-            checkContinuation(prefix, continuation);
-            return readNamespace(ns).compose(present -> port.scan(prefix, continuation, limit)).map(page -> new TablePage(
-                    page.entries().stream().map(kv -> new Table(ns, kv.key().substring(prefix.length()),
-                            Registration.parse("registration " + kv.key(), kv.value()))).toList(), page.continuation()));
-        });
+        String prefix = CatalogKeys.tablesOf(ns);
+        return start(() -> scanTables(ns, continuation, limit).map(page -> new TablePage(
+                page.entries().stream().map(kv -> new Table(ns, kv.key().substring(prefix.length()),
+                        Registration.parse("registration " + kv.key(), kv.value()))).toList(), page.continuation())));
     }
 
     /** A page of tables with their registrations. */
@@ -666,8 +655,25 @@ public final class Catalog {
 
     private Future<NamePage> scanNames(String prefix, String continuation, int limit) {
         checkContinuation(prefix, continuation);
-        return port.scan(prefix, continuation, limit).map(page -> new NamePage(
-                page.entries().stream().map(kv -> kv.key().substring(prefix.length())).toList(), page.continuation()));
+        return port.scan(prefix, continuation, limit).map(page -> namePage(prefix, page));
+    }
+
+    /**
+     * One page of namespace {@code ns}'s registrations, raw: the arguments are checked before the
+     * store is touched, and a missing namespace fails with {@link CatalogException.NotFound} rather
+     * than reading as an empty page.
+     */
+    private Future<ScanPage> scanTables(String ns, String continuation, int limit) {
+        checkName("namespace", ns);
+        CatalogNames.checkLimit(limit, MAX_TABLE_PAGE);
+        String prefix = CatalogKeys.tablesOf(ns);
+        checkContinuation(prefix, continuation);
+        return readNamespace(ns).compose(present -> port.scan(prefix, continuation, limit));
+    }
+
+    /** The page's keys without {@code prefix}: every key of a scan of {@code prefix} starts with it. */
+    private static NamePage namePage(String prefix, ScanPage page) {
+        return new NamePage(page.entries().stream().map(kv -> kv.key().substring(prefix.length())).toList(), page.continuation());
     }
 
     private static void checkContinuation(String prefix, String continuation) {

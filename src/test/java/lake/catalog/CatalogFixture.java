@@ -1,9 +1,8 @@
 package lake.catalog;
 
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import lake.meta.MetaStore;
-import org.junit.jupiter.api.AfterEach;
+import lake.meta.StoreCalls;
+import lake.meta.StoreFixture;
 import org.junit.jupiter.api.BeforeEach;
 
 import java.nio.charset.StandardCharsets;
@@ -11,9 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,36 +17,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A fresh, empty store per test (opened by the backend's subclass), a lease-like guard written
  * once, a {@link RecordingPort} over it and a {@link Catalog} over that port; plus helpers.
  */
-abstract class CatalogFixture {
+abstract class CatalogFixture extends StoreFixture {
     static final String GUARD = "election/leader";
     static final byte[] LEASE = b("{\"holder\":\"node-a\",\"epoch\":1}");
     static final String ROOT = "s3://lake-data/catalog";
     static final List<String> COLUMNS = List.of("id:i64", "score:f64", "label:utf8", "ok:bool", "blob:file");
 
-    protected Vertx vertx;
-    protected MetaStore store;
     protected RecordingPort port;
     protected Catalog catalog;
 
-    /** Opens a fresh, empty store for one test. */
-    protected abstract MetaStore openStore(Vertx vertx) throws Exception;
-
+    /** Runs after {@link StoreFixture} opened the store. */
     @BeforeEach
     void openCatalog() throws Exception {
-        vertx = Vertx.vertx();
-        store = openStore(vertx);
         assertThat(await(store.cas(GUARD, null, LEASE))).isTrue();
         port = new RecordingPort(store, GUARD, LEASE);
         catalog = new Catalog(port, ROOT + "/", System::currentTimeMillis, new Random());
-    }
-
-    @AfterEach
-    void closeStore() throws Exception {
-        try {
-            if (store != null) await(store.close());
-        } finally {
-            await(vertx.close());
-        }
     }
 
     Table newTable(String ns, String name) throws Exception {
@@ -92,14 +73,7 @@ abstract class CatalogFixture {
     }
 
     static <T> T await(Future<T> future) throws Exception {
-        try {
-            return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception ex) throw ex;
-            throw e;
-        } catch (TimeoutException e) {
-            throw new AssertionError("catalog did not answer within 60 s", e);
-        }
+        return StoreCalls.await(future, "catalog");
     }
 
     static byte[] b(String s) {

@@ -1,12 +1,9 @@
 package lake.election;
 
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import lake.meta.GuardedMutation;
 import lake.meta.MetaException;
-import lake.meta.MetaStore;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import lake.meta.StoreFixture;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -26,31 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * extends this class and opens a fresh, empty store for every test. Time is the injected
  * {@code nowMs} of each call; nothing here waits on a wall clock.
  */
-public abstract class ElectionContract {
+public abstract class ElectionContract extends StoreFixture {
 
     protected static final String KEY = "election/leader";
     protected static final long TTL = 1_000;
-
-    protected Vertx vertx;
-    protected MetaStore store;
-
-    /** Opens a fresh, empty store for one test. */
-    protected abstract MetaStore openStore(Vertx vertx) throws Exception;
-
-    @BeforeEach
-    void openFreshStore() throws Exception {
-        vertx = Vertx.vertx();
-        store = openStore(vertx);
-    }
-
-    @AfterEach
-    void closeStore() throws Exception {
-        try {
-            if (store != null) await(store.close());
-        } finally {
-            await(vertx.close());
-        }
-    }
 
     private Election node(String id) {
         return new Election(store, KEY, id, TTL);

@@ -2,7 +2,6 @@ package lake.it;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -11,6 +10,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,7 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       answered (the request took effect, the client never hears).</li>
  *   <li>{@link Mode#DROP}: every open connection is closed, and every new one as soon as it is
  *       accepted (the target is unreachable).</li>
- *   <li>{@link Mode#SLOW}: every chunk towards the target is delayed by {@code latencyMs}.</li>
+ *   <li>{@link Mode#SLOW}: every chunk towards the target is delayed by {@code latencyMs}, in
+ *       order; the proxy keeps reading meanwhile (the delay is a scheduled write, not a pause).</li>
  * </ul>
  * It counts accepted connections, the HTTP request lines it forwarded (with their arrival times)
  * and the answers it withheld or dropped, so a test can show a request was sent exactly once or
@@ -45,6 +47,12 @@ public final class TcpProxy implements AutoCloseable {
     private final List<Long> requestTimes = new CopyOnWriteArrayList<>();
     /** Every socket open now, both ends; {@link Mode#DROP} and {@link #close()} close them. */
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    /** Runs the writes {@link Mode#SLOW} delays (and those queued behind them), once each is due. */
+    private final ExecutorService delayedWrites = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "tcp-proxy-delayed-write");
+        t.setDaemon(true);
+        return t;
+    });
 
     public TcpProxy(int targetPort, Mode mode) throws IOException {
         this(targetPort, mode, 0);
@@ -111,8 +119,11 @@ public final class TcpProxy implements AutoCloseable {
     private void pump(Socket from, Socket to, boolean towardsTarget) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[64 * 1024];
+            OrderedWriter writer = new OrderedWriter(to, delayedWrites, () -> {
+                closeQuietly(from);
+                closeQuietly(to);
+            });
             try (InputStream in = from.getInputStream()) {
-                OutputStream out = to.getOutputStream();
                 int n;
                 while ((n = in.read(buf)) > 0) {
                     Mode m = mode;
@@ -122,8 +133,6 @@ public final class TcpProxy implements AutoCloseable {
                         long now = System.nanoTime();
                         for (int i = 0; i < lines; i++) requestTimes.add(now);
                         requests.addAndGet(lines);
-                        // The injected latency itself: a deliberate delay, not a wait for a condition.
-                        if (m == Mode.SLOW) Thread.sleep(latencyMs);
                     } else if (m == Mode.WITHHOLD || m == Mode.CLOSE_AFTER_ANSWER) {
                         suppressedAnswers.incrementAndGet();
                         if (m == Mode.CLOSE_AFTER_ANSWER) {
@@ -132,17 +141,19 @@ public final class TcpProxy implements AutoCloseable {
                         }
                         continue;
                     }
-                    out.write(buf, 0, n);
-                    out.flush();
+                    writer.send(buf, n, towardsTarget && m == Mode.SLOW ? latencyMs : 0);
                 }
-            } catch (IOException | InterruptedException closed) {
+            } catch (IOException closed) {
                 // Either side went away (or a fault closed it); the other pump ends too.
             } finally {
                 open.remove(from);
                 // A withheld answer's client connection stays open and silent until the client gives up.
+                // Chunks still delayed are written before the close (a fault may have closed it already).
                 if (towardsTarget || mode != Mode.WITHHOLD) {
-                    closeQuietly(to);
-                    open.remove(to);
+                    writer.afterPending(() -> {
+                        closeQuietly(to);
+                        open.remove(to);
+                    });
                 }
             }
         }, "tcp-proxy-pump");
@@ -168,5 +179,6 @@ public final class TcpProxy implements AutoCloseable {
     public void close() throws IOException {
         server.close();
         for (Socket s : open) closeQuietly(s);
+        delayedWrites.shutdown();
     }
 }

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static lake.meta.StoreCalls.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** DynamoDB-specific behaviour, observed on the wire to a real moto server through SDK interceptors. */
@@ -281,14 +282,5 @@ class DynamoBackendTest {
             if (e.getCause() instanceof Exception ex) throw ex;
             throw e;
         }
-    }
-
-    private static Throwable failure(Future<?> future) throws Exception {
-        try {
-            future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        }
-        throw new AssertionError("expected the future to fail, but it succeeded");
     }
 }

@@ -10,9 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
+import static lake.meta.StoreCalls.failure;
 import static lake.meta.rocks.RocksAwait.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -105,14 +104,5 @@ class RocksLifecycleTest {
 
     private static void assertClosed(Future<?> f) throws Exception {
         assertThat(failure(f)).isInstanceOf(MetaException.StoreClosed.class);
-    }
-
-    private static Throwable failure(Future<?> f) throws Exception {
-        try {
-            f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        }
-        throw new AssertionError("expected a failure");
     }
 }
