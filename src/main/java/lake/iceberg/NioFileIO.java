@@ -25,6 +25,11 @@ import java.util.UUID;
  * points at is complete and durable before the pointer swap that names it is even attempted.
  */
 public final class NioFileIO implements FileIO {
+    /** Whether {@code location} names the local file system ({@code file:} or an absolute path), which this IO serves. */
+    public static boolean isLocal(String location) {
+        return location.startsWith("file:") || location.startsWith("/");
+    }
+
     /** The local path of {@code location}: {@code file:///a}, {@code file:/a} and {@code /a} are all {@code /a}. */
     static Path path(String location) {
         String p = location;

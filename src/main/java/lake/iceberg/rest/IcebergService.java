@@ -56,7 +56,7 @@ public final class IcebergService implements AutoCloseable {
 
     /** The FileIO for a warehouse: {@link NioFileIO} for {@code file:}, Iceberg's S3FileIO for {@code s3://}. */
     public static FileIO fileIO(String warehouse, String s3Endpoint) {
-        if (warehouse.startsWith("file:") || warehouse.startsWith("/")) return new NioFileIO();
+        if (NioFileIO.isLocal(warehouse)) return new NioFileIO();
         if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) {
             String region = System.getenv("AWS_REGION") != null ? System.getenv("AWS_REGION") : System.getProperty("aws.region", "us-east-1");
             // Our own S3 client (so iceberg-aws's client factories, which load KMS, Glue and STS
