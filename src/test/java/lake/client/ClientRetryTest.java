@@ -8,6 +8,8 @@ import lake.server.FaultyStore;
 import lake.server.ManualClock;
 import lake.server.MetasrvNode;
 import lake.server.NodeHarness;
+import lake.wire.CatalogSnapshot;
+import lake.wire.WriteResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
