@@ -60,6 +60,7 @@ public final class Fields {
     public static Long u64OrNull(Map<String, Object> o, String field) {
         Object v = o.get(field);
         if (v == null) return null;
+        if ((v instanceof Long || v instanceof Integer) && ((Number) v).longValue() >= 0) return ((Number) v).longValue();
         BigInteger n = integral(v);
         if (n == null || n.signum() < 0 || n.compareTo(U64_MAX) > 0) throw new WireException(field, o);
         return n.longValue();

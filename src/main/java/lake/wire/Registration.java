@@ -27,7 +27,12 @@ public record Registration(Map<String, Object> raw) {
         Fields.u64(raw, "current_version");
         Fields.stringOrNull(raw, "incarnation_id");
         if (raw.get("columns") != null) {
-            for (Map<String, Object> c : Fields.objects(raw, "columns")) Column.from(c);
+            // Checked in place, allocating nothing: a snapshot checks every table's registration.
+            for (Object c : Fields.array(raw, "columns")) {
+                if (!(c instanceof Map<?, ?> column)) throw new WireException("columns", raw);
+                Fields.string(Fields.cast(column), "name");
+                Fields.string(Fields.cast(column), "type");
+            }
         }
         raw = Collections.unmodifiableMap(raw);
     }
