@@ -23,11 +23,9 @@ public record NamePage(Listing listing, List<String> names, String continuation)
         names = List.copyOf(names);
     }
 
-    /** The page, listing what its one member of names says. */
+    /** A page of namespaces when it has a {@code "namespaces"} member, else of tables ({@code "names"} required). */
     public static NamePage from(Map<String, Object> o) {
-        boolean namespaces = o.containsKey(Listing.NAMESPACES.field);
-        if (namespaces == o.containsKey(Listing.TABLES.field)) throw new WireException("namespaces' or 'names", o);
-        Listing l = namespaces ? Listing.NAMESPACES : Listing.TABLES;
+        Listing l = o.containsKey(Listing.NAMESPACES.field) ? Listing.NAMESPACES : Listing.TABLES;
         return new NamePage(l, Fields.strings(o, l.field), Fields.stringOrNull(o, "continuation"));
     }
 

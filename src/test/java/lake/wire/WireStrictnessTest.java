@@ -40,6 +40,7 @@ class WireStrictnessTest {
         refused(CatalogSnapshot::from, Fields.of("status", "snapshot", "generation", "g"), "tables", null);
         refused(Namespace::from, Fields.of("namespace", "n", "properties", Fields.of("owner", 1L)), "properties", null);
         refused(Namespace::from, Fields.of("namespace", "n", "properties", Map.of(), "dropping", "yes"), "dropping", null);
+        refused(NamePage::from, Fields.of("continuation", "c"), "names", null);
         refused(LeaderInfo::from, Fields.of("node_id", "a"), "role", null);
         refused(ClusterInfo.Member::from, Fields.of("node_id", "a", "role", "leader", "http_port", 1L << 40), "http_port", null);
     }
