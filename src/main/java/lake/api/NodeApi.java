@@ -263,13 +263,14 @@ public final class NodeApi {
                 String key = ApiRequests.get(body);
                 access.authorize(caller, new Action.Key(op, key, false));
                 yield reads.get(key).compose(v -> v
-                        .map(bytes -> Future.succeededFuture(new JsonObject().put("key", key).put("value", StoreProtocol.b64(bytes))))
+                        .map(bytes -> Future.succeededFuture(new JsonObject(lake.wire.Entry.toMap(key, bytes))))
                         .orElseGet(() -> Future.failedFuture(ApiError.notFound("key '" + key + "' not found"))));
             }
             case Ops.SCAN -> {
                 ApiRequests.Scan s = ApiRequests.scan(body);
                 access.authorize(caller, new Action.Scan(op, s.prefix()));
-                yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(StoreProtocol::page);
+                yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(p -> new JsonObject(lake.wire.EntryPage.toMap(p.entries(),
+                        kv -> lake.wire.Entry.toMap(kv.key(), kv.value()), p.continuation())));
             }
             case Ops.CAS, Ops.DELETE, Ops.TXN -> {
                 Caller c = caller;
@@ -280,7 +281,8 @@ public final class NodeApi {
                                 .map(lake.meta.Transaction.Op::key).toList()));
                 yield fenced(op, forwardable, headers, w, c);
             }
-            case Ops.CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
+            case Ops.CLUSTER -> membership.list().map(members -> new JsonObject(new lake.wire.ClusterInfo(settings.nodeId(), members.stream()
+                    .map(m -> lake.wire.ClusterInfo.Member.from(((JsonObject) m).getMap())).toList()).toMap()));
             case Ops.LEADER -> leader();
             case Ops.RESIGN -> {
                 access.authorize(caller, new Action.Admin(op, null));
@@ -413,21 +415,16 @@ public final class NodeApi {
 
     /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */
     private static JsonObject outcome(FencedWriter.Outcome o) {
-        JsonObject out = new JsonObject().put("applied", o.applied());
-        if (!o.applied() && !o.failed().isEmpty()) out.put("failed", new io.vertx.core.json.JsonArray(o.failed()));
-        return out.put("epoch", ApiRequests.u64(o.epoch()));
+        return new JsonObject(new lake.wire.WriteResult(o.applied(), o.epoch(), o.failed()).toMap());
     }
 
     private Future<JsonObject> leader() {
         Leadership l = leadership;
-        JsonObject out = new JsonObject().put("node_id", settings.nodeId())
-                .put("role", l.isLeader() ? "leader" : "follower");
         return reads.get(settings.leaseKey()).map(bytes -> {
             Optional<LeaseRecord> lease = bytes.map(LeaseRecord::decode).filter(r -> !r.expiredAt(clock.wallMillis()));
-            out.put("leader", lease.map(LeaseRecord::holder).orElse(null));
-            out.put("epoch", lease.map(r -> ApiRequests.u64(r.epoch())).orElse(null));
-            out.put("expires_at_ms", lease.map(LeaseRecord::expiresAtMs).orElse(null));
-            return out;
+            return new JsonObject(new lake.wire.LeaderInfo(settings.nodeId(), l.isLeader() ? "leader" : "follower",
+                    lease.map(LeaseRecord::holder).orElse(null), lease.map(LeaseRecord::epoch).orElse(null),
+                    lease.map(LeaseRecord::expiresAtMs).orElse(null)).toMap());
         });
     }
 }

@@ -2,7 +2,6 @@ package lake.catalogapi;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import lake.bus.Bus;
 import lake.catalog.Catalog;
@@ -79,7 +78,7 @@ public final class CatalogApi {
             }
             case CatalogOps.LIST_NAMESPACES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_NAMESPACE_PAGE, java.util.Set.of());
-                yield () -> c.listNamespaces(p.continuation(), p.limit()).map(page -> names("namespaces", page));
+                yield () -> c.listNamespaces(p.continuation(), p.limit()).map(page -> names(lake.wire.NamePage.Listing.NAMESPACES, page));
             }
             case CatalogOps.CREATE_TABLE -> {
                 CatalogRequests.CreateTable r = CatalogRequests.createTable(body);
@@ -88,7 +87,7 @@ public final class CatalogApi {
             case CatalogOps.LIST_TABLES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TABLE_PAGE, java.util.Set.of("namespace"));
                 String ns = ApiRequests.string(body, "namespace");
-                yield () -> c.listTables(ns, p.continuation(), p.limit()).map(page -> names("names", page));
+                yield () -> c.listTables(ns, p.continuation(), p.limit()).map(page -> names(lake.wire.NamePage.Listing.TABLES, page));
             }
             case CatalogOps.RESOLVE -> {
                 CatalogRequests.Resolve r = CatalogRequests.resolve(body);
@@ -154,12 +153,11 @@ public final class CatalogApi {
     }
 
     private static JsonObject modified(Table t, long known) {
-        return t.registration().currentVersion() == known ? notModified(t) : table(t).put("status", "modified");
+        return t.registration().currentVersion() == known ? notModified(t) : new JsonObject(lake.wire.TableChange.modified(wire(t)).toMap());
     }
 
     private static JsonObject notModified(Table t) {
-        return new JsonObject().put("status", "not_modified").put("namespace", t.namespace()).put("name", t.name())
-                .put("current_version", ApiRequests.u64(t.registration().currentVersion()));
+        return new JsonObject(lake.wire.TableChange.notModified(t.namespace(), t.name(), t.registration().currentVersion()).toMap());
     }
 
     /** A snapshot; with {@code known_generation} and {@code wait_ms}, a long poll until the generation changes. */
@@ -174,44 +172,39 @@ public final class CatalogApi {
         });
     }
 
+    // Replies render through lake.wire's records, the shapes the client decodes.
+
     static JsonObject snapshot(CatalogSnapshot s) {
-        if (s instanceof CatalogSnapshot.NotModified nm) {
-            return new JsonObject().put("status", "not_modified").put("generation", nm.generation());
-        }
-        CatalogSnapshot.Snapshot full = (CatalogSnapshot.Snapshot) s;
-        JsonArray tables = new JsonArray();
-        for (Table t : full.tables()) tables.add(table(t));
-        return new JsonObject().put("status", "snapshot").put("generation", full.generation()).put("tables", tables);
+        List<lake.wire.Table> tables = new java.util.ArrayList<>();
+        if (s instanceof CatalogSnapshot.Snapshot full) for (Table t : full.tables()) tables.add(wire(t));
+        return new JsonObject(new lake.wire.CatalogSnapshot(s instanceof CatalogSnapshot.Snapshot, s.generation(), tables).toMap());
     }
 
     static JsonObject namespace(Namespace n) {
-        JsonObject out = new JsonObject().put("namespace", n.name())
-                .put("properties", new JsonObject(new java.util.LinkedHashMap<>(n.properties())));
-        return n.dropping() ? out.put("dropping", true) : out;
+        return new JsonObject(new lake.wire.Namespace(n.name(), n.properties(), n.dropping()).toMap());
     }
 
-    static JsonObject table(Table t) {
-        return new JsonObject().put("namespace", t.namespace()).put("name", t.name()).put("registration", registration(t.registration()));
-    }
+    static JsonObject table(Table t) { return new JsonObject(wire(t).toMap()); }
 
-    static JsonObject tombstone(Tombstone t) {
-        return new JsonObject().put("namespace", t.namespace()).put("name", t.name())
-                .put("incarnation_id", t.incarnation()).put("registration", registration(t.registration()));
-    }
+    static JsonObject tombstone(Tombstone t) { return new JsonObject(wire(t).toMap()); }
 
     private static JsonObject tombstones(TombstonePage page) {
-        JsonArray out = new JsonArray();
-        for (Tombstone t : page.tombstones()) out.add(tombstone(t));
-        return new JsonObject().put("tombstones", out).put("continuation", page.continuation());
+        return new JsonObject(new lake.wire.TombstonePage(page.tombstones().stream().map(CatalogApi::wire).toList(), page.continuation()).toMap());
     }
 
-    private static JsonObject names(String field, NamePage page) {
-        return new JsonObject().put(field, new JsonArray(page.names())).put("continuation", page.continuation());
+    private static JsonObject names(lake.wire.NamePage.Listing listing, NamePage page) {
+        return new JsonObject(new lake.wire.NamePage(listing, page.names(), page.continuation()).toMap());
+    }
+
+    static lake.wire.Table wire(Table t) { return new lake.wire.Table(t.namespace(), t.name(), registration(t.registration())); }
+
+    static lake.wire.Tombstone wire(Tombstone t) {
+        return new lake.wire.Tombstone(t.namespace(), t.name(), t.incarnation(), registration(t.registration()));
     }
 
     /** The registration as stored: lake's fields and any unknown ones, in their order. */
-    private static JsonObject registration(Registration r) {
-        // The stored bytes are compact JSON already: parse them once, no tree copy or re-render.
-        return new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.bytes()));
+    private static lake.wire.Registration registration(Registration r) {
+        // The stored bytes are compact JSON already: parse them once; the record keeps that map, no tree copy or re-render.
+        return new lake.wire.Registration(new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.bytes())).getMap());
     }
 }

@@ -1,13 +1,14 @@
 package lake.cli;
 
-import lake.client.CatalogSnapshot;
+import lake.client.Json;
 import lake.client.MetasrvClient;
 import lake.client.MetasrvException;
-import lake.client.NamePage;
-import lake.client.Namespace;
-import lake.client.Registration;
-import lake.client.Table;
-import lake.client.Tombstone;
+import lake.wire.CatalogSnapshot;
+import lake.wire.NamePage;
+import lake.wire.Namespace;
+import lake.wire.Registration;
+import lake.wire.Table;
+import lake.wire.Tombstone;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -23,7 +24,7 @@ final class CatalogCommands {
 
     static void printTable(Base cmd, Table t) {
         if (cmd.root().json()) {
-            cmd.println(t.toJson());
+            cmd.println(Json.write(t.toMap()));
             return;
         }
         Registration r = t.registration();
@@ -35,7 +36,7 @@ final class CatalogCommands {
 
     static void printNamespace(Base cmd, Namespace n) {
         if (cmd.root().json()) {
-            cmd.println(n.toJson());
+            cmd.println(Json.write(n.toMap()));
             return;
         }
         cmd.println(n.name() + (n.dropping() ? " (dropping)" : ""));
@@ -46,8 +47,8 @@ final class CatalogCommands {
         }
     }
 
-    static void printNames(Base cmd, List<String> names, String field) {
-        if (cmd.root().json()) cmd.println(new NamePage(names, null).toJson(field));
+    static void printNames(Base cmd, List<String> names, NamePage.Listing listing) {
+        if (cmd.root().json()) cmd.println(Json.write(new NamePage(listing, names, null).toMap()));
         else names.forEach(cmd::println);
     }
 
@@ -70,7 +71,7 @@ final class CatalogCommands {
     @Command(name = "ls", mixinStandardHelpOptions = true, description = "List every namespace.")
     static final class NsLs extends Base {
         @Override int run(MetasrvClient client) {
-            printNames(this, await(client.namespacePages(1000).collect(NamePage::names)), "namespaces");
+            printNames(this, await(client.namespacePages(1000).collect(NamePage::names)), NamePage.Listing.NAMESPACES);
             return ExitCodes.OK;
         }
     }
@@ -91,7 +92,7 @@ final class CatalogCommands {
 
         @Override int run(MetasrvClient client) {
             Namespace n = await(client.dropNamespace(name));
-            if (root().json()) println(n.toJson());
+            if (root().json()) println(Json.write(n.toMap()));
             else println("dropped namespace " + n.name());
             return ExitCodes.OK;
         }
@@ -121,7 +122,7 @@ final class CatalogCommands {
         @Parameters(paramLabel = "NS") String ns;
 
         @Override int run(MetasrvClient client) {
-            printNames(this, await(client.tablePages(ns, 256).collect(NamePage::names)), "names");
+            printNames(this, await(client.tablePages(ns, 256).collect(NamePage::names)), NamePage.Listing.TABLES);
             return ExitCodes.OK;
         }
     }
@@ -168,7 +169,7 @@ final class CatalogCommands {
 
         @Override int run(MetasrvClient client) {
             Tombstone t = await(client.dropTable(ns, name));
-            if (root().json()) println(t.toJson());
+            if (root().json()) println(Json.write(t.toMap()));
             else println("dropped table " + t.namespace() + "/" + t.name() + " (incarnation " + t.incarnationId() + ")");
             return ExitCodes.OK;
         }
@@ -198,7 +199,7 @@ final class CatalogCommands {
 
         private void print(CatalogSnapshot s) {
             if (root().json()) {
-                println(s.toJson());
+                println(Json.write(s.toMap()));
             } else {
                 println("generation " + s.generation() + ": " + s.tables().size() + " table" + (s.tables().size() == 1 ? "" : "s"));
                 if (!s.tables().isEmpty()) {

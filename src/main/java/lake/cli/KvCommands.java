@@ -1,12 +1,13 @@
 package lake.cli;
 
-import lake.client.Entry;
-import lake.client.EntryPage;
+import lake.client.Json;
 import lake.client.MetasrvClient;
 import lake.client.MetasrvException;
 import lake.client.Pages;
 import lake.client.Txn;
-import lake.client.WriteResult;
+import lake.wire.Entry;
+import lake.wire.EntryPage;
+import lake.wire.WriteResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -26,7 +27,7 @@ final class KvCommands {
 
     /** Prints a write's result; 0 if applied, 1 (and one line on stderr) if its condition did not hold. */
     static int written(Base cmd, WriteResult r, String what) {
-        if (cmd.root().json()) cmd.println(r.toJson());
+        if (cmd.root().json()) cmd.println(Json.write(r.toMap()));
         else if (r.applied()) cmd.println("applied (epoch " + Long.toUnsignedString(r.epoch()) + ")");
         if (r.applied()) return ExitCodes.OK;
         cmd.fail("not applied: " + what + (r.failed().isEmpty() ? "" : "; failed operations " + r.failed()));
@@ -45,7 +46,7 @@ final class KvCommands {
                 fail("not_found: key '" + key + "' not found");
                 return ExitCodes.NOT_APPLIED;
             }
-            if (root().json()) println(e.get().toJson());
+            if (root().json()) println(Json.write(e.get().toMap()));
             else values.print(e.get().value(), root().out);
             return ExitCodes.OK;
         }
@@ -141,7 +142,7 @@ final class KvCommands {
             while (pages.hasNext()) {
                 for (Entry e : await(pages.next()).entries()) {
                     if (root().json()) {
-                        root().out.print((first ? "" : ",") + e.toJson());
+                        root().out.print((first ? "" : ",") + Json.write(e.toMap()));
                         first = false;
                     } else if (keysOnly) {
                         println(e.key());

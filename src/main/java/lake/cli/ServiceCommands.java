@@ -1,9 +1,11 @@
 package lake.cli;
 
-import lake.client.ClusterInfo;
-import lake.client.LeaderInfo;
+import lake.client.Json;
 import lake.client.MetasrvClient;
 import lake.client.NodeHealth;
+import lake.wire.ClusterInfo;
+import lake.wire.LeaderInfo;
+import lake.wire.Resigned;
 import picocli.CommandLine.Command;
 
 import java.time.Instant;
@@ -19,7 +21,7 @@ final class ServiceCommands {
         int run(MetasrvClient client) {
             LeaderInfo l = await(client.leader());
             if (root().json()) {
-                println(l.toJson());
+                println(Json.write(l.toMap()));
                 return ExitCodes.OK;
             }
             new Columns("LEADER", "EPOCH", "EXPIRES", "ANSWERED BY")
@@ -37,7 +39,7 @@ final class ServiceCommands {
         int run(MetasrvClient client) {
             ClusterInfo c = await(client.cluster());
             if (root().json()) {
-                println(c.toJson());
+                println(Json.write(c.toMap()));
                 return ExitCodes.OK;
             }
             Columns t = new Columns("NODE", "ROLE", "EPOCH", "HTTP PORT");
@@ -56,7 +58,7 @@ final class ServiceCommands {
         @Override
         int run(MetasrvClient client) {
             boolean resigned = await(client.resign());
-            if (root().json()) println("{\"resigned\":" + resigned + "}");
+            if (root().json()) println(Json.write(new Resigned(resigned).toMap()));
             else if (resigned) println("resigned");
             if (resigned) return ExitCodes.OK;
             fail("not applied: the answering node was not leading");
@@ -71,7 +73,7 @@ final class ServiceCommands {
         int run(MetasrvClient client) {
             List<NodeHealth> all = await(client.health());
             if (root().json()) {
-                all.forEach(h -> println(h.toJson()));
+                all.forEach(h -> println(Json.write(h.toMap())));
             } else {
                 Columns t = new Columns("ENDPOINT", "STATUS", "NODE", "READY");
                 for (NodeHealth h : all) t.row(h.endpoint(), h.up() ? "up" : "down", h.nodeId(), h.up() ? (h.ready() ? "yes" : "no") : null);

@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
+import lake.wire.LeaderInfo;
 
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,8 @@ final class BusTransport implements Transport {
     @Override
     public Future<List<NodeHealth>> health(long timeoutMs) {
         return send(Call.read("leader", "/v1/leader", Map.of()), 0, timeoutMs, 0)
-                .map(o -> List.of(new NodeHealth("event bus", true, Json.stringOrNull(o, "node_id"), "leader".equals(o.get("role")), null)))
+                .map(o -> LeaderInfo.from(o))
+                .map(l -> List.of(new NodeHealth("event bus", true, l.nodeId(), "leader".equals(l.role()), null)))
                 .otherwise(t -> List.of(new NodeHealth("event bus", false, null, false, t.getMessage())));
     }
 

@@ -2,6 +2,34 @@ package lake.client;
 
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
+import lake.wire.CasRequest;
+import lake.wire.CatalogSnapshot;
+import lake.wire.ClusterInfo;
+import lake.wire.CommitVersionRequest;
+import lake.wire.CreateNamespaceRequest;
+import lake.wire.CreateTableRequest;
+import lake.wire.DeleteRequest;
+import lake.wire.Entry;
+import lake.wire.EntryPage;
+import lake.wire.Fields;
+import lake.wire.GetRequest;
+import lake.wire.LeaderInfo;
+import lake.wire.NamePage;
+import lake.wire.Namespace;
+import lake.wire.NamespaceRequest;
+import lake.wire.PageRequest;
+import lake.wire.PurgeRequest;
+import lake.wire.ResolveRequest;
+import lake.wire.Resigned;
+import lake.wire.ScanRequest;
+import lake.wire.SnapshotRequest;
+import lake.wire.Table;
+import lake.wire.TableChange;
+import lake.wire.TableRequest;
+import lake.wire.Tombstone;
+import lake.wire.TombstonePage;
+import lake.wire.WireException;
+import lake.wire.WriteResult;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,8 +41,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
- * {@link MetasrvClient} over one {@link Transport}: builds each call in both wire forms, runs it
- * through the {@link Retrier}, and reads the reply into its typed result. A view made by
+ * {@link MetasrvClient} over one {@link Transport}: builds each call in both wire forms (the
+ * {@code lake.wire} request records), runs it through the {@link Retrier}, and reads the reply
+ * into its {@code lake.wire} record. A reply that is not that record's shape is a
+ * {@link MetasrvException.ServerError} ({@code unexpected_reply}) naming the field. A view made by
  * {@link #withEpoch(long)} shares the transport and retrier and owns neither.
  */
 final class DefaultClient implements MetasrvClient {
@@ -41,16 +71,23 @@ final class DefaultClient implements MetasrvClient {
         return reply.onSuccess(r -> {
             if (pinFirst && r.get("epoch") != null) {
                 try {
-                    pinned.compareAndSet(null, Json.u64(r, "epoch"));
-                } catch (MetasrvException notAnEpoch) {
+                    pinned.compareAndSet(null, Fields.u64(r, "epoch"));
+                } catch (WireException notAnEpoch) {
                     // A catalog reply without an epoch: nothing to pin.
                 }
             }
         });
     }
 
+    /** {@code call}'s reply decoded by {@code read}; a reply of another shape fails as the client's bad-reply error. */
     private <T> Future<T> run(Call call, Function<Map<String, Object>, T> read) {
-        return run(call).map(read);
+        return run(call).map(r -> {
+            try {
+                return read.apply(r);
+            } catch (WireException e) {
+                throw Json.badReply(e);
+            }
+        });
     }
 
     private static String kv(String key) {
@@ -68,7 +105,7 @@ final class DefaultClient implements MetasrvClient {
     public Future<Optional<Entry>> get(String key) {
         Future<Entry> f;
         try {
-            f = run(Call.read("kv.get", kv(key), Json.object("key", key)), Entry::from);
+            f = run(Call.read("kv.get", kv(key), new GetRequest(key).toMap()), Entry::from);
         } catch (MetasrvException e) {
             return Future.failedFuture(e);
         }
@@ -80,14 +117,14 @@ final class DefaultClient implements MetasrvClient {
     public Future<EntryPage> scan(String prefix, String continuation, int limit) {
         String p = prefix == null ? "" : prefix;
         return run(Call.read("kv.scan", "/v1/kv" + HttpReplies.query("prefix", p, "limit", limit, "continuation", continuation),
-                Json.withoutNulls(Json.object("prefix", p, "continuation", continuation, "limit", (long) limit))), EntryPage::from);
+                new ScanRequest(p, continuation, limit).toMap()), EntryPage::from);
     }
 
     @Override
     public Future<WriteResult> cas(String key, byte[] expected, byte[] value) {
         return guard(() -> {
             requireKey(key);
-            Map<String, Object> body = Json.object("key", key, "expected", expected == null ? null : Txn.b64(expected), "value", Txn.b64(value));
+            Map<String, Object> body = new CasRequest(key, expected, value, null).toMap();
             Txn intent = expected == null ? Txn.builder().create(key, value).build() : Txn.builder().update(key, expected, value).build();
             return run(Call.write("kv.cas", HttpMethod.POST, "/v1/kv/cas", body, body, intent), WriteResult::from);
         });
@@ -98,7 +135,7 @@ final class DefaultClient implements MetasrvClient {
         return guard(() -> {
             requireKey(key);
             if (expected == null) throw new MetasrvException.InvalidArgument("a delete needs the key's exact current value");
-            Map<String, Object> body = Json.object("key", key, "expected", Txn.b64(expected));
+            Map<String, Object> body = new DeleteRequest(key, expected, null).toMap();
             return run(Call.write("kv.delete", HttpMethod.POST, "/v1/kv/delete", body, body,
                     Txn.builder().deleteIf(key, expected).build()), WriteResult::from);
         });
@@ -135,7 +172,7 @@ final class DefaultClient implements MetasrvClient {
     public Future<Boolean> resign() {
         // Not a store write, but it changes who leads: an unknown outcome is not retried either.
         return run(Call.write("leader.resign", HttpMethod.POST, "/v1/leader/resign", null, Map.of(), null),
-                r -> Json.bool(r, "resigned"));
+                r -> Resigned.from(r).resigned());
     }
 
     @Override
@@ -204,7 +241,7 @@ final class DefaultClient implements MetasrvClient {
     }
 
     private <T> Future<T> catalogRead(String op, String path, Map<String, Object> busBody, Function<Map<String, Object>, T> read) {
-        return run(Call.read("catalog." + op, path, Json.withoutNulls(busBody)), read);
+        return run(Call.read("catalog." + op, path, busBody), read);
     }
 
     private <T> Future<T> catalogWrite(String op, HttpMethod method, String path, Map<String, Object> httpBody,
@@ -214,80 +251,71 @@ final class DefaultClient implements MetasrvClient {
 
     @Override
     public Future<Namespace> createNamespace(String namespace, Map<String, String> properties) {
-        Map<String, Object> body = Json.object("namespace", namespace);
-        if (properties != null && !properties.isEmpty()) body.put("properties", new java.util.TreeMap<>(properties));
+        Map<String, Object> body = new CreateNamespaceRequest(namespace, properties == null ? null : new java.util.TreeMap<>(properties)).toMap();
         return catalogWrite("create-namespace", HttpMethod.POST, "/v1/namespaces", body, body, Namespace::from);
     }
 
     @Override
     public Future<NamePage> listNamespaces(String continuation, int limit) {
         return catalogRead("list-namespaces", "/v1/namespaces" + HttpReplies.query("limit", limit, "continuation", continuation),
-                Json.object("limit", (long) limit, "continuation", continuation),
-                r -> new NamePage(Json.strings(r, "namespaces"), Json.stringOrNull(r, "continuation")));
+                new PageRequest(null, limit, continuation).toMap(), NamePage::from);
     }
 
     @Override
     public Future<Namespace> getNamespace(String namespace) {
-        return guard(() -> catalogRead("get-namespace", ns(namespace), Json.object("namespace", namespace), Namespace::from));
+        return guard(() -> catalogRead("get-namespace", ns(namespace), new NamespaceRequest(namespace).toMap(), Namespace::from));
     }
 
     @Override
     public Future<Namespace> dropNamespace(String namespace) {
         return guard(() -> catalogWrite("drop-namespace", HttpMethod.DELETE, ns(namespace), null,
-                Json.object("namespace", namespace), Namespace::from));
+                new NamespaceRequest(namespace).toMap(), Namespace::from));
     }
 
     @Override
     public Future<Table> createTable(String namespace, String name, List<String> columns, String engine) {
         return guard(() -> {
-            Map<String, Object> body = Json.object("name", name, "columns", List.copyOf(columns));
-            if (engine != null) body.put("engine", engine);
-            Map<String, Object> bus = Json.object("namespace", namespace);
-            bus.putAll(body);
-            return catalogWrite("create-table", HttpMethod.POST, ns(namespace) + "/tables", body, bus, Table::from);
+            CreateTableRequest r = new CreateTableRequest(namespace, name, columns, engine);
+            return catalogWrite("create-table", HttpMethod.POST, ns(namespace) + "/tables", r.httpBody(), r.toMap(), Table::from);
         });
     }
 
     @Override
     public Future<NamePage> listTables(String namespace, String continuation, int limit) {
         return guard(() -> catalogRead("list-tables", ns(namespace) + "/tables" + HttpReplies.query("limit", limit, "continuation", continuation),
-                Json.object("namespace", namespace, "limit", (long) limit, "continuation", continuation),
-                r -> new NamePage(Json.strings(r, "names"), Json.stringOrNull(r, "continuation"))));
+                new PageRequest(namespace, limit, continuation).toMap(), NamePage::from));
     }
 
     @Override
     public Future<Table> getTable(String namespace, String name) {
-        return guard(() -> catalogRead("resolve", table(namespace, name), Json.object("namespace", namespace, "name", name), Table::from));
+        return guard(() -> catalogRead("resolve", table(namespace, name), new ResolveRequest(namespace, name, null, null).toMap(), Table::from));
     }
 
     @Override
     public Future<TableChange> awaitTableChange(String namespace, String name, long knownVersion, long waitMs) {
         return guard(() -> run(Call.read("catalog.resolve",
                         table(namespace, name) + HttpReplies.query("known_version", Long.toUnsignedString(knownVersion), "wait_ms", waitMs),
-                        Json.object("namespace", namespace, "name", name, "known_version", Json.u64Value(knownVersion), "wait_ms", waitMs))
+                        new ResolveRequest(namespace, name, knownVersion, waitMs).toMap())
                 .waiting(waitMs), TableChange::from));
     }
 
     @Override
     public Future<Table> commitVersion(String namespace, String name, long expectedVersion, long version, String incarnationId) {
         return guard(() -> {
-            Map<String, Object> body = Json.object("expected_version", Json.u64Value(expectedVersion), "version", Json.u64Value(version));
-            if (incarnationId != null) body.put("incarnation_id", incarnationId);
-            Map<String, Object> bus = Json.object("namespace", namespace, "name", name);
-            bus.putAll(body);
-            return catalogWrite("commit-version", HttpMethod.POST, table(namespace, name) + "/versions", body, bus, Table::from);
+            CommitVersionRequest r = new CommitVersionRequest(namespace, name, expectedVersion, version, incarnationId);
+            return catalogWrite("commit-version", HttpMethod.POST, table(namespace, name) + "/versions", r.httpBody(), r.toMap(), Table::from);
         });
     }
 
     @Override
     public Future<Tombstone> dropTable(String namespace, String name) {
         return guard(() -> catalogWrite("drop-table", HttpMethod.DELETE, table(namespace, name), null,
-                Json.object("namespace", namespace, "name", name), Tombstone::from));
+                new TableRequest(namespace, name).toMap(), Tombstone::from));
     }
 
     @Override
     public Future<CatalogSnapshot> snapshot() {
-        return catalogRead("snapshot", "/v1/catalog", Map.of(), CatalogSnapshot::from);
+        return catalogRead("snapshot", "/v1/catalog", new SnapshotRequest(null, null).toMap(), CatalogSnapshot::from);
     }
 
     /** How often {@link #awaitSnapshot} looks while the catalog has no generation yet (the server can only wait for a change from one). */
@@ -297,7 +325,7 @@ final class DefaultClient implements MetasrvClient {
     public Future<CatalogSnapshot> awaitSnapshot(String knownGeneration, long waitMs) {
         if (knownGeneration == null) return awaitFirstGeneration(System.nanoTime() + waitMs * 1_000_000L);
         return run(Call.read("catalog.snapshot", "/v1/catalog" + HttpReplies.query("known_generation", knownGeneration, "wait_ms", waitMs),
-                Json.withoutNulls(Json.object("known_generation", knownGeneration, "wait_ms", waitMs))).waiting(waitMs), CatalogSnapshot::from);
+                new SnapshotRequest(knownGeneration, waitMs).toMap()).waiting(waitMs), CatalogSnapshot::from);
     }
 
     /**
@@ -316,11 +344,7 @@ final class DefaultClient implements MetasrvClient {
     @Override
     public Future<TombstonePage> listTombstones(String continuation, int limit) {
         return catalogRead("list-tombstones", "/v1/catalog/tombstones" + HttpReplies.query("limit", limit, "continuation", continuation),
-                Json.object("limit", (long) limit, "continuation", continuation), r -> {
-                    List<Tombstone> ts = new ArrayList<>();
-                    for (Map<String, Object> t : Json.objects(r, "tombstones")) ts.add(Tombstone.from(t));
-                    return new TombstonePage(ts, Json.stringOrNull(r, "continuation"));
-                });
+                new PageRequest(null, limit, continuation).toMap(), TombstonePage::from);
     }
 
     @Override
@@ -329,7 +353,7 @@ final class DefaultClient implements MetasrvClient {
             if (incarnationId == null || incarnationId.isEmpty()) throw new MetasrvException.InvalidArgument("an incarnation id is required");
             return catalogWrite("purge-tombstone", HttpMethod.DELETE, "/v1/catalog/tombstones/" + HttpReplies.path(namespace, false)
                             + "/" + HttpReplies.path(name, false) + "/" + HttpReplies.path(incarnationId, false), null,
-                    Json.object("namespace", namespace, "name", name, "incarnation_id", incarnationId), Tombstone::from);
+                    new PurgeRequest(namespace, name, incarnationId).toMap(), Tombstone::from);
         });
     }
 

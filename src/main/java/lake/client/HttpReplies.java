@@ -1,5 +1,9 @@
 package lake.client;
 
+import lake.wire.Fields;
+import lake.wire.Health;
+import lake.wire.WireException;
+
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -52,9 +56,9 @@ final class HttpReplies {
     /** The typed error a Metasrv error envelope ({@code {"error":{"code","message"}}}) names; null if {@code body} is not one. */
     static MetasrvException envelope(int status, String body) {
         try {
-            Map<String, Object> e = Json.object(Json.parseObject(body), "error");
-            return MetasrvException.of(status, Json.string(e, "code"), Json.stringOrNull(e, "message"));
-        } catch (IllegalArgumentException | MetasrvException notTheEnvelope) {
+            Map<String, Object> e = Fields.object(Json.parseObject(body), "error");
+            return MetasrvException.of(status, Fields.string(e, "code"), Fields.stringOrNull(e, "message"));
+        } catch (IllegalArgumentException | WireException notTheEnvelope) {
             return null;
         }
     }
@@ -62,8 +66,8 @@ final class HttpReplies {
     /** The node id a {@code /health} 200 names; {@link IllegalArgumentException} naming the reply when it is not Metasrv's. */
     static String healthNodeId(String body) {
         try {
-            return Json.stringOrNull(Json.parseObject(body), "node_id");
-        } catch (IllegalArgumentException | MetasrvException e) {
+            return Health.from(Json.parseObject(body)).nodeId();
+        } catch (IllegalArgumentException | WireException e) {
             throw new IllegalArgumentException("HTTP 200 from /health is not Metasrv's: " + snippet(String.valueOf(body)));
         }
     }

@@ -5,34 +5,35 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import lake.wire.Fields;
+import lake.wire.WireException;
 
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * JSON for the client: plain maps and lists over jackson-core's streaming parser and generator.
- * Deliberately not Vert.x's {@code JsonObject}: its first use builds a databind {@code ObjectMapper},
- * which costs a command-line call hundreds of milliseconds. Objects are {@code LinkedHashMap}s
- * (member order kept), arrays {@code ArrayList}s, integers {@code Long} or {@code BigInteger}.
- * Readers fail with {@link MetasrvException.ServerError} naming the field, never a raw NPE or
- * ClassCastException.
+ * JSON text for the client: plain maps and lists over jackson-core's streaming parser and
+ * generator, the form {@code lake.wire}'s records decode from and render to ({@code toMap()};
+ * {@code Json.write(result.toMap())} is the API's JSON of a result). Deliberately not Vert.x's
+ * {@code JsonObject}: its first use builds a databind {@code ObjectMapper}, which costs a
+ * command-line call hundreds of milliseconds. Objects are {@code LinkedHashMap}s (member order
+ * kept), arrays {@code ArrayList}s, integers {@code Long} or {@code BigInteger}.
  */
-final class Json {
+public final class Json {
     private Json() {}
 
     private static final JsonFactory FACTORY = JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
-    /** Parses JSON text that must be one object. */
-    static Map<String, Object> parseObject(String text) {
+    /** Parses JSON text that must be one object; throws {@link IllegalArgumentException} if it is not exactly that. */
+    public static Map<String, Object> parseObject(String text) {
         Object v = parse(text);
-        if (v instanceof Map<?, ?> m) return cast(m);
+        if (v instanceof Map<?, ?> m) return Fields.cast(m);
         throw new IllegalArgumentException("expected a JSON object");
     }
 
@@ -79,12 +80,12 @@ final class Json {
     }
 
     /** Compact JSON text of maps, lists, strings, numbers, booleans and nulls. */
-    static String write(Object value) {
+    public static String write(Object value) {
         return write(value, false);
     }
 
     /** JSON text, indented when {@code pretty}. */
-    static String write(Object value, boolean pretty) {
+    public static String write(Object value, boolean pretty) {
         StringWriter out = new StringWriter();
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             if (pretty) g.useDefaultPrettyPrinter();
@@ -119,99 +120,11 @@ final class Json {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> cast(Map<?, ?> m) {
-        return (Map<String, Object>) m;
-    }
-
-    /** A new ordered object from alternating names and values. */
-    static Map<String, Object> object(Object... namesAndValues) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < namesAndValues.length; i += 2) m.put((String) namesAndValues[i], namesAndValues[i + 1]);
-        return m;
-    }
-
-    /** {@code o} without its null members (optional request fields left out rather than sent as null). */
-    static Map<String, Object> withoutNulls(Map<String, Object> o) {
-        o.values().removeIf(java.util.Objects::isNull);
-        return o;
-    }
-
-    static MetasrvException bad(String field, Map<String, Object> reply) {
-        return new MetasrvException.ServerError("unexpected_reply", 0, "the reply has no valid '" + field + "': " + write(reply));
-    }
-
-    static String string(Map<String, Object> o, String field) {
-        if (o.get(field) instanceof String s) return s;
-        throw bad(field, o);
-    }
-
-    static String stringOrNull(Map<String, Object> o, String field) {
-        Object v = o.get(field);
-        if (v == null || v instanceof String) return (String) v;
-        throw bad(field, o);
-    }
-
-    static boolean bool(Map<String, Object> o, String field) {
-        if (o.get(field) instanceof Boolean b) return b;
-        throw bad(field, o);
-    }
-
-    /** An unsigned 64-bit number (a JSON integer from 0 to 2^64-1). */
-    static long u64(Map<String, Object> o, String field) {
-        Object v = o.get(field);
-        if (v instanceof Long || v instanceof BigInteger) {
-            try {
-                return Long.parseUnsignedLong(v.toString());
-            } catch (NumberFormatException e) {
-                throw bad(field, o);
-            }
-        }
-        throw bad(field, o);
-    }
-
-    static Long u64OrNull(Map<String, Object> o, String field) {
-        return o.get(field) == null ? null : u64(o, field);
-    }
-
-    /** The JSON value of an unsigned 64-bit number: a Long, or a BigInteger above 2^63-1. */
-    static Object u64Value(long v) {
-        return v >= 0 ? (Object) v : new BigInteger(Long.toUnsignedString(v));
-    }
-
-    static byte[] bytes(Map<String, Object> o, String field) {
-        try {
-            return Base64.getDecoder().decode(string(o, field));
-        } catch (IllegalArgumentException e) {
-            throw bad(field, o);
-        }
-    }
-
-    static Map<String, Object> object(Map<String, Object> o, String field) {
-        if (o.get(field) instanceof Map<?, ?> m) return cast(m);
-        throw bad(field, o);
-    }
-
-    static List<?> array(Map<String, Object> o, String field) {
-        if (o.get(field) instanceof List<?> l) return l;
-        throw bad(field, o);
-    }
-
-    static List<Map<String, Object>> objects(Map<String, Object> o, String field) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (Object e : array(o, field)) {
-            if (!(e instanceof Map<?, ?> m)) throw bad(field, o);
-            out.add(cast(m));
-        }
-        return out;
-    }
-
-    static List<String> strings(Map<String, Object> o, String field) {
-        List<String> out = new ArrayList<>();
-        for (Object e : array(o, field)) {
-            if (!(e instanceof String s)) throw bad(field, o);
-            out.add(s);
-        }
-        return out;
+    /**
+     * The client's error for a reply that is not the shape it should be: a {@code ServerError}
+     * naming the field and showing the object that should hold it.
+     */
+    static MetasrvException badReply(WireException e) {
+        return new MetasrvException.ServerError("unexpected_reply", 0, "the reply has no valid '" + e.field() + "': " + write(e.object()));
     }
 }

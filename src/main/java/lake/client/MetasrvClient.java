@@ -3,6 +3,18 @@ package lake.client;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.streams.ReadStream;
+import lake.wire.CatalogSnapshot;
+import lake.wire.ClusterInfo;
+import lake.wire.Entry;
+import lake.wire.EntryPage;
+import lake.wire.LeaderInfo;
+import lake.wire.NamePage;
+import lake.wire.Namespace;
+import lake.wire.Table;
+import lake.wire.TableChange;
+import lake.wire.Tombstone;
+import lake.wire.TombstonePage;
+import lake.wire.WriteResult;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -15,7 +27,9 @@ import java.util.OptionalLong;
  * each returning a Vert.x {@link Future}. Values are {@code byte[]} (exact bytes; base64 is the
  * wire's business), with UTF-8 {@code String} conveniences.
  *
- * <p>Outcomes: a condition that did not hold is a {@link WriteResult} with {@code applied == false};
+ * <p>Results are {@code lake.wire}'s records, the shapes the server renders its replies with
+ * ({@code Json.write(result.toMap())} is the API's JSON of one). Outcomes: a condition that did
+ * not hold is a {@link WriteResult} with {@code applied == false};
  * a missing key an empty {@code Optional}; every refusal and fault a typed {@link MetasrvException}.
  * Retries follow one rule (see {@code docs/client.md}): a call is sent again only when it certainly
  * did not apply ({@code not_leader}, {@code backend_unavailable}, {@code contended},

@@ -3,7 +3,7 @@ package lake.client;
 /**
  * Every failure a {@link MetasrvClient} call can end with, one subclass per error code of the API
  * ({@code docs/http-api.md}, "Errors") plus the client's own {@link Unreachable}. A condition that
- * did not hold is never an exception: it is {@code applied == false} in a {@link WriteResult}, an
+ * did not hold is never an exception: it is {@code applied == false} in a {@link lake.wire.WriteResult}, an
  * empty {@code Optional} for a missing key.
  *
  * <p>Invariants: {@link #code()} is the API's stable code ({@code not_leader}, {@code fenced}, …);

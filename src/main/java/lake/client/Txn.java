@@ -1,5 +1,8 @@
 package lake.client;
 
+import lake.wire.Fields;
+import lake.wire.TxnRequest;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,20 +50,10 @@ public final class Txn {
         @Override public byte[] expected() { return expected == null ? null : expected.clone(); }
         @Override public byte[] value() { return value == null ? null : value.clone(); }
 
-        Map<String, Object> toMap() {
-            Map<String, Object> o = Json.object("key", key);
-            switch (condition) {
-                case ABSENT -> o.put("expected", null);
-                case VALUE -> o.put("expected", b64(expected));
-                case EXISTS -> o.put("exists", true);
-                case NONE -> { }
-            }
-            switch (action) {
-                case PUT -> o.put("value", b64(value));
-                case DELETE -> o.put("delete", true);
-                case CHECK -> { }
-            }
-            return o;
+        /** This operation as the wire carries it. */
+        TxnRequest.Op toWire() {
+            return new TxnRequest.Op(key, TxnRequest.Condition.valueOf(condition.name()), expected,
+                    TxnRequest.Action.valueOf(action.name()), value);
         }
 
         @Override public boolean equals(Object o) {
@@ -92,16 +85,19 @@ public final class Txn {
     /** A new, empty builder. */
     public static Builder builder() { return new Builder(); }
 
-    /** The operations, in order (indexes in {@link WriteResult#failed()} point into this list). */
+    /** The operations, in order (indexes in {@link lake.wire.WriteResult#failed()} point into this list). */
     public List<Op> ops() { return ops; }
 
     /** The JSON of {@code POST /v1/txn} without an epoch: {@code {"ops":[…]}}, values base64. */
     public String toJson() { return Json.write(toMap()); }
 
-    Map<String, Object> toMap() {
-        List<Object> a = new ArrayList<>();
-        for (Op op : ops) a.add(op.toMap());
-        return Json.object("ops", a);
+    Map<String, Object> toMap() { return toRequest(null).toMap(); }
+
+    /** The body of {@code POST /v1/txn}: these operations, and {@code epoch} ({@code null}: none). */
+    TxnRequest toRequest(Long epoch) {
+        List<TxnRequest.Op> wire = new ArrayList<>(ops.size());
+        for (Op op : ops) wire.add(op.toWire());
+        return new TxnRequest(wire, epoch);
     }
 
     /**
@@ -129,7 +125,7 @@ public final class Txn {
         List<Op> out = new ArrayList<>();
         for (int i = 0; i < ops.size(); i++) {
             if (!(ops.get(i) instanceof Map<?, ?> m)) throw new MetasrvException.InvalidArgument("ops[" + i + "] must be an object");
-            Map<String, Object> o = Json.cast(m);
+            Map<String, Object> o = Fields.cast(m);
             for (String f : o.keySet()) {
                 if (!Set.of("key", "expected", "exists", "value", "delete").contains(f)) {
                     throw new MetasrvException.InvalidArgument("ops[" + i + "]: unknown field '" + f + "'");
@@ -191,9 +187,6 @@ public final class Txn {
         }
         return bytes;
     }
-
-
-    static String b64(byte[] b) { return Base64.getEncoder().encodeToString(b); }
 
     static byte[] utf8(String s) { return s.getBytes(StandardCharsets.UTF_8); }
 

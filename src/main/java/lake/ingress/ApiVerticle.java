@@ -102,14 +102,11 @@ public final class ApiVerticle extends VerticleBase {
 
     private void announce() {
         Leadership l = api.leadership();
-        api.membership().announce(new JsonObject().put("node_id", config.settings().nodeId())
-                .put("role", l.isLeader() ? "leader" : "follower")
-                .put("epoch", l.isLeader() ? ApiRequests.u64(l.epoch()) : null)
-                .put("http_host", httpHost)
-                .put("http_port", httpPort.getAsInt())
+        api.membership().announce(new JsonObject(new lake.wire.ClusterInfo.Member(config.settings().nodeId(),
+                l.isLeader() ? "leader" : "follower", l.isLeader() ? (Long) l.epoch() : null, httpHost, httpPort.getAsInt(),
                 // When this entry was last refreshed (this node's wall clock): the console shows a member
                 // that stopped refreshing by its age, before the entry expires.
-                .put("seen_at_ms", config.clock().wallMillis()))
+                config.clock().wallMillis()).toMap()))
                 .onFailure(t -> log.debug("membership announcement failed: {}", t.getMessage()));
     }
 

@@ -142,7 +142,7 @@ public final class HttpVerticle extends VerticleBase {
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape())));
         router.get("/health").handler(ctx -> withoutQueryOrBody(ctx, "GET /health", () -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, JSON)
-                .end(new JsonObject().put("status", "up").put("node_id", nodeId).encode())));
+                .end(new JsonObject(new lake.wire.Health(lake.wire.Health.UP, nodeId).toMap()).encode())));
         router.get("/ready").handler(ctx -> withoutQueryOrBody(ctx, "GET /ready", () -> call(ctx, Ops.READY, null)));
         router.get("/v1/leader").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/leader", () -> call(ctx, Ops.LEADER, null)));
         router.get("/v1/cluster").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/cluster", () -> call(ctx, Ops.CLUSTER, null)));

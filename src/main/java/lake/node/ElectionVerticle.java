@@ -101,7 +101,7 @@ public final class ElectionVerticle extends VerticleBase {
                 msg.reply(leadership, new DeliveryOptions().setCodecName(codec));
             }
             case "resign" -> resign().onComplete(ar -> {
-                if (ar.succeeded()) msg.reply(new JsonObject().put("resigned", ar.result()));
+                if (ar.succeeded()) msg.reply(new JsonObject(new lake.wire.Resigned(ar.result()).toMap()));
                 else msg.fail(500, String.valueOf(ar.cause().getMessage()));
             });
             default -> msg.fail(400, "unknown election operation '" + op + "'");

@@ -8,6 +8,8 @@ import lake.node.FaultyStore;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
+import lake.wire.CatalogSnapshot;
+import lake.wire.WriteResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

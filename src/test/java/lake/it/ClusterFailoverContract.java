@@ -8,8 +8,8 @@ import lake.client.ClientOptions;
 import lake.client.MetasrvClient;
 import lake.client.MetasrvException;
 import lake.client.Txn;
-import lake.client.WriteResult;
 import lake.it.ClusterHarness.Node;
+import lake.wire.WriteResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -165,7 +165,7 @@ abstract class ClusterFailoverContract {
                 for (int i = 0; !stop.get(); i++) {
                     String key = prefix + i;
                     try {
-                        lake.client.WriteResult r = client.create(key, "v:" + key).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                        lake.wire.WriteResult r = client.create(key, "v:" + key).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
                         if (r.applied()) acknowledged.add(key);
                         else other.add(new AssertionError("a fresh key was not applied: " + key));
                     } catch (ExecutionException e) {
@@ -420,7 +420,7 @@ abstract class ClusterFailoverContract {
                 assertThat(created.applied()).isTrue();
                 assertThat(created.epoch()).isEqualTo(Long.parseLong(epoch));
                 assertThat(join(c.getString("busclient/a"))).contains("1");
-                assertThat(join(c.scanAll("busclient/")).stream().map(lake.client.Entry::key).toList())
+                assertThat(join(c.scanAll("busclient/")).stream().map(lake.wire.Entry::key).toList())
                         .containsExactly("busclient/a", "busclient/b");
                 assertThat(join(c.cas("busclient/a", "1", "one")).applied()).isTrue();
                 assertThat(join(c.cas("busclient/a", "1", "again")).applied()).as("a condition, not an error").isFalse();

@@ -1,0 +1,33 @@
+package lake.wire;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A page of namespace or table names in ascending order, {@code {"namespaces":[…],"continuation"}}
+ * or {@code {"names":[…],"continuation"}} ({@link Listing}); the continuation of the next page is
+ * {@code null} on the last.
+ */
+public record NamePage(Listing listing, List<String> names, String continuation) {
+    /** What the page lists, and the member its names are under. */
+    public enum Listing {
+        NAMESPACES("namespaces"), TABLES("names");
+
+        public final String field;
+
+        Listing(String field) { this.field = field; }
+    }
+
+    public NamePage {
+        if (listing == null) throw new IllegalArgumentException("a name page lists namespaces or tables");
+        names = List.copyOf(names);
+    }
+
+    /** A page of namespaces when it has a {@code "namespaces"} member, else of tables ({@code "names"} required). */
+    public static NamePage from(Map<String, Object> o) {
+        Listing l = o.containsKey(Listing.NAMESPACES.field) ? Listing.NAMESPACES : Listing.TABLES;
+        return new NamePage(l, Fields.strings(o, l.field), Fields.stringOrNull(o, "continuation"));
+    }
+
+    public Map<String, Object> toMap() { return Fields.of(listing.field, names, "continuation", continuation); }
+}
