@@ -78,7 +78,7 @@ public final class CatalogApi {
             }
             case CatalogOps.LIST_NAMESPACES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_NAMESPACE_PAGE, java.util.Set.of());
-                yield () -> c.listNamespaces(p.continuation(), p.limit()).map(page -> names(lake.wire.NamePage.Listing.NAMESPACES, page));
+                yield () -> c.listNamespaces(p.continuation(), p.limit()).map(page -> names(lake.wire.catalog.NamePage.Listing.NAMESPACES, page));
             }
             case CatalogOps.CREATE_TABLE -> {
                 CatalogRequests.CreateTable r = CatalogRequests.createTable(body);
@@ -87,7 +87,7 @@ public final class CatalogApi {
             case CatalogOps.LIST_TABLES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TABLE_PAGE, java.util.Set.of("namespace"));
                 String ns = ApiRequests.string(body, "namespace");
-                yield () -> c.listTables(ns, p.continuation(), p.limit()).map(page -> names(lake.wire.NamePage.Listing.TABLES, page));
+                yield () -> c.listTables(ns, p.continuation(), p.limit()).map(page -> names(lake.wire.catalog.NamePage.Listing.TABLES, page));
             }
             case CatalogOps.RESOLVE -> {
                 CatalogRequests.Resolve r = CatalogRequests.resolve(body);
@@ -153,11 +153,11 @@ public final class CatalogApi {
     }
 
     private static JsonObject modified(Table t, long known) {
-        return t.registration().currentVersion() == known ? notModified(t) : new JsonObject(lake.wire.TableChange.modified(wire(t)).toMap());
+        return t.registration().currentVersion() == known ? notModified(t) : new JsonObject(lake.wire.catalog.TableChange.modified(wire(t)).toMap());
     }
 
     private static JsonObject notModified(Table t) {
-        return new JsonObject(lake.wire.TableChange.notModified(t.namespace(), t.name(), t.registration().currentVersion()).toMap());
+        return new JsonObject(lake.wire.catalog.TableChange.notModified(t.namespace(), t.name(), t.registration().currentVersion()).toMap());
     }
 
     /** A snapshot; with {@code known_generation} and {@code wait_ms}, a long poll until the generation changes. */
@@ -175,13 +175,13 @@ public final class CatalogApi {
     // Replies render through lake.wire's records, the shapes the client decodes.
 
     static JsonObject snapshot(CatalogSnapshot s) {
-        List<lake.wire.Table> tables = new java.util.ArrayList<>();
+        List<lake.wire.catalog.Table> tables = new java.util.ArrayList<>();
         if (s instanceof CatalogSnapshot.Snapshot full) for (Table t : full.tables()) tables.add(wire(t));
-        return new JsonObject(new lake.wire.CatalogSnapshot(s instanceof CatalogSnapshot.Snapshot, s.generation(), tables).toMap());
+        return new JsonObject(new lake.wire.catalog.CatalogSnapshot(s instanceof CatalogSnapshot.Snapshot, s.generation(), tables).toMap());
     }
 
     static JsonObject namespace(Namespace n) {
-        return new JsonObject(new lake.wire.Namespace(n.name(), n.properties(), n.dropping()).toMap());
+        return new JsonObject(new lake.wire.catalog.Namespace(n.name(), n.properties(), n.dropping()).toMap());
     }
 
     static JsonObject table(Table t) { return new JsonObject(wire(t).toMap()); }
@@ -189,22 +189,22 @@ public final class CatalogApi {
     static JsonObject tombstone(Tombstone t) { return new JsonObject(wire(t).toMap()); }
 
     private static JsonObject tombstones(TombstonePage page) {
-        return new JsonObject(new lake.wire.TombstonePage(page.tombstones().stream().map(CatalogApi::wire).toList(), page.continuation()).toMap());
+        return new JsonObject(new lake.wire.catalog.TombstonePage(page.tombstones().stream().map(CatalogApi::wire).toList(), page.continuation()).toMap());
     }
 
-    private static JsonObject names(lake.wire.NamePage.Listing listing, NamePage page) {
-        return new JsonObject(new lake.wire.NamePage(listing, page.names(), page.continuation()).toMap());
+    private static JsonObject names(lake.wire.catalog.NamePage.Listing listing, NamePage page) {
+        return new JsonObject(new lake.wire.catalog.NamePage(listing, page.names(), page.continuation()).toMap());
     }
 
-    static lake.wire.Table wire(Table t) { return new lake.wire.Table(t.namespace(), t.name(), registration(t.registration())); }
+    static lake.wire.catalog.Table wire(Table t) { return new lake.wire.catalog.Table(t.namespace(), t.name(), registration(t.registration())); }
 
-    static lake.wire.Tombstone wire(Tombstone t) {
-        return new lake.wire.Tombstone(t.namespace(), t.name(), t.incarnation(), registration(t.registration()));
+    static lake.wire.catalog.Tombstone wire(Tombstone t) {
+        return new lake.wire.catalog.Tombstone(t.namespace(), t.name(), t.incarnation(), registration(t.registration()));
     }
 
     /** The registration as stored: lake's fields and any unknown ones, in their order. */
-    private static lake.wire.Registration registration(Registration r) {
+    private static lake.wire.catalog.Registration registration(Registration r) {
         // The stored bytes are compact JSON already: parse them once; the record keeps that map, no tree copy or re-render.
-        return new lake.wire.Registration(new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.bytes())).getMap());
+        return new lake.wire.catalog.Registration(new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.bytes())).getMap());
     }
 }

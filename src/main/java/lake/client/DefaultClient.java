@@ -3,31 +3,23 @@ package lake.client;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import lake.wire.CasRequest;
-import lake.wire.CatalogSnapshot;
+import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.ClusterInfo;
-import lake.wire.CommitVersionRequest;
-import lake.wire.CreateNamespaceRequest;
-import lake.wire.CreateTableRequest;
+import lake.wire.catalog.CatalogRequest;
 import lake.wire.DeleteRequest;
 import lake.wire.Entry;
 import lake.wire.EntryPage;
 import lake.wire.Fields;
 import lake.wire.GetRequest;
 import lake.wire.LeaderInfo;
-import lake.wire.NamePage;
-import lake.wire.Namespace;
-import lake.wire.NamespaceRequest;
-import lake.wire.PageRequest;
-import lake.wire.PurgeRequest;
-import lake.wire.ResolveRequest;
+import lake.wire.catalog.NamePage;
+import lake.wire.catalog.Namespace;
 import lake.wire.Resigned;
 import lake.wire.ScanRequest;
-import lake.wire.SnapshotRequest;
-import lake.wire.Table;
-import lake.wire.TableChange;
-import lake.wire.TableRequest;
-import lake.wire.Tombstone;
-import lake.wire.TombstonePage;
+import lake.wire.catalog.Table;
+import lake.wire.catalog.TableChange;
+import lake.wire.catalog.Tombstone;
+import lake.wire.catalog.TombstonePage;
 import lake.wire.WireException;
 import lake.wire.WriteResult;
 
@@ -251,31 +243,31 @@ final class DefaultClient implements MetasrvClient {
 
     @Override
     public Future<Namespace> createNamespace(String namespace, Map<String, String> properties) {
-        Map<String, Object> body = new CreateNamespaceRequest(namespace, properties == null ? null : new java.util.TreeMap<>(properties)).toMap();
+        Map<String, Object> body = new CatalogRequest.CreateNamespace(namespace, properties == null ? null : new java.util.TreeMap<>(properties)).toMap();
         return catalogWrite("create-namespace", HttpMethod.POST, "/v1/namespaces", body, body, Namespace::from);
     }
 
     @Override
     public Future<NamePage> listNamespaces(String continuation, int limit) {
         return catalogRead("list-namespaces", "/v1/namespaces" + HttpReplies.query("limit", limit, "continuation", continuation),
-                new PageRequest(null, limit, continuation).toMap(), NamePage::from);
+                new CatalogRequest.Page(null, limit, continuation).toMap(), NamePage::from);
     }
 
     @Override
     public Future<Namespace> getNamespace(String namespace) {
-        return guard(() -> catalogRead("get-namespace", ns(namespace), new NamespaceRequest(namespace).toMap(), Namespace::from));
+        return guard(() -> catalogRead("get-namespace", ns(namespace), new CatalogRequest.NamespaceName(namespace).toMap(), Namespace::from));
     }
 
     @Override
     public Future<Namespace> dropNamespace(String namespace) {
         return guard(() -> catalogWrite("drop-namespace", HttpMethod.DELETE, ns(namespace), null,
-                new NamespaceRequest(namespace).toMap(), Namespace::from));
+                new CatalogRequest.NamespaceName(namespace).toMap(), Namespace::from));
     }
 
     @Override
     public Future<Table> createTable(String namespace, String name, List<String> columns, String engine) {
         return guard(() -> {
-            CreateTableRequest r = new CreateTableRequest(namespace, name, columns, engine);
+            CatalogRequest.CreateTable r = new CatalogRequest.CreateTable(namespace, name, columns, engine);
             return catalogWrite("create-table", HttpMethod.POST, ns(namespace) + "/tables", r.httpBody(), r.toMap(), Table::from);
         });
     }
@@ -283,26 +275,26 @@ final class DefaultClient implements MetasrvClient {
     @Override
     public Future<NamePage> listTables(String namespace, String continuation, int limit) {
         return guard(() -> catalogRead("list-tables", ns(namespace) + "/tables" + HttpReplies.query("limit", limit, "continuation", continuation),
-                new PageRequest(namespace, limit, continuation).toMap(), NamePage::from));
+                new CatalogRequest.Page(namespace, limit, continuation).toMap(), NamePage::from));
     }
 
     @Override
     public Future<Table> getTable(String namespace, String name) {
-        return guard(() -> catalogRead("resolve", table(namespace, name), new ResolveRequest(namespace, name, null, null).toMap(), Table::from));
+        return guard(() -> catalogRead("resolve", table(namespace, name), new CatalogRequest.Resolve(namespace, name, null, null).toMap(), Table::from));
     }
 
     @Override
     public Future<TableChange> awaitTableChange(String namespace, String name, long knownVersion, long waitMs) {
         return guard(() -> run(Call.read("catalog.resolve",
                         table(namespace, name) + HttpReplies.query("known_version", Long.toUnsignedString(knownVersion), "wait_ms", waitMs),
-                        new ResolveRequest(namespace, name, knownVersion, waitMs).toMap())
+                        new CatalogRequest.Resolve(namespace, name, knownVersion, waitMs).toMap())
                 .waiting(waitMs), TableChange::from));
     }
 
     @Override
     public Future<Table> commitVersion(String namespace, String name, long expectedVersion, long version, String incarnationId) {
         return guard(() -> {
-            CommitVersionRequest r = new CommitVersionRequest(namespace, name, expectedVersion, version, incarnationId);
+            CatalogRequest.CommitVersion r = new CatalogRequest.CommitVersion(namespace, name, expectedVersion, version, incarnationId);
             return catalogWrite("commit-version", HttpMethod.POST, table(namespace, name) + "/versions", r.httpBody(), r.toMap(), Table::from);
         });
     }
@@ -310,12 +302,12 @@ final class DefaultClient implements MetasrvClient {
     @Override
     public Future<Tombstone> dropTable(String namespace, String name) {
         return guard(() -> catalogWrite("drop-table", HttpMethod.DELETE, table(namespace, name), null,
-                new TableRequest(namespace, name).toMap(), Tombstone::from));
+                new CatalogRequest.TableName(namespace, name).toMap(), Tombstone::from));
     }
 
     @Override
     public Future<CatalogSnapshot> snapshot() {
-        return catalogRead("snapshot", "/v1/catalog", new SnapshotRequest(null, null).toMap(), CatalogSnapshot::from);
+        return catalogRead("snapshot", "/v1/catalog", new CatalogRequest.Snapshot(null, null).toMap(), CatalogSnapshot::from);
     }
 
     /** How often {@link #awaitSnapshot} looks while the catalog has no generation yet (the server can only wait for a change from one). */
@@ -325,7 +317,7 @@ final class DefaultClient implements MetasrvClient {
     public Future<CatalogSnapshot> awaitSnapshot(String knownGeneration, long waitMs) {
         if (knownGeneration == null) return awaitFirstGeneration(System.nanoTime() + waitMs * 1_000_000L);
         return run(Call.read("catalog.snapshot", "/v1/catalog" + HttpReplies.query("known_generation", knownGeneration, "wait_ms", waitMs),
-                new SnapshotRequest(knownGeneration, waitMs).toMap()).waiting(waitMs), CatalogSnapshot::from);
+                new CatalogRequest.Snapshot(knownGeneration, waitMs).toMap()).waiting(waitMs), CatalogSnapshot::from);
     }
 
     /**
@@ -344,7 +336,7 @@ final class DefaultClient implements MetasrvClient {
     @Override
     public Future<TombstonePage> listTombstones(String continuation, int limit) {
         return catalogRead("list-tombstones", "/v1/catalog/tombstones" + HttpReplies.query("limit", limit, "continuation", continuation),
-                new PageRequest(null, limit, continuation).toMap(), TombstonePage::from);
+                new CatalogRequest.Page(null, limit, continuation).toMap(), TombstonePage::from);
     }
 
     @Override
@@ -353,7 +345,7 @@ final class DefaultClient implements MetasrvClient {
             if (incarnationId == null || incarnationId.isEmpty()) throw new MetasrvException.InvalidArgument("an incarnation id is required");
             return catalogWrite("purge-tombstone", HttpMethod.DELETE, "/v1/catalog/tombstones/" + HttpReplies.path(namespace, false)
                             + "/" + HttpReplies.path(name, false) + "/" + HttpReplies.path(incarnationId, false), null,
-                    new PurgeRequest(namespace, name, incarnationId).toMap(), Tombstone::from);
+                    new CatalogRequest.Purge(namespace, name, incarnationId).toMap(), Tombstone::from);
         });
     }
 

@@ -12,11 +12,9 @@ import lake.metasrv.ClientTransaction;
 import lake.protocol.ApiRequests;
 import lake.protocol.StrictJson;
 import lake.wire.CasRequest;
-import lake.wire.CatalogSnapshot;
+import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.ClusterInfo;
-import lake.wire.CommitVersionRequest;
-import lake.wire.CreateNamespaceRequest;
-import lake.wire.CreateTableRequest;
+import lake.wire.catalog.CatalogRequest;
 import lake.wire.DeleteRequest;
 import lake.wire.Entry;
 import lake.wire.EntryPage;
@@ -24,21 +22,15 @@ import lake.wire.Fields;
 import lake.wire.GetRequest;
 import lake.wire.Health;
 import lake.wire.LeaderInfo;
-import lake.wire.NamePage;
-import lake.wire.Namespace;
-import lake.wire.NamespaceRequest;
-import lake.wire.PageRequest;
-import lake.wire.PurgeRequest;
-import lake.wire.Registration;
+import lake.wire.catalog.NamePage;
+import lake.wire.catalog.Namespace;
+import lake.wire.catalog.Registration;
 import lake.wire.Resigned;
-import lake.wire.ResolveRequest;
 import lake.wire.ScanRequest;
-import lake.wire.SnapshotRequest;
-import lake.wire.Table;
-import lake.wire.TableChange;
-import lake.wire.TableRequest;
-import lake.wire.Tombstone;
-import lake.wire.TombstonePage;
+import lake.wire.catalog.Table;
+import lake.wire.catalog.TableChange;
+import lake.wire.catalog.Tombstone;
+import lake.wire.catalog.TombstonePage;
 import lake.wire.TxnRequest;
 import lake.wire.WriteResult;
 import org.junit.jupiter.api.Test;
@@ -190,14 +182,14 @@ class WireShapesTest {
                 TxnRequest.Action.valueOf(op.action().name()), op.value())).toList(), t.epoch());
     }
 
-    private static CreateTableRequest createTable(JsonObject body) {
+    private static CatalogRequest.CreateTable createTable(JsonObject body) {
         CatalogRequests.CreateTable r = CatalogRequests.createTable(body);
-        return new CreateTableRequest(r.namespace(), r.name(), r.columns(), r.engine());
+        return new CatalogRequest.CreateTable(r.namespace(), r.name(), r.columns(), r.engine());
     }
 
-    private static CommitVersionRequest commitVersion(JsonObject body) {
+    private static CatalogRequest.CommitVersion commitVersion(JsonObject body) {
         CatalogRequests.CommitVersion r = CatalogRequests.commitVersion(body);
-        return new CommitVersionRequest(r.namespace(), r.name(), r.expectedVersion(), r.version(), r.incarnationId());
+        return new CatalogRequest.CommitVersion(r.namespace(), r.name(), r.expectedVersion(), r.version(), r.incarnationId());
     }
 
     @Test
@@ -241,52 +233,52 @@ class WireShapesTest {
         props.put("zone", "eu");
         props.put("owner", "lab");
         CatalogRoutes.Route createNs = CatalogRoutes.resolve(HttpMethod.POST, "/v1/namespaces", "/v1/namespaces", null);
-        for (CreateNamespaceRequest r : List.of(new CreateNamespaceRequest("robots", props), new CreateNamespaceRequest("empty", Map.of()))) {
+        for (CatalogRequest.CreateNamespace r : List.of(new CatalogRequest.CreateNamespace("robots", props), new CatalogRequest.CreateNamespace("empty", Map.of()))) {
             CatalogRequests.CreateNamespace c = CatalogRequests.createNamespace(CatalogRoutes.merge(createNs, received(r.toMap())));
-            assertThat(new CreateNamespaceRequest(c.namespace(), c.properties())).isEqualTo(r);
+            assertThat(new CatalogRequest.CreateNamespace(c.namespace(), c.properties())).isEqualTo(r);
             assertThat(c.properties().keySet()).containsExactlyElementsOf(r.properties().keySet());
         }
-        assertThat(CatalogRequests.namespace(received(new NamespaceRequest("robots").toMap()))).isEqualTo("robots");
+        assertThat(CatalogRequests.namespace(received(new CatalogRequest.NamespaceName("robots").toMap()))).isEqualTo("robots");
 
         // Listings: namespaces and tombstones (no namespace), the tables of one namespace.
-        for (PageRequest p : List.of(new PageRequest(null, 1000, null), new PageRequest(null, 1, "opaque"))) {
+        for (CatalogRequest.Page p : List.of(new CatalogRequest.Page(null, 1000, null), new CatalogRequest.Page(null, 1, "opaque"))) {
             CatalogRequests.Page page = CatalogRequests.page(received(p.toMap()), CatalogRequests.MAX_NAMESPACE_PAGE, Set.of());
-            assertThat(new PageRequest(null, page.limit(), page.continuation())).isEqualTo(p);
+            assertThat(new CatalogRequest.Page(null, page.limit(), page.continuation())).isEqualTo(p);
         }
-        PageRequest tables = new PageRequest("robots", 256, "opaque");
+        CatalogRequest.Page tables = new CatalogRequest.Page("robots", 256, "opaque");
         JsonObject tablesBody = received(tables.toMap());
         CatalogRequests.Page tablesPage = CatalogRequests.page(tablesBody, CatalogRequests.MAX_TABLE_PAGE, Set.of("namespace"));
-        assertThat(new PageRequest(ApiRequests.string(tablesBody, "namespace"), tablesPage.limit(), tablesPage.continuation())).isEqualTo(tables);
+        assertThat(new CatalogRequest.Page(ApiRequests.string(tablesBody, "namespace"), tablesPage.limit(), tablesPage.continuation())).isEqualTo(tables);
 
         // Tables: on the bus the whole body; over HTTP the path's names and the rest as the body.
         CatalogRoutes.Route create = CatalogRoutes.resolve(HttpMethod.POST, "/v1/namespaces/robots/tables", "/v1/namespaces/robots/tables", null);
-        for (CreateTableRequest r : List.of(new CreateTableRequest("robots", "episodes", List.of("id:i64", "video:file"), null),
-                new CreateTableRequest("robots", "frames", List.of("id:i64"), "iceberg"))) {
+        for (CatalogRequest.CreateTable r : List.of(new CatalogRequest.CreateTable("robots", "episodes", List.of("id:i64", "video:file"), null),
+                new CatalogRequest.CreateTable("robots", "frames", List.of("id:i64"), "iceberg"))) {
             assertThat(createTable(received(r.toMap()))).isEqualTo(r);
             assertThat(createTable(CatalogRoutes.merge(create, received(r.httpBody())))).isEqualTo(r);
         }
         String versions = "/v1/namespaces/robots/tables/episodes/versions";
         CatalogRoutes.Route commit = CatalogRoutes.resolve(HttpMethod.POST, versions, versions, null);
-        for (CommitVersionRequest r : List.of(new CommitVersionRequest("robots", "episodes", ABOVE_2_63, U64_MAX, "inc-1"),
-                new CommitVersionRequest("robots", "episodes", 0, 1, null))) {
+        for (CatalogRequest.CommitVersion r : List.of(new CatalogRequest.CommitVersion("robots", "episodes", ABOVE_2_63, U64_MAX, "inc-1"),
+                new CatalogRequest.CommitVersion("robots", "episodes", 0, 1, null))) {
             assertThat(commitVersion(received(r.toMap()))).isEqualTo(r);
             assertThat(commitVersion(CatalogRoutes.merge(commit, received(r.httpBody())))).isEqualTo(r);
         }
-        CatalogRequests.Named drop = CatalogRequests.table(received(new TableRequest("robots", "episodes").toMap()));
-        assertThat(new TableRequest(drop.namespace(), drop.name())).isEqualTo(new TableRequest("robots", "episodes"));
-        for (ResolveRequest r : List.of(new ResolveRequest("robots", "episodes", null, null), new ResolveRequest("robots", "episodes", ABOVE_2_63, 60_000L))) {
+        CatalogRequests.Named drop = CatalogRequests.table(received(new CatalogRequest.TableName("robots", "episodes").toMap()));
+        assertThat(new CatalogRequest.TableName(drop.namespace(), drop.name())).isEqualTo(new CatalogRequest.TableName("robots", "episodes"));
+        for (CatalogRequest.Resolve r : List.of(new CatalogRequest.Resolve("robots", "episodes", null, null), new CatalogRequest.Resolve("robots", "episodes", ABOVE_2_63, 60_000L))) {
             CatalogRequests.Resolve got = CatalogRequests.resolve(received(r.toMap()));
-            assertThat(new ResolveRequest(got.namespace(), got.name(), got.knownVersion(), r.waitMs() == null ? null : got.waitMs())).isEqualTo(r);
+            assertThat(new CatalogRequest.Resolve(got.namespace(), got.name(), got.knownVersion(), r.waitMs() == null ? null : got.waitMs())).isEqualTo(r);
             assertThat(got.waitMs()).as("no wait_ms: no wait").isEqualTo(r.waitMs() == null ? 0 : r.waitMs());
         }
 
         // The whole catalog.
-        for (SnapshotRequest r : List.of(new SnapshotRequest(null, null), new SnapshotRequest("gen-1", 30_000L))) {
+        for (CatalogRequest.Snapshot r : List.of(new CatalogRequest.Snapshot(null, null), new CatalogRequest.Snapshot("gen-1", 30_000L))) {
             CatalogRequests.Snapshot got = CatalogRequests.snapshot(received(r.toMap()));
-            assertThat(new SnapshotRequest(got.knownGeneration(), r.waitMs() == null ? null : got.waitMs())).isEqualTo(r);
+            assertThat(new CatalogRequest.Snapshot(got.knownGeneration(), r.waitMs() == null ? null : got.waitMs())).isEqualTo(r);
             assertThat(got.waitMs()).isEqualTo(r.waitMs() == null ? 0 : r.waitMs());
         }
-        CatalogRequests.Purge purge = CatalogRequests.purge(received(new PurgeRequest("robots", "episodes", "inc-1").toMap()));
-        assertThat(new PurgeRequest(purge.namespace(), purge.name(), purge.incarnationId())).isEqualTo(new PurgeRequest("robots", "episodes", "inc-1"));
+        CatalogRequests.Purge purge = CatalogRequests.purge(received(new CatalogRequest.Purge("robots", "episodes", "inc-1").toMap()));
+        assertThat(new CatalogRequest.Purge(purge.namespace(), purge.name(), purge.incarnationId())).isEqualTo(new CatalogRequest.Purge("robots", "episodes", "inc-1"));
     }
 }

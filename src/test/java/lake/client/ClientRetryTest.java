@@ -8,7 +8,7 @@ import lake.node.FaultyStore;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
-import lake.wire.CatalogSnapshot;
+import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.WriteResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

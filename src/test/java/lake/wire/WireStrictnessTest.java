@@ -1,5 +1,12 @@
 package lake.wire;
 
+import lake.wire.catalog.CatalogSnapshot;
+import lake.wire.catalog.NamePage;
+import lake.wire.catalog.Namespace;
+import lake.wire.catalog.Registration;
+import lake.wire.catalog.Table;
+import lake.wire.catalog.TableChange;
+
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;

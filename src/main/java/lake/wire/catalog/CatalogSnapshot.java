@@ -1,4 +1,7 @@
-package lake.wire;
+package lake.wire.catalog;
+
+import lake.wire.Fields;
+import lake.wire.WireException;
 
 import java.util.ArrayList;
 import java.util.List;

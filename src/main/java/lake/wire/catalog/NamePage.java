@@ -1,4 +1,6 @@
-package lake.wire;
+package lake.wire.catalog;
+
+import lake.wire.Fields;
 
 import java.util.List;
 import java.util.Map;
