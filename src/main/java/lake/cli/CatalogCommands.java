@@ -1,8 +1,8 @@
 package lake.cli;
 
-import lake.client.Json;
 import lake.client.MetasrvClient;
-import lake.client.MetasrvException;
+import lake.client.model.Json;
+import lake.client.model.MetasrvException;
 import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.catalog.NamePage;
 import lake.wire.catalog.Namespace;

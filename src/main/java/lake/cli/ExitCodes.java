@@ -1,6 +1,6 @@
 package lake.cli;
 
-import lake.client.MetasrvException;
+import lake.client.model.MetasrvException;
 
 /**
  * lakectl's exit codes (docs/cli.md), one place: 0 done; 1 the condition did not hold

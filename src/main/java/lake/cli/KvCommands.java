@@ -1,10 +1,10 @@
 package lake.cli;
 
-import lake.client.Json;
 import lake.client.MetasrvClient;
-import lake.client.MetasrvException;
 import lake.client.Pages;
-import lake.client.Txn;
+import lake.client.model.Json;
+import lake.client.model.MetasrvException;
+import lake.client.model.Txn;
 import lake.wire.Entry;
 import lake.wire.EntryPage;
 import lake.wire.WriteResult;

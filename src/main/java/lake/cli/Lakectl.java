@@ -1,13 +1,13 @@
 package lake.cli;
 
-import lake.client.ClientOptions;
 import lake.client.MetasrvClient;
-import lake.client.MetasrvException;
+import lake.client.model.ClientOptions;
+import lake.client.model.MetasrvException;
 import picocli.AutoComplete;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.InputStream;

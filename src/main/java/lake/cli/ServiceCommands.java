@@ -1,8 +1,8 @@
 package lake.cli;
 
-import lake.client.Json;
 import lake.client.MetasrvClient;
-import lake.client.NodeHealth;
+import lake.client.model.Json;
+import lake.client.model.NodeHealth;
 import lake.wire.ClusterInfo;
 import lake.wire.LeaderInfo;
 import lake.wire.Resigned;

@@ -1,6 +1,6 @@
 package lake.cli;
 
-import lake.client.MetasrvException;
+import lake.client.model.MetasrvException;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;

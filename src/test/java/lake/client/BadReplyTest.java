@@ -1,6 +1,11 @@
 package lake.client;
 
 import io.vertx.core.Future;
+import lake.client.model.ClientOptions;
+import lake.client.model.MetasrvException;
+import lake.client.model.NodeHealth;
+import lake.client.transport.Call;
+import lake.client.transport.Transport;
 import lake.wire.Fields;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package lake.client;
 
+import lake.client.model.ClientOptions;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
 

@@ -1,5 +1,9 @@
 package lake.client;
 
+import lake.client.model.ClientOptions;
+import lake.client.model.MetasrvException;
+import lake.client.model.Txn;
+import lake.client.transport.VertxHttpTransport;
 import lake.it.TcpProxy;
 import lake.meta.MetaException;
 import lake.meta.rocks.RocksConfig;
@@ -8,8 +12,8 @@ import lake.node.FaultyStore;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
-import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.WriteResult;
+import lake.wire.catalog.CatalogSnapshot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package lake.client;
 
 import io.vertx.core.Future;
 import io.vertx.core.streams.ReadStream;
+import lake.client.model.MetasrvException;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package lake.client;
 
+import lake.client.transport.Retrier;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;

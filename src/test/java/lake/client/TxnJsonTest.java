@@ -1,5 +1,7 @@
 package lake.client;
 
+import lake.client.model.MetasrvException;
+import lake.client.model.Txn;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -26,7 +26,7 @@ class ClientJarIT {
         Path jar = Path.of(System.getProperty("lake.client.jar"));
         try (JarFile f = new JarFile(jar.toFile())) {
             List<String> names = f.stream().map(ZipEntry::getName).toList();
-            assertThat(names).contains("lake/client/MetasrvClient.class", "lake/cli/Lakectl.class", "lake/wire/Registration.class");
+            assertThat(names).contains("lake/client/MetasrvClient.class", "lake/cli/Lakectl.class", "lake/wire/catalog/Registration.class");
             assertThat(names).allMatch(n -> n.startsWith("META-INF/") || n.equals("lake/") || n.startsWith("lake/client/")
                     || n.startsWith("lake/cli/") || n.startsWith("lake/wire/"), "only lake/client, lake/cli and lake/wire");
             assertThat(names).noneMatch(n -> n.contains("rocksdb") || n.contains("dynamodb") || n.contains("hazelcast"));

@@ -4,18 +4,18 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
-import lake.client.ClientOptions;
 import lake.client.MetasrvClient;
-import lake.client.MetasrvException;
-import lake.client.Txn;
+import lake.client.model.ClientOptions;
+import lake.client.model.MetasrvException;
+import lake.client.model.Txn;
 import lake.it.ClusterHarness.Node;
 import lake.wire.WriteResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.http.HttpResponse;
@@ -153,7 +153,7 @@ abstract class ClusterFailoverContract {
         Node leader = faultableLeader();
         List<java.net.URI> endpoints = cluster.nodes.stream().map(n -> java.net.URI.create("http://127.0.0.1:" + n.httpPort())).toList();
         Vertx vertx = Vertx.vertx();
-        lake.client.ClientOptions options = lake.client.ClientOptions.defaults().withEndpoints(endpoints)
+        lake.client.model.ClientOptions options = lake.client.model.ClientOptions.defaults().withEndpoints(endpoints)
                 .withCallTimeout(Duration.ofSeconds(20));
         List<String> acknowledged = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<Throwable> unknown = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -169,7 +169,7 @@ abstract class ClusterFailoverContract {
                         if (r.applied()) acknowledged.add(key);
                         else other.add(new AssertionError("a fresh key was not applied: " + key));
                     } catch (ExecutionException e) {
-                        (e.getCause() instanceof lake.client.MetasrvException.OutcomeUnknown ? unknown : other).add(e.getCause());
+                        (e.getCause() instanceof lake.client.model.MetasrvException.OutcomeUnknown ? unknown : other).add(e.getCause());
                     } catch (Exception e) {
                         other.add(e);
                     }

@@ -1,4 +1,5 @@
-package lake.client;
+package lake.client.model;
+
 
 import java.net.URI;
 import java.time.Duration;
@@ -6,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How a {@link MetasrvClient} reaches Metasrv and how long it keeps trying. Immutable: each
+ * How a {@code MetasrvClient} reaches Metasrv and how long it keeps trying. Immutable: each
  * {@code with…} returns a copy. {@link #toString()} never shows the token.
  *
  * <ul>
@@ -22,7 +23,7 @@ import java.util.List;
  *   <li>{@code maxRetryAfter}: the most a server's {@code Retry-After} makes the client wait
  *       before asking the same endpoint again (default 2 s; zero ignores it).</li>
  *   <li>{@code pinFirstEpoch}: pin the epoch of the first write reply, so every later write
- *       carries it (see {@link MetasrvClient#withEpoch(long)}).</li>
+ *       carries it (see {@code MetasrvClient.withEpoch}).</li>
  * </ul>
  */
 public final class ClientOptions {

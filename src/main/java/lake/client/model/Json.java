@@ -1,4 +1,4 @@
-package lake.client;
+package lake.client.model;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -124,7 +124,7 @@ public final class Json {
      * The client's error for a reply that is not the shape it should be: a {@code ServerError}
      * naming the field and showing the object that should hold it.
      */
-    static MetasrvException badReply(WireException e) {
+    public static MetasrvException badReply(WireException e) {
         return new MetasrvException.ServerError("unexpected_reply", 0, "the reply has no valid '" + e.field() + "': " + write(e.object()));
     }
 }

@@ -1,6 +1,9 @@
-package lake.client;
+package lake.client.transport;
 
 import io.vertx.core.Future;
+import lake.client.model.ClientOptions;
+import lake.client.model.Json;
+import lake.client.model.NodeHealth;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,12 +26,12 @@ import java.util.Map;
  * a method other than GET is sent in fixed-length streaming mode, which stops
  * {@code HttpURLConnection} from silently re-sending it on a broken keep-alive connection.
  */
-final class BlockingHttpTransport implements Transport {
+public final class BlockingHttpTransport implements Transport {
     private final List<URI> endpoints;
     private final String token;
     private final int connectTimeoutMs;
 
-    BlockingHttpTransport(ClientOptions options) {
+    public BlockingHttpTransport(ClientOptions options) {
         this.endpoints = options.endpoints();
         this.token = options.token();
         this.connectTimeoutMs = (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis());

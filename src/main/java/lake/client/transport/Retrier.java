@@ -1,7 +1,9 @@
-package lake.client;
+package lake.client.transport;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import lake.client.model.ClientOptions;
+import lake.client.model.MetasrvException;
 
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,19 +30,19 @@ import java.util.concurrent.ThreadLocalRandom;
  *       in flight when the deadline passes is {@code OutcomeUnknown}.</li>
  * </ul>
  */
-final class Retrier {
+public final class Retrier {
     private final Transport transport;
     private final ClientOptions options;
     private volatile int preferred;
 
-    Retrier(Transport transport, ClientOptions options) {
+    public Retrier(Transport transport, ClientOptions options) {
         this.transport = transport;
         this.options = options;
     }
 
-    Transport transport() { return transport; }
+    public Transport transport() { return transport; }
 
-    Future<Map<String, Object>> run(Call call) {
+    public Future<Map<String, Object>> run(Call call) {
         long deadline = System.nanoTime() + options.callTimeout().toNanos() + call.waitMs() * 1_000_000L;
         Promise<Map<String, Object>> result = Promise.promise();
         attempt(call, preferred, 0, deadline, null, 0, 0, result);
@@ -150,7 +152,7 @@ final class Retrier {
      * capped at {@code maxMs}, times a jitter of 0.5 + {@code u}/2 for {@code u} in [0, 1), so
      * clients refused together do not come back together.
      */
-    static long backoffMs(int sweep, long baseMs, long maxMs, double u) {
+    public static long backoffMs(int sweep, long baseMs, long maxMs, double u) {
         long cap = Math.min(maxMs, baseMs << Math.min(20, Math.max(0, sweep - 1)));
         return (long) (cap * (0.5 + u * 0.5));
     }

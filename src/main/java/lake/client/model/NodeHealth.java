@@ -1,4 +1,4 @@
-package lake.client;
+package lake.client.model;
 
 import lake.wire.Fields;
 

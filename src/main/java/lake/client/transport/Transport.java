@@ -1,6 +1,8 @@
-package lake.client;
+package lake.client.transport;
 
 import io.vertx.core.Future;
+import lake.client.model.MetasrvException;
+import lake.client.model.NodeHealth;
 
 import java.util.List;
 import java.util.Map;
@@ -12,7 +14,7 @@ import java.util.Map;
  * no handler), or {@link Lost} (it may have reached one and no answer came). {@link Retrier} decides
  * from that distinction alone whether a retry is safe.
  */
-interface Transport {
+public interface Transport {
     /** How many endpoints there are to rotate through (the bus: 1, it balances by itself). */
     int endpoints();
 

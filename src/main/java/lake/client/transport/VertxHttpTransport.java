@@ -1,4 +1,4 @@
-package lake.client;
+package lake.client.transport;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -10,6 +10,9 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import lake.client.model.ClientOptions;
+import lake.client.model.Json;
+import lake.client.model.NodeHealth;
 
 import java.net.URI;
 import java.util.ArrayList;
@@ -24,13 +27,13 @@ import java.util.Map;
  * {@link Transport.NotSent}; once the request may have been written, any failure (a reset, a
  * closed connection, the deadline) is {@link Transport.Lost}. Vert.x never re-sends a request.
  */
-final class VertxHttpTransport implements Transport {
+public final class VertxHttpTransport implements Transport {
     private final Vertx vertx;
     private final boolean ownsVertx;
     private final List<URI> endpoints;
     private final String token;
     /** Connections per endpoint for calls (Vert.x's default, 5, would queue a busy application's calls). */
-    static final int CALL_POOL = 32;
+    public static final int CALL_POOL = 32;
     /** Connections per endpoint for long polls, which hold theirs for up to their wait. */
     static final int POLL_POOL = 64;
 
@@ -38,7 +41,7 @@ final class VertxHttpTransport implements Transport {
     /** Long polls have their own pool: polls in progress never make a call wait for a connection. */
     private final HttpClientAgent polls;
 
-    VertxHttpTransport(Vertx vertx, boolean ownsVertx, ClientOptions options) {
+    public VertxHttpTransport(Vertx vertx, boolean ownsVertx, ClientOptions options) {
         this.vertx = vertx;
         this.ownsVertx = ownsVertx;
         this.endpoints = options.endpoints();

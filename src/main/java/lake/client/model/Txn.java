@@ -1,4 +1,4 @@
-package lake.client;
+package lake.client.model;
 
 import lake.wire.Fields;
 import lake.wire.TxnRequest;
@@ -91,7 +91,7 @@ public final class Txn {
     /** The JSON of {@code POST /v1/txn} without an epoch: {@code {"ops":[…]}}, values base64. */
     public String toJson() { return Json.write(toMap()); }
 
-    Map<String, Object> toMap() { return toRequest(null).toMap(); }
+    public Map<String, Object> toMap() { return toRequest(null).toMap(); }
 
     /** The body of {@code POST /v1/txn}: these operations, and {@code epoch} ({@code null}: none). */
     TxnRequest toRequest(Long epoch) {
@@ -104,7 +104,7 @@ public final class Txn {
      * Reads the JSON of {@code POST /v1/txn}, {@code {"ops":[…]}} with base64 values, by the
      * server's own rules: one condition ({@code expected}, or {@code exists: true}) and one action
      * ({@code value}, or {@code delete: true}) per operation, no unknown field. An {@code "epoch"}
-     * member is refused here: pin an epoch with {@link MetasrvClient#withEpoch(long)}. Throws
+     * member is refused here: pin an epoch with {@code MetasrvClient.withEpoch}. Throws
      * {@link MetasrvException.InvalidArgument} naming what is wrong.
      */
     public static Txn fromJson(String text) {

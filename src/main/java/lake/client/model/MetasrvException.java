@@ -1,7 +1,8 @@
-package lake.client;
+package lake.client.model;
+
 
 /**
- * Every failure a {@link MetasrvClient} call can end with, one subclass per error code of the API
+ * Every failure a {@code MetasrvClient} call can end with, one subclass per error code of the API
  * ({@code docs/http-api.md}, "Errors") plus the client's own {@link Unreachable}. A condition that
  * did not hold is never an exception: it is {@code applied == false} in a {@link lake.wire.WriteResult}, an
  * empty {@code Optional} for a missing key.
@@ -32,7 +33,7 @@ public abstract sealed class MetasrvException extends RuntimeException {
     /** How long the server asked the client to wait before retrying ({@code Retry-After}); 0 if it did not. */
     public long retryAfterMillis() { return retryAfterMillis; }
 
-    MetasrvException retryAfter(long ms) {
+    public MetasrvException retryAfter(long ms) {
         retryAfterMillis = ms;
         return this;
     }
@@ -41,7 +42,7 @@ public abstract sealed class MetasrvException extends RuntimeException {
     public boolean retryable() { return false; }
 
     /** Builds the exception for an error envelope the server sent. */
-    static MetasrvException of(int status, String code, String message) {
+    public static MetasrvException of(int status, String code, String message) {
         String m = message == null ? code : message;
         return switch (code) {
             case "not_leader" -> new NotLeader(m);
@@ -101,7 +102,7 @@ public abstract sealed class MetasrvException extends RuntimeException {
     /**
      * {@code outcome_unknown}: a write was sent and no answer came — the server said so (504), or
      * the connection broke or the deadline passed after the request left. It may or may not have
-     * applied; it is never retried blindly. {@link MetasrvClient#resolve(OutcomeUnknown)} reads
+     * applied; it is never retried blindly. {@code MetasrvClient.resolve} reads
      * the keys back and tells whether the store now holds what the write would have produced.
      */
     public static final class OutcomeUnknown extends MetasrvException {

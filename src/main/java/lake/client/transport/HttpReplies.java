@@ -1,5 +1,7 @@
-package lake.client;
+package lake.client.transport;
 
+import lake.client.model.Json;
+import lake.client.model.MetasrvException;
 import lake.wire.Fields;
 import lake.wire.Health;
 import lake.wire.WireException;
@@ -9,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /** What both HTTP transports share: how paths are encoded and how an answer is read. */
-final class HttpReplies {
+public final class HttpReplies {
     private HttpReplies() {}
 
     /** One HTTP answer as a transport received it: status, {@code Retry-After} header, body text. */
@@ -93,7 +95,7 @@ final class HttpReplies {
      * (for keys) {@code /}; a segment of dots is encoded too, so no client or proxy can take it
      * for {@code .} or {@code ..} and normalise it away.
      */
-    static String path(String s, boolean keepSlash) {
+    public static String path(String s, boolean keepSlash) {
         StringBuilder out = new StringBuilder();
         String[] segments = keepSlash ? s.split("/", -1) : new String[] {s};
         for (int i = 0; i < segments.length; i++) {
@@ -113,7 +115,7 @@ final class HttpReplies {
     }
 
     /** A query string from alternating names and values; null values are left out. Form encoding (a space is {@code +}, a plus {@code %2B}). */
-    static String query(Object... namesAndValues) {
+    public static String query(Object... namesAndValues) {
         StringBuilder q = new StringBuilder();
         for (int i = 0; i < namesAndValues.length; i += 2) {
             Object v = namesAndValues[i + 1];

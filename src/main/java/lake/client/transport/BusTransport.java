@@ -1,10 +1,14 @@
-package lake.client;
+package lake.client.transport;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
+import lake.client.model.ClientOptions;
+import lake.client.model.Json;
+import lake.client.model.MetasrvException;
+import lake.client.model.NodeHealth;
 import lake.wire.LeaderInfo;
 
 import java.util.List;
@@ -19,14 +23,14 @@ import java.util.Map;
  * {@code TIMEOUT} is {@link Transport.Lost}; a recipient failure is the error JSON the node sent,
  * its failure code the HTTP status of the same error.
  */
-final class BusTransport implements Transport {
+public final class BusTransport implements Transport {
     private static final String TOKEN_HEADER = "lake-token";
     private static final String EPOCH_HEADER = "lake-epoch";
 
     private final Vertx vertx;
     private final String token;
 
-    BusTransport(Vertx vertx, ClientOptions options) {
+    public BusTransport(Vertx vertx, ClientOptions options) {
         this.vertx = vertx;
         this.token = options.token();
     }
