@@ -28,7 +28,6 @@ import lake.metasrv.NodeClock;
 import lake.metrics.NodeMetrics;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
-import lake.protocol.CatalogOps;
 import lake.protocol.Ops;
 import lake.protocol.StrictJson;
 import lake.security.Action;
@@ -307,13 +306,13 @@ public final class NodeApi {
                 yield action instanceof Action.Admin ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written) : written;
             }
             default -> {
-                if (!CatalogOps.ALL.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
+                if (!Ops.CATALOG.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
                 Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER), abandoned);
                 // Decoded (so "namespace" is valid where the operation needs it); decided before it runs.
                 Action action = catalogAction(op, body.getValue("namespace") instanceof String ns ? ns : null);
                 access.authorize(caller, action);
-                if (op.equals(CatalogOps.LIST_NAMESPACES)) yield prepared.get().map(page -> grantedOnly(caller, page));
-                if (!CatalogOps.WRITES.contains(op)) yield prepared.get();
+                if (op.equals(Ops.LIST_NAMESPACES)) yield prepared.get().map(page -> grantedOnly(caller, page));
+                if (!Ops.CATALOG_WRITES.contains(op)) yield prepared.get();
                 // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
                 Future<JsonObject> written = write(op, forwardable, headers, caller, () -> leadership.isLeader() ? prepared.get()
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
@@ -337,10 +336,10 @@ public final class NodeApi {
     /** What a catalog operation on {@code namespace} is, for access control. */
     private static Action catalogAction(String op, String namespace) {
         return switch (op) {
-            case CatalogOps.CREATE_NAMESPACE, CatalogOps.DROP_NAMESPACE, CatalogOps.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
-            case CatalogOps.LIST_NAMESPACES -> new Action.Open(op);
-            case CatalogOps.SNAPSHOT, CatalogOps.LIST_TOMBSTONES -> new Action.WholeCatalog(op);
-            default -> new Action.Namespace(op, namespace, CatalogOps.WRITES.contains(op));
+            case Ops.CREATE_NAMESPACE, Ops.DROP_NAMESPACE, Ops.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
+            case Ops.LIST_NAMESPACES -> new Action.Open(op);
+            case Ops.SNAPSHOT, Ops.LIST_TOMBSTONES -> new Action.WholeCatalog(op);
+            default -> new Action.Namespace(op, namespace, Ops.CATALOG_WRITES.contains(op));
         };
     }
 

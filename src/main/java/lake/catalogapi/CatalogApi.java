@@ -22,7 +22,7 @@ import lake.metasrv.FencedWriter;
 import lake.metasrv.NodeClock;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
-import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -64,53 +64,53 @@ public final class CatalogApi {
     public Supplier<Future<JsonObject>> prepare(String op, JsonObject body, Long epoch, Future<?> abandoned) {
         Catalog c = new Catalog(port(epoch), catalogRoot, clock::wallMillis, random);
         return switch (op) {
-            case CatalogOps.CREATE_NAMESPACE -> {
+            case Ops.CREATE_NAMESPACE -> {
                 CatalogRequests.CreateNamespace r = CatalogRequests.createNamespace(body);
                 yield () -> c.createNamespace(r.namespace(), r.properties()).map(CatalogApi::namespace);
             }
-            case CatalogOps.GET_NAMESPACE -> {
+            case Ops.GET_NAMESPACE -> {
                 String ns = CatalogRequests.namespace(body);
                 yield () -> c.getNamespace(ns).map(CatalogApi::namespace);
             }
-            case CatalogOps.DROP_NAMESPACE -> {
+            case Ops.DROP_NAMESPACE -> {
                 String ns = CatalogRequests.namespace(body);
                 yield () -> c.dropNamespace(ns).map(CatalogApi::namespace);
             }
-            case CatalogOps.LIST_NAMESPACES -> {
+            case Ops.LIST_NAMESPACES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_NAMESPACE_PAGE, java.util.Set.of());
                 yield () -> c.listNamespaces(p.continuation(), p.limit()).map(page -> names(lake.wire.catalog.NamePage.Listing.NAMESPACES, page));
             }
-            case CatalogOps.CREATE_TABLE -> {
+            case Ops.CREATE_TABLE -> {
                 CatalogRequests.CreateTable r = CatalogRequests.createTable(body);
                 yield () -> c.createTable(r.namespace(), r.name(), r.columns(), r.engine()).map(CatalogApi::table);
             }
-            case CatalogOps.LIST_TABLES -> {
+            case Ops.LIST_TABLES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TABLE_PAGE, java.util.Set.of("namespace"));
                 String ns = ApiRequests.string(body, "namespace");
                 yield () -> c.listTables(ns, p.continuation(), p.limit()).map(page -> names(lake.wire.catalog.NamePage.Listing.TABLES, page));
             }
-            case CatalogOps.RESOLVE -> {
+            case Ops.RESOLVE -> {
                 CatalogRequests.Resolve r = CatalogRequests.resolve(body);
                 yield () -> resolve(c, r, abandoned);
             }
-            case CatalogOps.COMMIT_VERSION -> {
+            case Ops.COMMIT_VERSION -> {
                 CatalogRequests.CommitVersion r = CatalogRequests.commitVersion(body);
                 yield () -> c.commitVersion(r.namespace(), r.name(), r.expectedVersion(), r.version(), r.incarnationId())
                         .map(CatalogApi::table);
             }
-            case CatalogOps.DROP_TABLE -> {
+            case Ops.DROP_TABLE -> {
                 CatalogRequests.Named r = CatalogRequests.table(body);
                 yield () -> c.dropTable(r.namespace(), r.name()).map(CatalogApi::tombstone);
             }
-            case CatalogOps.SNAPSHOT -> {
+            case Ops.SNAPSHOT -> {
                 CatalogRequests.Snapshot r = CatalogRequests.snapshot(body);
                 yield () -> snapshot(c, r, abandoned);
             }
-            case CatalogOps.LIST_TOMBSTONES -> {
+            case Ops.LIST_TOMBSTONES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TOMBSTONE_PAGE, java.util.Set.of());
                 yield () -> c.listTombstones(p.continuation(), p.limit()).map(CatalogApi::tombstones);
             }
-            case CatalogOps.PURGE_TOMBSTONE -> {
+            case Ops.PURGE_TOMBSTONE -> {
                 CatalogRequests.Purge r = CatalogRequests.purge(body);
                 yield () -> c.purgeTombstone(r.namespace(), r.name(), r.incarnationId()).map(CatalogApi::tombstone);
             }

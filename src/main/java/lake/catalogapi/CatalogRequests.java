@@ -4,7 +4,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
-import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -120,7 +120,7 @@ final class CatalogRequests {
     }
 
     private static long waitMs(JsonObject b) {
-        return b.containsKey("wait_ms") ? unsigned(b, "wait_ms", 0, CatalogOps.MAX_WAIT_MS) : 0;
+        return b.containsKey("wait_ms") ? unsigned(b, "wait_ms", 0, Ops.MAX_WAIT_MS) : 0;
     }
 
     private static long unsigned(JsonObject b, String field, long min, long max) {

@@ -4,7 +4,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
-import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 import lake.protocol.HttpInput;
 
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * The catalog's HTTP routes as one table: a raw path and method become a catalog operation
- * ({@code CatalogOps}) and the body it would have on the event bus, so both ingresses share one
+ * ({@code Ops}) and the body it would have on the event bus, so both ingresses share one
  * decoder. Path segments are decoded strictly ({@link HttpInput}); a name given by the path may
  * not also appear in the body. Unknown paths are {@code 404}, known paths with another method
  * {@code 405}.
@@ -38,8 +38,8 @@ public final class CatalogRoutes {
         if (s.get(1).equals("namespaces")) {
             if (n == 2) {
                 return switch (method.name()) {
-                    case "POST" -> noQuery(uri, "POST /v1/namespaces", new Route(CatalogOps.CREATE_NAMESPACE, new JsonObject(), true));
-                    case "GET" -> new Route(CatalogOps.LIST_NAMESPACES, page(rawQuery), false);
+                    case "POST" -> noQuery(uri, "POST /v1/namespaces", new Route(Ops.CREATE_NAMESPACE, new JsonObject(), true));
+                    case "GET" -> new Route(Ops.LIST_NAMESPACES, page(rawQuery), false);
                     default -> throw notAllowed(method, rawPath);
                 };
             }
@@ -47,8 +47,8 @@ public final class CatalogRoutes {
             if (n == 3) {
                 JsonObject p = new JsonObject().put("namespace", ns);
                 return switch (method.name()) {
-                    case "GET" -> noQuery(uri, "GET /v1/namespaces/{ns}", new Route(CatalogOps.GET_NAMESPACE, p, false));
-                    case "DELETE" -> noQuery(uri, "DELETE /v1/namespaces/{ns}", new Route(CatalogOps.DROP_NAMESPACE, p, false));
+                    case "GET" -> noQuery(uri, "GET /v1/namespaces/{ns}", new Route(Ops.GET_NAMESPACE, p, false));
+                    case "DELETE" -> noQuery(uri, "DELETE /v1/namespaces/{ns}", new Route(Ops.DROP_NAMESPACE, p, false));
                     default -> throw notAllowed(method, rawPath);
                 };
             }
@@ -56,8 +56,8 @@ public final class CatalogRoutes {
             JsonObject p = new JsonObject().put("namespace", ns);
             if (n == 4) {
                 return switch (method.name()) {
-                    case "POST" -> noQuery(uri, "POST /v1/namespaces/{ns}/tables", new Route(CatalogOps.CREATE_TABLE, p, true));
-                    case "GET" -> new Route(CatalogOps.LIST_TABLES, page(rawQuery).mergeIn(p), false);
+                    case "POST" -> noQuery(uri, "POST /v1/namespaces/{ns}/tables", new Route(Ops.CREATE_TABLE, p, true));
+                    case "GET" -> new Route(Ops.LIST_TABLES, page(rawQuery).mergeIn(p), false);
                     default -> throw notAllowed(method, rawPath);
                 };
             }
@@ -70,15 +70,15 @@ public final class CatalogRoutes {
                             p.put("known_version", ApiRequests.u64(ApiRequests.unsignedDecimal(q.get("known_version"), "query parameter 'known_version'")));
                         }
                         waitMs(q, p);
-                        yield new Route(CatalogOps.RESOLVE, p, false);
+                        yield new Route(Ops.RESOLVE, p, false);
                     }
-                    case "DELETE" -> noQuery(uri, "DELETE /v1/namespaces/{ns}/tables/{name}", new Route(CatalogOps.DROP_TABLE, p, false));
+                    case "DELETE" -> noQuery(uri, "DELETE /v1/namespaces/{ns}/tables/{name}", new Route(Ops.DROP_TABLE, p, false));
                     default -> throw notAllowed(method, rawPath);
                 };
             }
             if (n == 6 && s.get(5).equals("versions")) {
                 if (method != HttpMethod.POST) throw notAllowed(method, rawPath);
-                return noQuery(uri, "POST /v1/namespaces/{ns}/tables/{name}/versions", new Route(CatalogOps.COMMIT_VERSION, p, true));
+                return noQuery(uri, "POST /v1/namespaces/{ns}/tables/{name}/versions", new Route(Ops.COMMIT_VERSION, p, true));
             }
             throw notFound(method, rawPath);
         }
@@ -88,12 +88,12 @@ public final class CatalogRoutes {
             JsonObject p = new JsonObject();
             if (q.containsKey("known_generation")) p.put("known_generation", q.get("known_generation"));
             waitMs(q, p);
-            return new Route(CatalogOps.SNAPSHOT, p, false);
+            return new Route(Ops.SNAPSHOT, p, false);
         }
         if (!s.get(2).equals("tombstones")) throw notFound(method, rawPath);
         if (n == 3) {
             if (method != HttpMethod.GET) throw notAllowed(method, rawPath);
-            return new Route(CatalogOps.LIST_TOMBSTONES, page(rawQuery), false);
+            return new Route(Ops.LIST_TOMBSTONES, page(rawQuery), false);
         }
         if (n == 6) {
             if (method != HttpMethod.DELETE) throw notAllowed(method, rawPath);
@@ -101,7 +101,7 @@ public final class CatalogRoutes {
                     .put("namespace", HttpInput.pathSegment(s.get(3), "namespace in the path"))
                     .put("name", HttpInput.pathSegment(s.get(4), "table name in the path"))
                     .put("incarnation_id", HttpInput.pathSegment(s.get(5), "incarnation id in the path"));
-            return noQuery(uri, "DELETE /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}", new Route(CatalogOps.PURGE_TOMBSTONE, p, false));
+            return noQuery(uri, "DELETE /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}", new Route(Ops.PURGE_TOMBSTONE, p, false));
         }
         throw notFound(method, rawPath);
     }
@@ -132,7 +132,7 @@ public final class CatalogRoutes {
 
     private static void waitMs(Map<String, String> q, JsonObject p) {
         if (q.containsKey("wait_ms")) {
-            p.put("wait_ms", (long) HttpInput.count(q.get("wait_ms"), "query parameter 'wait_ms'", 0, CatalogOps.MAX_WAIT_MS));
+            p.put("wait_ms", (long) HttpInput.count(q.get("wait_ms"), "query parameter 'wait_ms'", 0, Ops.MAX_WAIT_MS));
         }
     }
 

@@ -15,7 +15,6 @@ import lake.cluster.Membership;
 import lake.metasrv.Leadership;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
-import lake.protocol.CatalogOps;
 import lake.protocol.Ops;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,8 +84,8 @@ public final class ApiVerticle extends VerticleBase {
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_CAS, m -> servePublic(Ops.CAS, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_DELETE, m -> servePublic(Ops.DELETE, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.KV_TXN, m -> servePublic(Ops.TXN, m)));
-            for (String op : CatalogOps.ALL) {
-                consumers.add(vertx.eventBus().<Object>consumer(CatalogOps.address(op), m -> servePublic(op, m)));
+            for (String op : Ops.CATALOG) {
+                consumers.add(vertx.eventBus().<Object>consumer(Ops.catalogAddress(op), m -> servePublic(op, m)));
             }
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(Ops.LEADER, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(Ops.RESIGN, m)));

@@ -13,7 +13,6 @@ import lake.meta.ScanPage;
 import lake.meta.Transaction;
 import lake.meta.TransactionOutcome;
 import lake.metasrv.Leadership;
-import lake.protocol.CatalogOps;
 import lake.protocol.Ops;
 
 import java.time.Duration;
@@ -44,7 +43,7 @@ public final class NodeMetrics {
     private static final java.util.Set<String> KNOWN_OPS = java.util.stream.Stream.concat(
             java.util.stream.Stream.of(Ops.GET, Ops.SCAN, Ops.CAS, Ops.DELETE, Ops.TXN, Ops.LEADER,
                     Ops.RESIGN, Ops.READY, Ops.CLUSTER, Ops.ICEBERG),
-            CatalogOps.ALL.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
+            Ops.CATALOG.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final MeterRegistry registry;
     private final String node;

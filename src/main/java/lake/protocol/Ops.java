@@ -1,9 +1,12 @@
 package lake.protocol;
 
+import java.util.List;
+import java.util.Set;
+
 /**
- * The key-value and node operations: one name each, the {@code lake-op} of a request on the bus
- * and of a forwarded write, and the {@code op} label of the request metrics. The catalog's are
- * {@link CatalogOps}.
+ * Every operation's name: the {@code lake-op} of a request on the bus and of a forwarded write,
+ * and the {@code op} label of the request metrics; a catalog operation's name is also its bus
+ * address suffix ({@code lake.v1.catalog.<op>}).
  */
 public final class Ops {
     private Ops() {}
@@ -19,4 +22,33 @@ public final class Ops {
     public static final String CLUSTER = "cluster";
     /** An Iceberg REST request (carried as {@code lake.api.IcebergWire} encodes it); a mutation is a write, forwarded by a follower to the leader. */
     public static final String ICEBERG = "iceberg";
+
+    // The catalog's operations.
+    public static final String CREATE_NAMESPACE = "create-namespace";
+    public static final String LIST_NAMESPACES = "list-namespaces";
+    public static final String GET_NAMESPACE = "get-namespace";
+    public static final String DROP_NAMESPACE = "drop-namespace";
+    public static final String CREATE_TABLE = "create-table";
+    public static final String LIST_TABLES = "list-tables";
+    public static final String RESOLVE = "resolve";
+    public static final String COMMIT_VERSION = "commit-version";
+    public static final String DROP_TABLE = "drop-table";
+    public static final String SNAPSHOT = "snapshot";
+    public static final String LIST_TOMBSTONES = "list-tombstones";
+    public static final String PURGE_TOMBSTONE = "purge-tombstone";
+
+    public static final List<String> CATALOG = List.of(CREATE_NAMESPACE, LIST_NAMESPACES, GET_NAMESPACE, DROP_NAMESPACE,
+            CREATE_TABLE, LIST_TABLES, RESOLVE, COMMIT_VERSION, DROP_TABLE, SNAPSHOT, LIST_TOMBSTONES, PURGE_TOMBSTONE);
+
+    /** The operations that change the catalog: leader only, forwarded by followers, need a read-write token. */
+    public static final Set<String> CATALOG_WRITES = Set.of(CREATE_NAMESPACE, DROP_NAMESPACE, CREATE_TABLE, COMMIT_VERSION,
+            DROP_TABLE, PURGE_TOMBSTONE);
+
+    /** The longest a catalog long poll may wait. */
+    public static final int MAX_WAIT_MS = 60_000;
+
+    /** The public bus address of the catalog operation {@code op}. */
+    public static String catalogAddress(String op) {
+        return "lake.v1.catalog." + op;
+    }
 }

@@ -1,6 +1,5 @@
 package lake.wire;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -29,14 +28,10 @@ public record ClusterInfo(String nodeId, List<Member> members) {
     }
 
     public static ClusterInfo from(Map<String, Object> o) {
-        List<Member> members = new ArrayList<>();
-        for (Map<String, Object> m : Fields.objects(o, "members")) members.add(Member.from(m));
-        return new ClusterInfo(Fields.string(o, "node_id"), members);
+        return new ClusterInfo(Fields.string(o, "node_id"), Fields.records(o, "members", Member::from));
     }
 
     public Map<String, Object> toMap() {
-        List<Object> a = new ArrayList<>(members.size());
-        for (Member m : members) a.add(m.toMap());
-        return Fields.of("node_id", nodeId, "members", a);
+        return Fields.of("node_id", nodeId, "members", Fields.maps(members, Member::toMap));
     }
 }

@@ -1,6 +1,5 @@
 package lake.wire;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -19,9 +18,7 @@ public record EntryPage(List<Entry> entries, String continuation) {
     public boolean hasMore() { return continuation != null; }
 
     public static EntryPage from(Map<String, Object> o) {
-        List<Entry> entries = new ArrayList<>();
-        for (Map<String, Object> e : Fields.objects(o, "entries")) entries.add(Entry.from(e));
-        return new EntryPage(entries, Fields.stringOrNull(o, "continuation"));
+        return new EntryPage(Fields.records(o, "entries", Entry::from), Fields.stringOrNull(o, "continuation"));
     }
 
     public Map<String, Object> toMap() { return toMap(entries, Entry::toMap, continuation); }
@@ -31,8 +28,6 @@ public record EntryPage(List<Entry> entries, String continuation) {
      * entries with {@link Entry#toMap(String, byte[])}, whose bytes need no copy into an {@link Entry}).
      */
     public static <T> Map<String, Object> toMap(List<T> entries, Function<T, Map<String, Object>> entry, String continuation) {
-        List<Object> a = new ArrayList<>(entries.size());
-        for (T e : entries) a.add(entry.apply(e));
-        return Fields.of("entries", a, "continuation", continuation);
+        return Fields.of("entries", Fields.maps(entries, entry), "continuation", continuation);
     }
 }

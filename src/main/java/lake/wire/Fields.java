@@ -52,9 +52,7 @@ public final class Fields {
 
     /** An unsigned 64-bit number. */
     public static long u64(Map<String, Object> o, String field) {
-        Long v = u64OrNull(o, field);
-        if (v == null) throw new WireException(field, o);
-        return v;
+        return required(u64OrNull(o, field), field, o);
     }
 
     public static Long u64OrNull(Map<String, Object> o, String field) {
@@ -73,7 +71,11 @@ public final class Fields {
 
     /** A JSON integer within {@code int}'s range. */
     public static int int32(Map<String, Object> o, String field) {
-        Integer v = int32OrNull(o, field);
+        return required(int32OrNull(o, field), field, o);
+    }
+
+    /** {@code v}, read from {@code field}; absent (or {@code null}) where the shape requires it is a {@link WireException}. */
+    private static <T> T required(T v, String field, Map<String, Object> o) {
         if (v == null) throw new WireException(field, o);
         return v;
     }
@@ -112,6 +114,21 @@ public final class Fields {
     public static List<?> array(Map<String, Object> o, String field) {
         if (o.get(field) instanceof List<?> l) return l;
         throw new WireException(field, o);
+    }
+
+    /** The array {@code field} of objects, each decoded by {@code from}. */
+    public static <T> List<T> records(Map<String, Object> o, String field, java.util.function.Function<Map<String, Object>, T> from) {
+        List<Map<String, Object>> objects = objects(o, field);
+        List<T> out = new ArrayList<>(objects.size());
+        for (Map<String, Object> e : objects) out.add(from.apply(e));
+        return out;
+    }
+
+    /** {@code records} as a JSON array, each encoded by {@code toMap}. */
+    public static <T> List<Object> maps(List<T> records, java.util.function.Function<T, Map<String, Object>> toMap) {
+        List<Object> out = new ArrayList<>(records.size());
+        for (T r : records) out.add(toMap.apply(r));
+        return out;
     }
 
     public static List<Map<String, Object>> objects(Map<String, Object> o, String field) {

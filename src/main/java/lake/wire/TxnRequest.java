@@ -1,6 +1,5 @@
 package lake.wire;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -89,15 +88,11 @@ public record TxnRequest(List<Op> ops, Long epoch) {
     }
 
     public static TxnRequest from(Map<String, Object> o) {
-        List<Op> ops = new ArrayList<>();
-        for (Map<String, Object> op : Fields.objects(o, "ops")) ops.add(Op.from(op));
-        return new TxnRequest(ops, Fields.u64OrNull(o, "epoch"));
+        return new TxnRequest(Fields.records(o, "ops", Op::from), Fields.u64OrNull(o, "epoch"));
     }
 
     public Map<String, Object> toMap() {
-        List<Object> a = new ArrayList<>(ops.size());
-        for (Op op : ops) a.add(op.toMap());
-        Map<String, Object> o = Fields.of("ops", a);
+        Map<String, Object> o = Fields.of("ops", Fields.maps(ops, Op::toMap));
         if (epoch != null) o.put("epoch", Fields.u64Value(epoch));
         return o;
     }

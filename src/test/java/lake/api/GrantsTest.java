@@ -15,7 +15,7 @@ import lake.config.Settings;
 import lake.node.AuditLog;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
-import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -182,34 +182,34 @@ class GrantsTest {
             return status;
         }, WRITE));
         ops.add(new Op("get-namespace", (t, in, web) -> either(web, HttpMethod.GET, "/v1/namespaces/" + ns(in), t, null,
-                lake.protocol.CatalogOps.address(CatalogOps.GET_NAMESPACE), new JsonObject().put("namespace", ns(in))), READ));
+                lake.protocol.Ops.catalogAddress(Ops.GET_NAMESPACE), new JsonObject().put("namespace", ns(in))), READ));
         ops.add(new Op("list-tables", (t, in, web) -> either(web, HttpMethod.GET, "/v1/namespaces/" + ns(in) + "/tables", t, null,
-                CatalogOps.address(CatalogOps.LIST_TABLES), new JsonObject().put("namespace", ns(in))), READ));
+                Ops.catalogAddress(Ops.LIST_TABLES), new JsonObject().put("namespace", ns(in))), READ));
         ops.add(new Op("resolve", (t, in, web) -> either(web, HttpMethod.GET, "/v1/namespaces/" + ns(in) + "/tables/t", t, null,
-                CatalogOps.address(CatalogOps.RESOLVE), new JsonObject().put("namespace", ns(in)).put("name", "t")), READ));
+                Ops.catalogAddress(Ops.RESOLVE), new JsonObject().put("namespace", ns(in)).put("name", "t")), READ));
         ops.add(new Op("create-table", (t, in, web) -> {
             String name = "t" + unique.incrementAndGet();
             JsonObject cols = new JsonObject().put("columns", new JsonArray().add("id:i64"));
             return either(web, HttpMethod.POST, "/v1/namespaces/" + ns(in) + "/tables", t, cols.copy().put("name", name),
-                    CatalogOps.address(CatalogOps.CREATE_TABLE), cols.copy().put("name", name).put("namespace", ns(in)));
+                    Ops.catalogAddress(Ops.CREATE_TABLE), cols.copy().put("name", name).put("namespace", ns(in)));
         }, WRITE));
         ops.add(new Op("snapshot", (t, in, web) -> either(web, HttpMethod.GET, "/v1/catalog", t, null,
-                CatalogOps.address(CatalogOps.SNAPSHOT), new JsonObject()), UNRESTRICTED));
+                Ops.catalogAddress(Ops.SNAPSHOT), new JsonObject()), UNRESTRICTED));
         ops.add(new Op("list-tombstones", (t, in, web) -> either(web, HttpMethod.GET, "/v1/catalog/tombstones", t, null,
-                CatalogOps.address(CatalogOps.LIST_TOMBSTONES), new JsonObject()), UNRESTRICTED));
+                Ops.catalogAddress(Ops.LIST_TOMBSTONES), new JsonObject()), UNRESTRICTED));
         ops.add(new Op("create-namespace", (t, in, web) -> {
             JsonObject b = new JsonObject().put("namespace", (in ? "robots" : "cars") + "-made-" + unique.incrementAndGet());
-            return either(web, HttpMethod.POST, "/v1/namespaces", t, b, CatalogOps.address(CatalogOps.CREATE_NAMESPACE), b);
+            return either(web, HttpMethod.POST, "/v1/namespaces", t, b, Ops.catalogAddress(Ops.CREATE_NAMESPACE), b);
         }, ADMIN_ONLY));
         ops.add(new Op("drop-namespace", (t, in, web) -> {
             String absent = "gone-" + unique.incrementAndGet();
             return either(web, HttpMethod.DELETE, "/v1/namespaces/" + absent, t, null,
-                    CatalogOps.address(CatalogOps.DROP_NAMESPACE), new JsonObject().put("namespace", absent));
+                    Ops.catalogAddress(Ops.DROP_NAMESPACE), new JsonObject().put("namespace", absent));
         }, ADMIN_ONLY));
         ops.add(new Op("purge-tombstone", (t, in, web) -> {
             JsonObject b = new JsonObject().put("namespace", ns(in)).put("name", "t").put("incarnation_id", "absent");
             return either(web, HttpMethod.DELETE, "/v1/catalog/tombstones/" + ns(in) + "/t/absent", t, null,
-                    CatalogOps.address(CatalogOps.PURGE_TOMBSTONE), b);
+                    Ops.catalogAddress(Ops.PURGE_TOMBSTONE), b);
         }, ADMIN_ONLY));
         return ops;
     }
@@ -244,7 +244,7 @@ class GrantsTest {
         for (boolean overHttp : new boolean[] {true, false}) {
             for (String token : TOKENS) {
                 JsonObject page = overHttp ? http(HttpMethod.GET, "/v1/namespaces", token, null).bodyAsJsonObject()
-                        : NodeHarness.await(h.vertx.eventBus().<JsonObject>request(CatalogOps.address(CatalogOps.LIST_NAMESPACES),
+                        : NodeHarness.await(h.vertx.eventBus().<JsonObject>request(Ops.catalogAddress(Ops.LIST_NAMESPACES),
                                 new JsonObject(), new DeliveryOptions().addHeader(Bus.TOKEN_HEADER, token))).body();
                 if (token.equals(ROBOTS_RW) || token.equals(ROBOTS_RO)) {
                     assertThat(page.getJsonArray("namespaces")).as(token).containsExactly("robots");
@@ -343,7 +343,7 @@ class GrantsTest {
 
         int before = audit.lines("admin").size();
         assertThat(http(HttpMethod.POST, "/v1/namespaces", ADMIN, new JsonObject().put("namespace", "planes")).statusCode()).isEqualTo(200);
-        assertThat(bus(CatalogOps.address(CatalogOps.DROP_NAMESPACE), new JsonObject().put("namespace", "planes"), ADMIN)).isEqualTo(200);
+        assertThat(bus(Ops.catalogAddress(Ops.DROP_NAMESPACE), new JsonObject().put("namespace", "planes"), ADMIN)).isEqualTo(200);
         assertThat(http(HttpMethod.DELETE, "/v1/namespaces/robots/tables/t", ALL_RW, null).statusCode()).isEqualTo(200);
         String incarnation = http(HttpMethod.GET, "/v1/catalog/tombstones", ADMIN, null).bodyAsJsonObject()
                 .getJsonArray("tombstones").getJsonObject(0).getString("incarnation_id");

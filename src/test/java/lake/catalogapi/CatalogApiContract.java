@@ -8,7 +8,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import lake.api.RecordedLeaderTest;
 import lake.node.NodeHarness;
-import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -99,10 +99,10 @@ abstract class CatalogApiContract extends RecordedLeaderTest {
         assertThat(ok(h.get(node, "/v1/namespaces")).getJsonArray("namespaces")).isEmpty();
 
         // The same operations on the bus.
-        Message<JsonObject> viaBus = NodeHarness.await(h.vertx.eventBus().request(CatalogOps.address(CatalogOps.CREATE_NAMESPACE),
+        Message<JsonObject> viaBus = NodeHarness.await(h.vertx.eventBus().request(Ops.catalogAddress(Ops.CREATE_NAMESPACE),
                 new JsonObject().put("namespace", "bus")));
         assertThat(viaBus.body().getString("namespace")).isEqualTo("bus");
-        Message<JsonObject> table = NodeHarness.await(h.vertx.eventBus().request(CatalogOps.address(CatalogOps.CREATE_TABLE),
+        Message<JsonObject> table = NodeHarness.await(h.vertx.eventBus().request(Ops.catalogAddress(Ops.CREATE_TABLE),
                 new JsonObject().put("namespace", "bus").put("name", "t").put("columns", new JsonArray().add("x:utf8"))));
         assertThat(table.body().getJsonObject("registration").getJsonArray("columns").getJsonObject(0))
                 .isEqualTo(new JsonObject().put("name", "x").put("type", "utf8"));

@@ -9,7 +9,7 @@ import io.vertx.ext.web.client.HttpResponse;
 import lake.bus.Bus;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
-import lake.protocol.CatalogOps;
+import lake.protocol.Ops;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,12 +58,12 @@ class OnePathTest {
                 kv("txn", "/v1/txn", Bus.KV_TXN, new JsonObject().put("ops", new JsonArray())),
                 kv("txn op", "/v1/txn", Bus.KV_TXN, new JsonObject().put("ops", new JsonArray().add(new JsonObject().put("key", "")))),
                 new Framed("create-namespace", HttpMethod.POST, "/v1/namespaces", new JsonObject().put("namespace", "x").put("owner", "me"),
-                        CatalogOps.address(CatalogOps.CREATE_NAMESPACE), new JsonObject().put("namespace", "x").put("owner", "me")),
+                        Ops.catalogAddress(Ops.CREATE_NAMESPACE), new JsonObject().put("namespace", "x").put("owner", "me")),
                 new Framed("create-table", HttpMethod.POST, "/v1/namespaces/robots/tables", new JsonObject().put("name", "t").put("columns", "id:i64"),
-                        CatalogOps.address(CatalogOps.CREATE_TABLE),
+                        Ops.catalogAddress(Ops.CREATE_TABLE),
                         new JsonObject().put("namespace", "robots").put("name", "t").put("columns", "id:i64")),
                 new Framed("commit-version", HttpMethod.POST, "/v1/namespaces/robots/tables/t/versions", new JsonObject().put("version", 1),
-                        CatalogOps.address(CatalogOps.COMMIT_VERSION),
+                        Ops.catalogAddress(Ops.COMMIT_VERSION),
                         new JsonObject().put("namespace", "robots").put("name", "t").put("version", 1)))) {
             JsonObject viaHttp = http(f);
             JsonObject viaBus = bus(f);

@@ -3,7 +3,6 @@ package lake.wire.catalog;
 import lake.wire.Fields;
 import lake.wire.WireException;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -26,18 +25,12 @@ public record CatalogSnapshot(boolean modified, String generation, List<Table> t
             case "not_modified" -> false;
             default -> throw new WireException("status", o);
         };
-        List<Table> tables = new ArrayList<>();
-        if (modified) for (Map<String, Object> t : Fields.objects(o, "tables")) tables.add(Table.from(t));
-        return new CatalogSnapshot(modified, Fields.stringOrNull(o, "generation"), tables);
+        return new CatalogSnapshot(modified, Fields.stringOrNull(o, "generation"), modified ? Fields.records(o, "tables", Table::from) : List.of());
     }
 
     public Map<String, Object> toMap() {
         Map<String, Object> o = Fields.of("status", modified ? "snapshot" : "not_modified", "generation", generation);
-        if (modified) {
-            List<Object> a = new ArrayList<>(tables.size());
-            for (Table t : tables) a.add(t.toMap());
-            o.put("tables", a);
-        }
+        if (modified) o.put("tables", Fields.maps(tables, Table::toMap));
         return o;
     }
 }

@@ -2,7 +2,6 @@ package lake.wire.catalog;
 
 import lake.wire.Fields;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -13,14 +12,10 @@ public record TombstonePage(List<Tombstone> tombstones, String continuation) {
     }
 
     public static TombstonePage from(Map<String, Object> o) {
-        List<Tombstone> ts = new ArrayList<>();
-        for (Map<String, Object> t : Fields.objects(o, "tombstones")) ts.add(Tombstone.from(t));
-        return new TombstonePage(ts, Fields.stringOrNull(o, "continuation"));
+        return new TombstonePage(Fields.records(o, "tombstones", Tombstone::from), Fields.stringOrNull(o, "continuation"));
     }
 
     public Map<String, Object> toMap() {
-        List<Object> a = new ArrayList<>(tombstones.size());
-        for (Tombstone t : tombstones) a.add(t.toMap());
-        return Fields.of("tombstones", a, "continuation", continuation);
+        return Fields.of("tombstones", Fields.maps(tombstones, Tombstone::toMap), "continuation", continuation);
     }
 }
