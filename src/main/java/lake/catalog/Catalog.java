@@ -71,6 +71,11 @@ public final class Catalog {
         this.snapshotPage = snapshotPage;
     }
 
+    /** Where this catalog places tables: the configured root without trailing slashes. */
+    public String root() {
+        return catalogRoot;
+    }
+
     /** The key of the catalog's directory generation, which every table and namespace create and drop rewrites. */
     public static final String GENERATION_KEY = CatalogKeys.GENERATION;
 

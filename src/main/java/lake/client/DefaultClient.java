@@ -9,7 +9,6 @@ import lake.client.model.NodeHealth;
 import lake.client.model.Txn;
 import lake.client.transport.Call;
 import lake.client.transport.HttpReplies;
-import lake.client.transport.Retrier;
 import lake.client.transport.Transport;
 import lake.wire.CasRequest;
 import lake.wire.ClusterInfo;

@@ -66,12 +66,11 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     private final MetadataCache<ViewMetadata> views;
     private final long timeoutMs;
 
-    public IcebergCatalog(Catalog catalog, String warehouse, FileIO io, MetadataCache<TableMetadata> tables,
+    /** An Iceberg catalog over {@code catalog}, whose root is its warehouse. */
+    public IcebergCatalog(Catalog catalog, FileIO io, MetadataCache<TableMetadata> tables,
                    MetadataCache<ViewMetadata> views, long timeoutMs) {
         this.catalog = catalog;
-        String root = warehouse;
-        while (root.endsWith("/") && root.length() > 1) root = root.substring(0, root.length() - 1);
-        this.warehouse = root;
+        this.warehouse = catalog.root();
         this.io = io;
         this.tables = tables;
         this.views = views;

@@ -1,6 +1,5 @@
 package lake.client;
 
-import lake.client.transport.Retrier;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;

@@ -11,12 +11,24 @@ import java.util.Map;
  * How a {@link Call} reaches a node: HTTP to one of a list of endpoints, or the event bus. A send
  * completes with the reply body, or fails with exactly one of: a {@link MetasrvException} (a node
  * answered with that error), {@link NotSent} (certainly never reached a node: connection refused,
- * no handler), or {@link Lost} (it may have reached one and no answer came). {@link Retrier} decides
+ * no handler), or {@link Lost} (it may have reached one and no answer came). {@code lake.client.Retrier} decides
  * from that distinction alone whether a retry is safe.
  */
 public interface Transport {
     /** How many endpoints there are to rotate through (the bus: 1, it balances by itself). */
     int endpoints();
+
+    /** The least time a retry, or a send after waiting for a connection, is started with (when the budget allows). */
+    long RETRY_FLOOR_MS = 1_000;
+
+    /**
+     * What a transport that had to wait for a connection must still have of an attempt's budget
+     * to send it; with less, it reports {@link NotSent} (nothing went out) rather than send a
+     * request the deadline would cut short.
+     */
+    static long sendFloorMs(long budgetMs) {
+        return Math.min(RETRY_FLOOR_MS, budgetMs / 2);
+    }
 
     /** Endpoint {@code i}, for messages. */
     String endpoint(int i);
@@ -24,7 +36,7 @@ public interface Transport {
     /**
      * Sends {@code call} to endpoint {@code endpoint} and waits at most {@code timeoutMs} for its
      * answer. A transport that may wait for a connection before sending (a pool) does not send
-     * once less than {@code max(Retrier.sendFloorMs(timeoutMs), minSendMs)} would be left: it fails
+     * once less than {@code max(sendFloorMs(timeoutMs), minSendMs)} would be left: it fails
      * {@link NotSent} instead, so the deadline never cuts short a request that went out.
      */
     Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs, long minSendMs);

@@ -92,7 +92,7 @@ public final class VertxHttpTransport implements Transport {
             long leftMs = timeoutMs - waitedMs;
             // A request that waited for a connection and would be sent with too little time left
             // is not sent: the deadline would cut it short and a write would become unknown.
-            if (leftMs <= 0 || (waitedMs > 0 && leftMs < Math.max(Retrier.sendFloorMs(timeoutMs), minSendMs))) {
+            if (leftMs <= 0 || (waitedMs > 0 && leftMs < Math.max(Transport.sendFloorMs(timeoutMs), minSendMs))) {
                 req.reset();
                 answer.tryFail(new NotSent("no connection to " + base + " in time (waited " + waitedMs + " of "
                         + timeoutMs + " ms)", null));

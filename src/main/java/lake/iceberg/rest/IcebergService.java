@@ -79,7 +79,7 @@ public final class IcebergService implements AutoCloseable {
     /** A router whose catalog reads and writes through {@code port}. */
     public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
         lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
-        return new IcebergRouter(new IcebergCatalog(catalog, warehouse, io, tables, views, timeoutMs), metricsReported, wallMillis);
+        return new IcebergRouter(new IcebergCatalog(catalog, io, tables, views, timeoutMs), metricsReported, wallMillis);
     }
 
     /** Runs {@code request} on a worker; a full queue answers 503 at once. */

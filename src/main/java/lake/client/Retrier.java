@@ -1,9 +1,11 @@
-package lake.client.transport;
+package lake.client;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import lake.client.model.ClientOptions;
 import lake.client.model.MetasrvException;
+import lake.client.transport.Call;
+import lake.client.transport.Transport;
 
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -30,19 +32,19 @@ import java.util.concurrent.ThreadLocalRandom;
  *       in flight when the deadline passes is {@code OutcomeUnknown}.</li>
  * </ul>
  */
-public final class Retrier {
+final class Retrier {
     private final Transport transport;
     private final ClientOptions options;
     private volatile int preferred;
 
-    public Retrier(Transport transport, ClientOptions options) {
+    Retrier(Transport transport, ClientOptions options) {
         this.transport = transport;
         this.options = options;
     }
 
-    public Transport transport() { return transport; }
+    Transport transport() { return transport; }
 
-    public Future<Map<String, Object>> run(Call call) {
+    Future<Map<String, Object>> run(Call call) {
         long deadline = System.nanoTime() + options.callTimeout().toNanos() + call.waitMs() * 1_000_000L;
         Promise<Map<String, Object>> result = Promise.promise();
         attempt(call, preferred, 0, deadline, null, 0, 0, result);
@@ -133,26 +135,16 @@ public final class Retrier {
      * refuse (a follower that looked for a leader first) will likely take as long again.
      */
     private long retryFloorMs(long slowestMs) {
-        return Math.max(Math.min(RETRY_FLOOR_MS, options.callTimeout().toMillis() / 2), 2 * slowestMs);
+        return Math.max(Math.min(Transport.RETRY_FLOOR_MS, options.callTimeout().toMillis() / 2), 2 * slowestMs);
     }
 
-    /**
-     * What a transport that had to wait for a connection must still have of an attempt's budget
-     * to send it; with less, it reports {@link Transport.NotSent} (nothing went out) rather than
-     * send a request the deadline would cut short.
-     */
-    static long sendFloorMs(long budgetMs) {
-        return Math.min(RETRY_FLOOR_MS, budgetMs / 2);
-    }
-
-    static final long RETRY_FLOOR_MS = 1_000;
 
     /**
      * The pause after full sweep {@code sweep} (1, 2, …) over the endpoints: {@code baseMs}·2^(sweep−1),
      * capped at {@code maxMs}, times a jitter of 0.5 + {@code u}/2 for {@code u} in [0, 1), so
      * clients refused together do not come back together.
      */
-    public static long backoffMs(int sweep, long baseMs, long maxMs, double u) {
+    static long backoffMs(int sweep, long baseMs, long maxMs, double u) {
         long cap = Math.min(maxMs, baseMs << Math.min(20, Math.max(0, sweep - 1)));
         return (long) (cap * (0.5 + u * 0.5));
     }
