@@ -161,6 +161,8 @@ class ArchitectureTest {
     private static final Pattern STRINGS = Pattern.compile("\"(?:[^\"\\\\\n]|\\\\.)*\"");
     /** A Metasrv package named in code: {@code lake.x.y.Type} (imports, static imports, qualified names). */
     private static final Pattern REFERENCE = Pattern.compile("(?<![\\w.])(lake(?:\\.[a-z][a-z0-9]*)*)\\.[A-Z]");
+    /** A whole package imported: {@code import lake.x.y.*;}. */
+    private static final Pattern WILDCARD = Pattern.compile("\\bimport\\s+(lake(?:\\.[a-z][a-z0-9]*)*)\\.\\*\\s*;");
 
     /** The Metasrv packages {@code code} refers to, comments and string literals left out. */
     static Set<String> references(String code) {
@@ -168,6 +170,8 @@ class ArchitectureTest {
         Set<String> out = new TreeSet<>();
         Matcher m = REFERENCE.matcher(bare);
         while (m.find()) out.add(m.group(1));
+        Matcher w = WILDCARD.matcher(bare);
+        while (w.find()) out.add(w.group(1));
         return out;
     }
 
@@ -189,6 +193,8 @@ class ArchitectureTest {
         cases.put("import lake.bus.Bus;", "lake.bus");
         cases.put("import static lake.protocol.Ops.GET;", "lake.protocol");
         cases.put("x = new lake.iceberg.rest.IcebergService();", "lake.iceberg.rest");
+        cases.put("import lake.node.*;", "lake.node");
+        cases.put("import static lake.protocol.Ops.*;", "lake.protocol");
         cases.put("// lake.node.StoreVerticle", "");
         cases.put("/** {@code lake.node.StoreVerticle} */", "");
         cases.put("String a = \"lake.node.\" + id;", "");

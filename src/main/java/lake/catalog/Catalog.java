@@ -347,7 +347,6 @@ public final class Catalog {
         });
     }
 
-
     // ---- pointer tables (engines that keep their own metadata files: Iceberg) -------------------
 
     /** One table's pointer swap: from exactly {@code expectedMetadataLocation} to {@code metadataLocation}. */
@@ -517,7 +516,6 @@ public final class Catalog {
     public record TablePage(List<Table> tables, String continuation) {
         public TablePage { tables = List.copyOf(tables); }
     }
-
 
     // ---- idempotency records ---------------------------------------------------------------------
 

@@ -138,7 +138,6 @@ final class Retrier {
         return Math.max(Math.min(Transport.RETRY_FLOOR_MS, options.callTimeout().toMillis() / 2), 2 * slowestMs);
     }
 
-
     /**
      * The pause after full sweep {@code sweep} (1, 2, …) over the endpoints: {@code baseMs}·2^(sweep−1),
      * capped at {@code maxMs}, times a jitter of 0.5 + {@code u}/2 for {@code u} in [0, 1), so

@@ -1,2 +1,2 @@
-/** The Java client: typed results and exceptions, the retry rule, epoch pinning, and transports over Vert.x HTTP, the event bus and the JDK's blocking HTTP. */
+/** The Java client's entry point: MetasrvClient (its factories and every operation, results as lake.wire records), its implementation with epoch pinning and the retry rule, and paging. */
 package lake.client;

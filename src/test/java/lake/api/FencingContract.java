@@ -46,7 +46,6 @@ public abstract class FencingContract {
 
     protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
 
-
     @TempDir Path dir;
     NodeHarness h;
     RecordingStore recording;
@@ -95,7 +94,6 @@ public abstract class FencingContract {
         assertThat(h.status(n.a()).isLeader()).as("a still believes it leads").isTrue();
         return bLeads;
     }
-
 
     String value(MetasrvNode via, String key) throws Exception {
         HttpResponse<Buffer> r = h.get(via, "/v1/kv/" + key);

@@ -39,7 +39,6 @@ public abstract class HttpApiContract {
     /** Opens a fresh, empty store of the backend under test. */
     protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
 
-
     @TempDir Path dir;
     NodeHarness h;
     FaultyStore faulty;
@@ -60,7 +59,6 @@ public abstract class HttpApiContract {
     void stop() throws Exception {
         h.close();
     }
-
 
     private JsonObject cas(String key, String expected, String value) {
         return new JsonObject().put("key", key).put("expected", expected == null ? null : b64(expected)).put("value", b64(value));

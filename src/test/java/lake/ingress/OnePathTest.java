@@ -17,7 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,7 +50,7 @@ class OnePathTest {
     }
 
     @Test
-    void bothIngressesRefuseEveryMalformedRequestAlike() throws Exception {
+    void bothIngressesRefuseMalformedBodiesAlike() throws Exception {
         List<String> differ = new ArrayList<>();
         for (Framed f : List.of(
                 kv("cas", "/v1/kv/cas", Bus.KV_CAS, new JsonObject().put("key", "k").put("value", "djE=").put("bogus", 1)),
@@ -74,7 +76,7 @@ class OnePathTest {
     }
 
     @Test
-    void bothIngressesServeAValidRequestAlike() throws Exception {
+    void bothIngressesServeAValidWriteAlike() throws Exception {
         JsonObject created = h.post(node, "/v1/kv/cas", new JsonObject().put("key", "h").put("expected", (Object) null).put("value", "djE="))
                 .bodyAsJsonObject();
         JsonObject viaBus = NodeHarness.await(h.vertx.eventBus().<JsonObject>request(Bus.KV_CAS,
@@ -84,6 +86,36 @@ class OnePathTest {
         assertThat(NodeHarness.await(h.vertx.eventBus().<JsonObject>request(Bus.KV_GET, new JsonObject().put("key", "h"))).body()
                 .getString("value")).isEqualTo("djE=");
         assertThat(h.get(node, "/v1/kv/b").bodyAsJsonObject().getString("value")).isEqualTo("djE=");
+    }
+
+    /**
+     * Every operation the bus offers (every name in {@link Ops} but the Iceberg one, which has its
+     * own HTTP face) reaches the one strict decoder: a member it does not know is refused,
+     * named, before anything is read or written.
+     */
+    @Test
+    void everyOperationOnTheBusReachesTheStrictDecoder() throws Exception {
+        Map<String, String> addresses = new LinkedHashMap<>();
+        addresses.put(Ops.GET, Bus.KV_GET);
+        addresses.put(Ops.SCAN, Bus.KV_SCAN);
+        addresses.put(Ops.CAS, Bus.KV_CAS);
+        addresses.put(Ops.DELETE, Bus.KV_DELETE);
+        addresses.put(Ops.TXN, Bus.KV_TXN);
+        addresses.put(Ops.LEADER, Bus.LEADER);
+        addresses.put(Ops.RESIGN, Bus.LEADER_RESIGN);
+        addresses.put(Ops.CLUSTER, Bus.CLUSTER);
+        for (String op : Ops.CATALOG) addresses.put(op, Ops.catalogAddress(op));
+        List<String> notRefused = new ArrayList<>();
+        for (Map.Entry<String, String> e : addresses.entrySet()) {
+            JsonObject answer = bus(new Framed(e.getKey(), null, null, null, e.getValue(), new JsonObject().put("bogus", 1)));
+            JsonObject error = answer.getJsonObject("error");
+            if (answer.getInteger("status") != 400 || error == null || !"invalid_argument".equals(error.getString("code"))
+                    || !error.getString("message").contains("bogus")) {
+                notRefused.add(e.getKey() + ": " + answer.encode());
+            }
+        }
+        assertThat(addresses).as("every operation but iceberg has a bus address").hasSize(Ops.CATALOG.size() + 8);
+        assertThat(notRefused).as("operations whose unknown member was not refused by the decoder").isEmpty();
     }
 
     private static Framed kv(String name, String path, String address, JsonObject body) {

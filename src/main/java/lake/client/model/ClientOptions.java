@@ -1,6 +1,5 @@
 package lake.client.model;
 
-
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -50,7 +50,6 @@ public final class Json {
         }
     }
 
-
     private static Object read(JsonParser p, JsonToken t) throws IOException {
         switch (t) {
             case START_OBJECT -> {

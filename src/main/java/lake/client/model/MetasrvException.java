@@ -1,6 +1,5 @@
 package lake.client.model;
 
-
 /**
  * Every failure a {@code MetasrvClient} call can end with, one subclass per error code of the API
  * ({@code docs/http-api.md}, "Errors") plus the client's own {@link Unreachable}. A condition that

@@ -19,7 +19,7 @@ import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 
 /** The REST spec's error model: which status and type each failure answers with. */
-public final class IcebergErrors {
+final class IcebergErrors {
     private IcebergErrors() {}
 
     static int status(Throwable t) {
