@@ -89,9 +89,9 @@ class OnePathTest {
     }
 
     /**
-     * Every operation the bus offers (every name in {@link Ops} but the Iceberg one, which has its
-     * own HTTP face) reaches the one strict decoder: a member it does not know is refused,
-     * named, before anything is read or written.
+     * Every operation the bus offers (every name in {@link Ops} but {@code iceberg}, which has its
+     * own HTTP face, and {@code ready}, which is HTTP's alone) reaches the one strict decoder: a
+     * member it does not know is refused, named, before anything is read or written.
      */
     @Test
     void everyOperationOnTheBusReachesTheStrictDecoder() throws Exception {
