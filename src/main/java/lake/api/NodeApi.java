@@ -280,8 +280,10 @@ public final class NodeApi {
                                 .map(lake.meta.Transaction.Op::key).toList()));
                 yield fenced(op, forwardable, headers, w, c);
             }
-            case Ops.CLUSTER -> membership.list().map(members -> new JsonObject(new lake.wire.ClusterInfo(settings.nodeId(), members.stream()
-                    .map(m -> lake.wire.ClusterInfo.Member.from(((JsonObject) m).getMap())).toList()).toMap()));
+            // Each member entry as its node announced it (ApiVerticle writes it from lake.wire's
+            // ClusterInfo.Member): passed through, not decoded and rendered again, so one node's
+            // entry (an older or newer version's) never fails the listing.
+            case Ops.CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case Ops.LEADER -> leader();
             case Ops.RESIGN -> {
                 access.authorize(caller, new Action.Admin(op, null));

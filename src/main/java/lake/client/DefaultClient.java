@@ -258,7 +258,7 @@ final class DefaultClient implements MetasrvClient {
     @Override
     public Future<NamePage> listNamespaces(String continuation, int limit) {
         return catalogRead("list-namespaces", "/v1/namespaces" + HttpReplies.query("limit", limit, "continuation", continuation),
-                new CatalogRequest.Page(null, limit, continuation).toMap(), NamePage::from);
+                new CatalogRequest.Page(null, limit, continuation).toMap(), r -> NamePage.from(r, NamePage.Listing.NAMESPACES));
     }
 
     @Override
@@ -283,7 +283,7 @@ final class DefaultClient implements MetasrvClient {
     @Override
     public Future<NamePage> listTables(String namespace, String continuation, int limit) {
         return guard(() -> catalogRead("list-tables", ns(namespace) + "/tables" + HttpReplies.query("limit", limit, "continuation", continuation),
-                new CatalogRequest.Page(namespace, limit, continuation).toMap(), NamePage::from));
+                new CatalogRequest.Page(namespace, limit, continuation).toMap(), r -> NamePage.from(r, NamePage.Listing.TABLES)));
     }
 
     @Override

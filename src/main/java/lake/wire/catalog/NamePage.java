@@ -27,8 +27,12 @@ public record NamePage(Listing listing, List<String> names, String continuation)
 
     /** A page of namespaces when it has a {@code "namespaces"} member, else of tables ({@code "names"} required). */
     public static NamePage from(Map<String, Object> o) {
-        Listing l = o.containsKey(Listing.NAMESPACES.field) ? Listing.NAMESPACES : Listing.TABLES;
-        return new NamePage(l, Fields.strings(o, l.field), Fields.stringOrNull(o, "continuation"));
+        return from(o, o.containsKey(Listing.NAMESPACES.field) ? Listing.NAMESPACES : Listing.TABLES);
+    }
+
+    /** A page of the {@code listing} asked for: its member is required, the other's is not read. */
+    public static NamePage from(Map<String, Object> o, Listing listing) {
+        return new NamePage(listing, Fields.strings(o, listing.field), Fields.stringOrNull(o, "continuation"));
     }
 
     public Map<String, Object> toMap() { return Fields.of(listing.field, names, "continuation", continuation); }
