@@ -48,49 +48,91 @@ public final class BlockingHttpTransport implements Transport {
     }
 
     /**
-     * Ends an exchange at its deadline. A socket read timeout bounds each read, not the exchange:
-     * a reply that trickles in a byte at a time would hold the call for ever.
+     * The threads exchanges run on. The caller waits for its exchange at most until the deadline
+     * and then leaves it: a socket read timeout bounds each read, not the exchange, and
+     * {@code disconnect()} from another thread waits for the reader's lock, so neither can end a
+     * reply that trickles in a byte at a time. A left exchange stops at its next read.
      */
-    private static final class Deadlines {
-        static final java.util.concurrent.ScheduledExecutorService TIMER =
-                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "lake-client-deadline");
-                    t.setDaemon(true);
-                    return t;
-                });
-    }
+    private static final java.util.concurrent.ExecutorService IO = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "lake-client-io");
+        t.setDaemon(true);
+        return t;
+    });
 
     private Future<HttpReplies.Answer> exchange(URI base, String method, String path, String body, Long epoch, long timeoutMs) {
-        long started = System.nanoTime();
-        HttpURLConnection c;
+        Exchange x = new Exchange(base, method, path, body, epoch, timeoutMs);
+        java.util.concurrent.Future<HttpReplies.Answer> running = IO.submit(x::run);
         try {
-            c = (HttpURLConnection) URI.create(stripSlash(base.toString()) + path).toURL().openConnection();
-            c.setRequestMethod(method);
-            c.setConnectTimeout((int) Math.max(1, Math.min(connectTimeoutMs, timeoutMs)));
-            c.setReadTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutMs)));
-            c.setInstanceFollowRedirects(false);
-            c.setUseCaches(false);
-            c.setRequestProperty("Accept", "application/json");
-            if (token != null) c.setRequestProperty("Authorization", "Bearer " + token);
-            if (epoch != null) c.setRequestProperty("Lake-Epoch", Long.toUnsignedString(epoch));
+            return Future.succeededFuture(running.get(Math.max(1, timeoutMs), java.util.concurrent.TimeUnit.MILLISECONDS));
+        } catch (java.util.concurrent.ExecutionException e) {
+            return Future.failedFuture(e.getCause());
+        } catch (java.util.concurrent.TimeoutException | InterruptedException e) {
+            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+            return Future.failedFuture(x.leave());
+        }
+    }
+
+    /**
+     * One request on an {@link #IO} thread. Its state moves from {@code CONNECTING} to either
+     * {@code SENDING} (by the exchange, once connected) or {@code LEFT} (by the caller at the
+     * deadline), never both: a request the caller reported {@link Transport.NotSent} is never written.
+     */
+    private final class Exchange {
+        private static final int CONNECTING = 0, SENDING = 1, LEFT = 2;
+        private final java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger(CONNECTING);
+        private volatile boolean left;
+        private volatile HttpURLConnection connection;
+        private final URI base;
+        private final String method, path, body;
+        private final Long epoch;
+        private final long timeoutMs;
+
+        Exchange(URI base, String method, String path, String body, Long epoch, long timeoutMs) {
+            this.base = base;
+            this.method = method;
+            this.path = path;
+            this.body = body;
+            this.epoch = epoch;
+            this.timeoutMs = timeoutMs;
+        }
+
+        /** The caller's deadline passed: what the call ends with. */
+        Exception leave() {
+            left = true;
+            boolean sent = !state.compareAndSet(CONNECTING, LEFT);
+            HttpURLConnection c = connection;
+            if (c != null) IO.execute(c::disconnect);   // may wait for the reader's lock: not on the caller's thread
+            return sent ? new Lost("no complete answer from " + base + " within " + timeoutMs + " ms", null)
+                    : new NotSent("no connection to " + base + " within " + timeoutMs + " ms", null);
+        }
+
+        HttpReplies.Answer run() throws NotSent, Lost {
+            HttpURLConnection c;
             byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-            if (!method.equals("GET")) {
-                c.setDoOutput(true);
-                c.setFixedLengthStreamingMode(bytes.length);
-                c.setRequestProperty("Content-Type", "application/json");
-            }
             try {
+                c = (HttpURLConnection) URI.create(stripSlash(base.toString()) + path).toURL().openConnection();
+                c.setRequestMethod(method);
+                c.setConnectTimeout((int) Math.max(1, Math.min(connectTimeoutMs, timeoutMs)));
+                c.setReadTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutMs)));
+                c.setInstanceFollowRedirects(false);
+                c.setUseCaches(false);
+                c.setRequestProperty("Accept", "application/json");
+                if (token != null) c.setRequestProperty("Authorization", "Bearer " + token);
+                if (epoch != null) c.setRequestProperty("Lake-Epoch", Long.toUnsignedString(epoch));
+                if (!method.equals("GET")) {
+                    c.setDoOutput(true);
+                    c.setFixedLengthStreamingMode(bytes.length);
+                    c.setRequestProperty("Content-Type", "application/json");
+                }
+                connection = c;
                 c.connect();
-            } catch (IOException e) {
-                return Future.failedFuture(new NotSent("cannot connect to " + base + ": " + e, e));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new NotSent("cannot connect to " + base + ": " + e, e);
             }
-            long leftMs = Math.max(1, timeoutMs - (System.nanoTime() - started) / 1_000_000L);
-            java.util.concurrent.atomic.AtomicBoolean expired = new java.util.concurrent.atomic.AtomicBoolean();
-            HttpURLConnection conn = c;
-            java.util.concurrent.ScheduledFuture<?> deadline = Deadlines.TIMER.schedule(() -> {
-                expired.set(true);
-                conn.disconnect();
-            }, leftMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (!state.compareAndSet(CONNECTING, SENDING)) {
+                c.disconnect();
+                throw new NotSent("no connection to " + base + " within " + timeoutMs + " ms", null);
+            }
             try {
                 if (!method.equals("GET")) {
                     try (OutputStream out = c.getOutputStream()) {
@@ -100,25 +142,23 @@ public final class BlockingHttpTransport implements Transport {
                 int status = c.getResponseCode();
                 InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
                 String text = in == null ? "" : readAll(in);
-                if (expired.get()) return Future.failedFuture(new Lost("no complete answer from " + base + " within " + timeoutMs + " ms", null));
-                return Future.succeededFuture(new HttpReplies.Answer(status, c.getHeaderField("Retry-After"), text));
+                return new HttpReplies.Answer(status, c.getHeaderField("Retry-After"), text);
             } catch (IOException e) {
                 c.disconnect();
-                return Future.failedFuture(new Lost(expired.get() ? "no complete answer from " + base + " within " + timeoutMs + " ms"
-                        : "no answer from " + base + ": " + e, e));
-            } finally {
-                deadline.cancel(false);
+                throw new Lost("no answer from " + base + ": " + e, e);
             }
-        } catch (IOException | IllegalArgumentException e) {
-            return Future.failedFuture(new NotSent("cannot send to " + base + ": " + e, e));
         }
-    }
 
-    private static String readAll(InputStream in) throws IOException {
-        try (in) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            in.transferTo(out);
-            return out.toString(StandardCharsets.UTF_8);
+        private String readAll(InputStream in) throws IOException {
+            try (in) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                byte[] buf = new byte[8192];
+                for (int n; (n = in.read(buf)) != -1; ) {
+                    if (left) throw new IOException("left at the deadline");
+                    out.write(buf, 0, n);
+                }
+                return out.toString(StandardCharsets.UTF_8);
+            }
         }
     }
 
