@@ -171,8 +171,10 @@
       cell(row, m.gone ? 'gone' : m.role, m.gone ? 'gone' : 'role-' + m.role);
       cell(row, m.epoch);
       cell(row, (m.http_host || '?') + ':' + m.http_port);
-      const age = m.seen_at_ms ? nowMs - m.seen_at_ms : null;
       const stale = m.gone || Date.now() - m.advancedAt > STALE_MS;
+      // A stale entry is at least as old as the time it has stood still: a member whose clock runs
+      // ahead of this node's must not read "just now (not refreshing)".
+      const age = m.seen_at_ms ? Math.max(nowMs - m.seen_at_ms, stale ? Date.now() - m.advancedAt : 0) : null;
       cell(row, age === null ? '—' : ago(Math.max(0, age)) + (m.gone ? ' (entry expired)' : stale ? ' (not refreshing)' : ''), stale ? 'stale' : '');
       body.appendChild(row);
     }

@@ -61,6 +61,16 @@ public final class ConsoleRoutes {
             }
             ctx.response().setStatusCode(301).putHeader(HttpHeaders.LOCATION, "/ui/").end();
         });
+        // A browser pointed at the node's address lands on the console. 302, not 301: the root is
+        // not promised to the console for ever, and browsers cache a 301 indefinitely.
+        router.route("/").handler(ctx -> {
+            HttpMethod m = ctx.request().method();
+            if (!ctx.request().path().equals("/") || (m != HttpMethod.GET && m != HttpMethod.HEAD)) {
+                ctx.next();
+                return;
+            }
+            ctx.response().setStatusCode(302).putHeader(HttpHeaders.LOCATION, "/ui/").end();
+        });
         router.route("/ui/*").handler(this::asset);
         view(router, TIMELINE, this::timeline);
         view(router, METERS, ctx -> json(ctx, MeterView.of(config.registry(), config.nodeId(), config.clock().wallMillis())));

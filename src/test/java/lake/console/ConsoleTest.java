@@ -58,6 +58,25 @@ class ConsoleTest {
         assertThat(browser.consoleProblems()).isEmpty();
     }
 
+    /**
+     * A member whose clock runs a minute ahead and that stops refreshing its entry is shown by how
+     * long it has stood still, never as "just now (not refreshing)".
+     */
+    @Test
+    void aMemberThatStoppedRefreshingIsNeverJustNow() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir), dir);
+        io.vertx.core.json.JsonObject ahead = new io.vertx.core.json.JsonObject().put("node_id", "z").put("role", "follower")
+                .put("epoch", 1).put("http_host", "127.0.0.1").put("http_port", 1)
+                .put("seen_at_ms", System.currentTimeMillis() + 60_000);
+        lake.node.NodeHarness.await(nodes.harness.vertx.sharedData().<String, io.vertx.core.json.JsonObject>getAsyncMap(
+                lake.cluster.Membership.MAP).compose(m -> m.put("z", ahead, 120_000)));
+        browser.go(a.httpPort(), "");
+        String shown = browser.textOf("members", t -> t.contains("not refreshing"));
+        assertThat(browser.rowOf("members", c -> c.get(0).equals("z")).get(4)).matches("\\d+ s ago \\(not refreshing\\)");
+        assertThat(shown).doesNotContain("just now (not refreshing)");
+        assertThat(browser.consoleProblems()).isEmpty();
+    }
+
     @Test
     void consoleTimelineShowsTakeover() throws Exception {
         MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir.resolve("a")), dir.resolve("a"));

@@ -97,6 +97,10 @@ class ConsoleViewsTest extends RecordedLeaderTest {
                 .followRedirects(false).send());
         assertThat(redirect.statusCode()).isEqualTo(301);
         assertThat(redirect.getHeader("Location")).isEqualTo("/ui/");
+        HttpResponse<Buffer> root = NodeHarness.await(h.http.request(HttpMethod.GET, node.httpPort(), "127.0.0.1", "/")
+                .followRedirects(false).send());
+        assertThat(root.statusCode()).as("GET / lands on the console").isEqualTo(302);
+        assertThat(root.getHeader("Location")).isEqualTo("/ui/");
         HttpResponse<Buffer> page = h.get(node, "/ui/");
         assertThat(page.statusCode()).as(page.bodyAsString()).isEqualTo(200);
         assertThat(page.getHeader("Content-Type")).startsWith("text/html");
