@@ -99,7 +99,8 @@ class GracefulStopTest {
         assertThat(answered.statusCode()).isEqualTo(200);
         assertThat(answered.bodyAsJsonObject().getBoolean("applied")).isTrue();
         NodeHarness.await(stopped);
-        assertThat(Duration.ofNanos(System.nanoTime() - stopStart)).isLessThan(Duration.ofSeconds(4));
+        // Not a speed claim: the stop ended once the write did (the budget is 4 s; twice that on a loaded host).
+        assertThat(Duration.ofNanos(System.nanoTime() - stopStart)).isLessThan(Duration.ofSeconds(8));
 
         // Reopening the same RocksDB directory works only once the node closed it.
         RocksMetaStore reopened = NodeHarness.await(RocksMetaStore.open(h.vertx, RocksConfig.defaults(dir.resolve("rocks"))));
@@ -122,8 +123,10 @@ class GracefulStopTest {
 
         long stopStart = System.nanoTime();
         NodeHarness.await(node.stop());
-        // Default budget 4 s: at most 1 s for each ingress to drain, the rest to resign and close.
-        assertThat(Duration.ofNanos(System.nanoTime() - stopStart)).isLessThan(Duration.ofMillis(3_500));
+        // Default budget 4 s: at most 1 s for each ingress to drain, the rest to resign and close. The
+        // stuck write never ends by itself, so a stop that waited for it would never end: twice the
+        // budget tells the two apart on a loaded host.
+        assertThat(Duration.ofNanos(System.nanoTime() - stopStart)).isLessThan(Duration.ofSeconds(8));
         await().atMost(Duration.ofSeconds(5)).until(write::isComplete);
         assertThat(write.succeeded() && write.result().statusCode() == 200).as("the stuck write was not acknowledged").isFalse();
     }
