@@ -109,8 +109,10 @@ class JarAndStartupNoiseIT {
     }
 
     /**
-     * The backticked texts of the marked list {@code name} in docs/operations.md, between
-     * {@code <!-- begin:name …-->} and {@code <!-- end:name -->} (the markers must be there).
+     * The entries of the marked list {@code name} in docs/operations.md, between
+     * {@code <!-- begin:name …-->} and {@code <!-- end:name -->} (the markers must be there): the
+     * first backticked text of each item ({@code - …}) or table row ({@code | …}); the rest of
+     * the line is explanation.
      */
     static List<String> docList(String name) throws IOException {
         Path doc = Path.of(System.getProperty("lake.home", ".")).resolve("docs/operations.md");
@@ -121,8 +123,12 @@ class JarAndStartupNoiseIT {
         assertThat(end).as("marker end:%s in %s", name, doc).isGreaterThan(begin);
         String list = text.substring(text.indexOf("-->", begin) + 3, end);
         List<String> texts = new ArrayList<>();
-        Matcher m = Pattern.compile("`([^`]+)`").matcher(list);
-        while (m.find()) texts.add(m.group(1));
+        Pattern first = Pattern.compile("`([^`]+)`");
+        for (String line : list.split("\n")) {
+            if (!line.startsWith("- ") && !line.startsWith("|")) continue;
+            Matcher m = first.matcher(line);
+            if (m.find()) texts.add(m.group(1));
+        }
         return texts;
     }
 }
