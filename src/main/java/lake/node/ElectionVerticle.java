@@ -55,6 +55,15 @@ public final class ElectionVerticle extends VerticleBase {
     private boolean holdingOff;
     /** Whether the last round failed; logs a failing streak once, not every round. */
     private boolean campaignsFailing;
+    /**
+     * Completed when this node's own last {@link Bus#LEASE_RELEASED} announcement has come back to
+     * its own consumer. A clustered publish reaches local consumers only after a subscription
+     * lookup, so without waiting for it a stop right after resigning unregisters the consumer
+     * first and Vert.x logs a "Discarding message" warning at every such stop.
+     */
+    private io.vertx.core.Promise<Void> ownReleaseSeen;
+    /** The bound on that wait: a stop is never held up by it for longer. */
+    private static final long OWN_RELEASE_WAIT_MS = 1_000;
 
     public ElectionVerticle(ElectionSettings settings, StoreLink storeLink, NodeClock clock, NodeMetrics metrics) {
         this.settings = settings;
@@ -76,7 +85,12 @@ public final class ElectionVerticle extends VerticleBase {
         Future<Void> released = vertx.eventBus().<Object>consumer(Bus.LEASE_RELEASED, m -> {
             // Anything else on this address (from a member of another version, or a forger) is at most an ordinary round.
             JsonObject body = m.body() instanceof JsonObject o ? o : new JsonObject();
-            if (!settings.nodeId().equals(body.getValue("node_id")) && settings.renewMs() > 0) round(releasedLease(body));
+            if (settings.nodeId().equals(body.getValue("node_id"))) {
+                // Its own (or one claiming to be: that only ends the wait in stop() early).
+                if (ownReleaseSeen != null) ownReleaseSeen.tryComplete();
+            } else if (settings.renewMs() > 0) {
+                round(releasedLease(body));
+            }
         }).completion();
         Future<Void> ready = Future.all(registered, released).mapEmpty();
         if (settings.renewMs() > 0) ready.onSuccess(v -> round());
@@ -87,7 +101,8 @@ public final class ElectionVerticle extends VerticleBase {
     public Future<?> stop() {
         vertx.cancelTimer(roundTimer);
         vertx.cancelTimer(deadlineTimer);
-        return Future.succeededFuture();
+        if (ownReleaseSeen == null) return Future.succeededFuture();
+        return ownReleaseSeen.future().timeout(OWN_RELEASE_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS).otherwiseEmpty();
     }
 
     private void control(Message<JsonObject> msg) {
@@ -213,6 +228,7 @@ public final class ElectionVerticle extends VerticleBase {
                         holdingOff = true;
                         noCampaignBeforeNanos = clock.monoNanos() + settings.ttlMs() * 1_000_000L;
                         stepDown(Leadership.RESIGNED);
+                        ownReleaseSeen = io.vertx.core.Promise.promise();
                         vertx.eventBus().publish(Bus.LEASE_RELEASED, new JsonObject().put("node_id", settings.nodeId())
                                 .put("epoch", Long.toUnsignedString(epoch))
                                 .put("lease", java.util.Base64.getEncoder().encodeToString(expired.get())));
