@@ -104,6 +104,36 @@ class LakectlIT {
         assertThat(rw("get", "exit/k").text()).as("nothing written by refused commands").isEqualTo("v\n");
     }
 
+    /**
+     * Nothing listens at any endpoint: exit 3 at once, naming every address, instead of retrying
+     * "connection refused" until the 10 s deadline. The process's time is compared with the same
+     * process answering a live server (JVM start and all), so only the call's own time is judged;
+     * the 3 s margin holds on a loaded machine and is far below the deadline it replaces.
+     */
+    @Test
+    void unreachableServerFailsFast() throws Exception {
+        int one, two;
+        try (ServerSocket s1 = new ServerSocket(0); ServerSocket s2 = new ServerSocket(0)) {
+            one = s1.getLocalPort();
+            two = s2.getLocalPort();
+        }
+        String closed = "http://127.0.0.1:" + one + ",http://127.0.0.1:" + two;
+        rw("get", "fast/none");                          // warms up: the first run after a build makes the CDS archive
+        long started = System.nanoTime();
+        assertThat(rw("get", "fast/none").exit()).as("a live server answers not found").isEqualTo(1);
+        long baselineMs = (System.nanoTime() - started) / 1_000_000L;
+        started = System.nanoTime();
+        Run refused = rw("--timeout", "10s", "--endpoints", closed, "get", "fast/k");
+        long refusedMs = (System.nanoTime() - started) / 1_000_000L;
+        failsWith(refused, 3, "connection refused");
+        assertThat(refused.err()).contains("127.0.0.1:" + one, "127.0.0.1:" + two);
+        assertThat(refusedMs - baselineMs).as("the call's own time (%d ms, a live call %d ms) against its 10 s deadline",
+                refusedMs, baselineMs).isLessThan(3_000);
+        // A cluster with one endpoint down still works: the refused one is skipped, as before.
+        assertThat(rw("--endpoints", "http://127.0.0.1:" + one + "," + endpoints(), "put", "fast/k", "v").exit()).isZero();
+        assertThat(rw("--endpoints", "http://127.0.0.1:" + one + "," + endpoints(), "get", "fast/k").text()).isEqualTo("v\n");
+    }
+
     @Test
     void lakectlPrintsTextForPeopleAndJsonForScripts() throws Exception {
         assertThat(rw("put", "out/a", "first").text()).startsWith("applied (epoch ");
