@@ -114,7 +114,9 @@ final class KvCommands {
         }
     }
 
-    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List the keys under PREFIX (all pages) with their values.")
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = {"List the keys under PREFIX (all pages) with their values.",
+            "Metasrv's own keys (the catalog's tbl/, drop/, __lake_internal/ and the lease key) are left out unless",
+            "--all is given or PREFIX lies under one of them."})
     static final class Ls extends Base {
         /** Text rows held for alignment before a block is printed. */
         static final int ROWS_HELD = 10_000;
@@ -124,6 +126,7 @@ final class KvCommands {
         @Option(names = "--page-size", paramLabel = "N", defaultValue = "1000", description = "Entries per request, 1-1000 (default 1000).")
         int pageSize;
         @Option(names = "--base64", description = "Show values as base64.") boolean base64;
+        @Option(names = {"-a", "--all"}, description = "Include Metasrv's own keys (the catalog's and the lease).") boolean all;
 
         @Override
         int run(MetasrvClient client) {
@@ -133,7 +136,9 @@ final class KvCommands {
             // Memory holds at most ROWS_HELD entries however many keys there are: text rows are held
             // until then so ordinary listings align exactly; a longer one prints in blocks whose
             // columns never get narrower than the blocks before.
-            Pages<EntryPage> pages = client.scanPages(prefix, pageSize);
+            // Hidden keys are left out by the server, which knows the lease key; a page may come back
+            // short or empty, and the walk follows continuations to the end whatever a page holds.
+            Pages<EntryPage> pages = client.scanPages(prefix, pageSize, !all);
             boolean first = true;
             int[] widths = new int[0];
             Columns held = new Columns("KEY", "VALUE");

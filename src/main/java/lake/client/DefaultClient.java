@@ -114,10 +114,11 @@ final class DefaultClient implements MetasrvClient {
     }
 
     @Override
-    public Future<EntryPage> scan(String prefix, String continuation, int limit) {
+    public Future<EntryPage> scan(String prefix, String continuation, int limit, boolean hideSystem) {
         String p = prefix == null ? "" : prefix;
-        return run(Call.read("kv.scan", "/v1/kv" + HttpReplies.query("prefix", p, "limit", limit, "continuation", continuation),
-                new ScanRequest(p, continuation, limit).toMap()), EntryPage::from);
+        return run(Call.read("kv.scan", "/v1/kv" + HttpReplies.query("prefix", p, "limit", limit, "continuation", continuation,
+                        "hide_system", hideSystem ? "true" : null),
+                new ScanRequest(p, continuation, limit, hideSystem).toMap()), EntryPage::from);
     }
 
     @Override

@@ -181,6 +181,23 @@ class LakectlIT {
         failsWith(rw("del", "out/a", "--expected", "nope"), 1, "out/a");
     }
 
+    /** {@code ls} leaves Metasrv's own keys out unless {@code --all}, or a PREFIX under them; page by page the same. */
+    @Test
+    void lakectlLsHidesSystemKeysUnlessAll() throws Exception {
+        assertThat(rw("ns", "create", "lsns").exit()).isZero();
+        assertThat(rw("put", "lsall/k", "v").exit()).isZero();
+        List<String> shown = List.of(rw("ls", "--keys-only").text().split("\n"));
+        assertThat(shown).contains("lsall/k").noneMatch(k -> k.startsWith("__lake_internal/") || k.startsWith("tbl/")
+                || k.startsWith("drop/") || k.equals("election/leader"));
+        assertThat(List.of(rw("ls", "--keys-only", "--page-size", "1").text().split("\n"))).as("page by page")
+                .isEqualTo(shown);
+        assertThat(rw("-o", "json", "ls").text()).doesNotContain("__lake_internal/");
+        List<String> all = List.of(rw("ls", "--all", "--keys-only").text().split("\n"));
+        assertThat(all).contains("lsall/k", "__lake_internal/namespaces/lsns", "election/leader").containsAll(shown);
+        assertThat(rw("ls", "__lake_internal/namespaces/", "--keys-only").text()).contains("__lake_internal/namespaces/lsns");
+        assertThat(rw("ns", "drop", "lsns").exit()).isZero();
+    }
+
     @Test
     void lakectlRoundTripsBinaryValuesByteForByte() throws Exception {
         byte[] value = new byte[4096];
