@@ -1,6 +1,7 @@
 package lake.cli;
 
 import lake.client.MetasrvClient;
+import lake.client.model.IcebergTable;
 import lake.client.model.Json;
 import lake.client.model.MetasrvException;
 import lake.wire.catalog.CatalogSnapshot;
@@ -127,16 +128,43 @@ final class CatalogCommands {
         }
     }
 
-    @Command(name = "get", mixinStandardHelpOptions = true, description = "Show table NS NAME: version, location, columns (exit 1 if absent).")
+    @Command(name = "get", mixinStandardHelpOptions = true, description = {"Show table NS NAME: version, location, columns (exit 1 if absent).",
+            "An Iceberg table also shows its metadata file, format version, current snapshot and schema,",
+            "as the node's Iceberg REST catalog loads them."})
     static final class TableGet extends Base {
         @Parameters(index = "0", paramLabel = "NS") String ns;
         @Parameters(index = "1", paramLabel = "NAME") String name;
 
         @Override int run(MetasrvClient client) {
-            printTable(this, await(client.getTable(ns, name)));
+            Table t = await(client.getTable(ns, name));
+            if (!ICEBERG.equals(t.registration().engine())) {
+                printTable(this, t);
+                return ExitCodes.OK;
+            }
+            IcebergTable ice = await(client.icebergTable(ns, name));
+            if (root().json()) {
+                Map<String, Object> o = new LinkedHashMap<>(t.toMap());
+                o.put("iceberg", ice.toMap());
+                println(Json.write(o));
+                return ExitCodes.OK;
+            }
+            Registration r = t.registration();
+            new Columns("FIELD", "VALUE").row("table", t.namespace() + "/" + t.name()).row("version", Long.toUnsignedString(r.currentVersion()))
+                    .row("location", r.location()).row("engine", r.engine()).row("incarnation", r.incarnationId())
+                    .row("metadata location", ice.metadataLocation()).row("format version", ice.formatVersion())
+                    .row("current snapshot", ice.currentSnapshotId() == null ? "(none)" : Long.toString(ice.currentSnapshotId()))
+                    .row("schema id", ice.currentSchemaId())
+                    .print(root().out);
+            println("");
+            Columns schema = new Columns("ID", "COLUMN", "TYPE", "REQUIRED");
+            for (IcebergTable.Column c : ice.columns()) schema.row(c.id(), c.name(), c.type(), c.required() ? "yes" : "no");
+            schema.print(root().out);
             return ExitCodes.OK;
         }
     }
+
+    /** The engine of an Iceberg table's registration (docs/iceberg.md). */
+    static final String ICEBERG = "iceberg";
 
     @Command(name = "commit", mixinStandardHelpOptions = true,
             description = "Move table NS NAME from --expected-version to --new-version (exit 1 if it is at another version).")

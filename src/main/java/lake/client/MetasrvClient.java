@@ -217,6 +217,14 @@ public interface MetasrvClient extends AutoCloseable {
         return new Pages<>(c -> listTables(namespace, c, pageSize), NamePage::continuation);
     }
 
+    /**
+     * The Iceberg table {@code name} of namespace {@code namespace} (catalog names, as {@link #getTable}
+     * takes them) as the node's Iceberg REST catalog loads it: its metadata file and that file's
+     * schema. HTTP only (the Iceberg catalog is not on the event bus: there it fails with
+     * {@link UnsupportedOperationException}); a table of another engine is refused by the node.
+     */
+    Future<lake.client.model.IcebergTable> icebergTable(String namespace, String name);
+
     /** The table's registration now. */
     Future<Table> getTable(String namespace, String name);
 

@@ -252,6 +252,39 @@ class LakectlIT {
         }
     }
 
+    /** {@code table get} of an Iceberg table shows its metadata file and schema, not only the registration. */
+    @Test
+    void lakectlTableGetShowsAnIcebergTablesMetadataAndSchema() throws Exception {
+        assertThat(icebergPost("/iceberg/v1/namespaces", "{\"namespace\":[\"ice\"]}").statusCode()).isEqualTo(200);
+        var created = icebergPost("/iceberg/v1/namespaces/ice/tables", "{\"name\":\"trips\",\"schema\":{\"type\":\"struct\",\"fields\":["
+                + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+                + "{\"id\":2,\"name\":\"city\",\"required\":false,\"type\":\"string\"}]}}");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        String metadata = new JsonObject(created.body()).getString("metadata-location");
+        try {
+            Run text = rw("table", "get", "ice", "trips");
+            assertThat(text.exit()).isZero();
+            assertThat(text.text()).contains("engine             iceberg", "metadata location  " + metadata, "format version     2",
+                    "current snapshot   (none)");
+            assertThat(text.text()).containsSubsequence("ID  COLUMN  TYPE    REQUIRED\n", "1   id      long    yes\n",
+                    "2   city    string  no\n");
+            JsonObject json = new JsonObject(rw("-o", "json", "table", "get", "ice", "trips").text());
+            assertThat(json.getJsonObject("registration").getString("metadata_location")).isEqualTo(metadata);
+            assertThat(json.getJsonObject("iceberg").getString("metadata-location")).isEqualTo(metadata);
+            assertThat(json.getJsonObject("iceberg").getJsonObject("metadata").getJsonArray("schemas")).hasSize(1);
+        } finally {
+            rw("table", "drop", "ice", "trips");
+            rw("ns", "drop", "ice");
+        }
+    }
+
+    private java.net.http.HttpResponse<String> icebergPost(String path, String json) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(endpoints() + path))
+                        .header("Authorization", "Bearer " + RW).header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void lakectlNeverShowsTheToken() throws Exception {
         // A long-running lakectl: its arguments are what every local user can read from the process list.
