@@ -160,7 +160,10 @@ public final class Main {
     static String usage() {
         return "lake-metasrv " + version() + "\n"
                 + "Lease-fenced metadata service over RocksDB (default) or DynamoDB.\n\n"
-                + "Usage: java -jar lake-metasrv.jar [options]\n\n" + SettingsLoader.usage();
+                + "Usage: java -jar lake-metasrv.jar [options]          start a node\n"
+                + "       java -jar lake-metasrv.jar ctl COMMAND [...]  lakectl, the command-line client (the same as bin/lakectl;\n"
+                + "                                                     'ctl --help' lists its commands, 'ctl man' prints its manual)\n\n"
+                + SettingsLoader.usage();
     }
 
     static String version() {

@@ -283,26 +283,35 @@
     } catch (e) { /* not UTF-8: hex below */ }
     return ['hex', Array.from(bytes.subarray(0, SHOW_BYTES), (b) => b.toString(16).padStart(2, '0')).join(' ') + more];
   }
+  // Metasrv's own keys (the catalog's, the lease) are left out by the node unless asked for
+  // (hide_system); a page may then come back short, or empty with a continuation, so the browser
+  // reads on until it has something to show or the listing ends — an empty page is not the end.
   async function browse(fresh) {
     if (fresh) { state.prefix = $('prefix').value; state.continuation = null; clear($('keys').tBodies[0]); }
-    const q = new URLSearchParams({ prefix: state.prefix, limit: String(PAGE) });
-    if (state.continuation) q.set('continuation', state.continuation);
     show('keys-error', false);
     try {
-      const page = await api('/v1/kv?' + q.toString());
       const body = $('keys').tBodies[0];
-      for (const e of page.entries) {
-        const bytes = b64bytes(e.value);
-        const [as, shown] = render(bytes);
-        const row = document.createElement('tr');
-        cell(row, e.key, 'key');
-        cell(row, bytes.length + ' B');
-        cell(row, as);
-        cell(row, shown, 'value');
-        body.appendChild(row);
-      }
-      state.continuation = page.continuation;
-      show('next-page', !!page.continuation);
+      let added = 0;
+      do {
+        const q = new URLSearchParams({ prefix: state.prefix, limit: String(PAGE) });
+        if (!$('show-system').checked) q.set('hide_system', 'true');
+        if (state.continuation) q.set('continuation', state.continuation);
+        const page = await api('/v1/kv?' + q.toString());
+        for (const e of page.entries) {
+          const bytes = b64bytes(e.value);
+          const [as, shown] = render(bytes);
+          const row = document.createElement('tr');
+          cell(row, e.key, 'key');
+          cell(row, bytes.length + ' B');
+          cell(row, as);
+          cell(row, shown, 'value');
+          body.appendChild(row);
+          added++;
+        }
+        state.continuation = page.continuation;
+      } while (added === 0 && state.continuation);
+      show('next-page', !!state.continuation);
+      $('keys-empty').textContent = 'No key starts with this prefix' + ($('show-system').checked ? '.' : " (Metasrv's own keys not shown).");
       show('keys-empty', body.rows.length === 0);
     } catch (err) {
       if (err.status === 401) { failed(err, 'Keys'); return; }
@@ -439,6 +448,7 @@
     $('resign-yes').addEventListener('click', resign);
     $('browse-form').addEventListener('submit', (e) => { e.preventDefault(); browse(true); });
     $('next-page').addEventListener('click', () => browse(false));
+    $('show-system').addEventListener('change', () => browse(true));
     window.addEventListener('hashchange', () => { refresh(); if (view() === 'data' && !$('keys').tBodies[0].rows.length) browse(true); });
     refresh();
     if (view() === 'data') browse(true);

@@ -37,9 +37,10 @@ class InvalidTlsSettingsTest {
         String c = good.cert().toString();
         String k = good.key().toString();
         List<Case> cases = List.of(
-                new Case("missing certificate", List.of("--tls-cert-file", missing.toString(), "--tls-key-file", k), "tls-cert-file: cannot read"),
-                new Case("unreadable certificate", List.of("--tls-cert-file", unreadable.toString(), "--tls-key-file", k), "tls-cert-file: cannot read"),
-                new Case("missing key", List.of("--tls-cert-file", c, "--tls-key-file", missing.toString()), "tls-key-file: cannot read"),
+                new Case("missing certificate", List.of("--tls-cert-file", missing.toString(), "--tls-key-file", k), "tls-cert-file: no such file: " + missing),
+                new Case("unreadable certificate", List.of("--tls-cert-file", unreadable.toString(), "--tls-key-file", k),
+                        "tls-cert-file: is a directory, not a file: " + unreadable),
+                new Case("missing key", List.of("--tls-cert-file", c, "--tls-key-file", missing.toString()), "tls-key-file: no such file: " + missing),
                 new Case("key of another certificate", List.of("--tls-cert-file", c, "--tls-key-file", other.key().toString()),
                         "tls-key-file: the key in " + other.key() + " does not match the certificate"),
                 new Case("expired certificate", List.of("--tls-cert-file", expired.cert().toString(), "--tls-key-file", expired.key().toString()),

@@ -268,7 +268,9 @@ public final class NodeApi {
             case Ops.SCAN -> {
                 ApiRequests.Scan s = ApiRequests.scan(body);
                 access.authorize(caller, new Action.Scan(op, s.prefix()));
-                yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(p -> new JsonObject(lake.wire.EntryPage.toMap(p.entries(),
+                // Hidden keys leave a short page; its continuation is still the store's (ApiRequests.Scan.hides).
+                yield reads.scanPrefix(s.prefix(), s.continuation(), s.limit()).map(p -> new JsonObject(lake.wire.EntryPage.toMap(
+                        p.entries().stream().filter(kv -> !s.hides(kv.key(), settings.leaseKey())).toList(),
                         kv -> lake.wire.Entry.toMap(kv.key(), kv.value()), p.continuation())));
             }
             case Ops.CAS, Ops.DELETE, Ops.TXN -> {

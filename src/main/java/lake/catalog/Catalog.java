@@ -89,6 +89,11 @@ public final class Catalog {
         return CatalogKeys.isCatalogKey(key);
     }
 
+    /** The catalog's prefix {@code key} lies under ({@code tbl/}, {@code drop/} or {@code __lake_internal/}), or null: not a catalog key. */
+    public static String reservedPrefix(String key) {
+        return CatalogKeys.reservedPrefix(key);
+    }
+
     // ---- namespaces ------------------------------------------------------------------------------
 
     /** Creates an empty namespace; {@link CatalogException.AlreadyExists} if it exists. */

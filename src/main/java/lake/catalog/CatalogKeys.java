@@ -30,7 +30,14 @@ final class CatalogKeys {
     private CatalogKeys() {}
 
     static boolean isCatalogKey(String key) {
-        return key != null && (key.startsWith(TABLES) || key.startsWith(TOMBSTONES) || key.startsWith(INTERNAL));
+        return reservedPrefix(key) != null;
+    }
+
+    /** The catalog prefix {@code key} lies under ({@code tbl/}, {@code drop/}, {@code __lake_internal/}), or null. */
+    static String reservedPrefix(String key) {
+        if (key == null) return null;
+        for (String p : new String[] {TABLES, TOMBSTONES, INTERNAL}) if (key.startsWith(p)) return p;
+        return null;
     }
 
     static String table(String ns, String name) { return TABLES + ns + '/' + name; }

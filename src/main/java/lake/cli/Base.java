@@ -25,6 +25,18 @@ abstract class Base implements Callable<Integer> {
 
     abstract int run(MetasrvClient client) throws Exception;
 
+    /** A command that writes: {@code --epoch} applies to it. */
+    interface Writes {}
+
+    /**
+     * Whether {@code option}, one of the options lakectl defines for every command (the
+     * connection, the output, the deadline, the epoch), applies to this command: its help and man
+     * page list only those. {@code --epoch} applies to writes only.
+     */
+    boolean takes(String option) {
+        return !option.equals("--epoch") || this instanceof Writes;
+    }
+
     /** The future's result; its failure thrown as it is (a typed MetasrvException). */
     static <T> T await(Future<T> f) {
         try {

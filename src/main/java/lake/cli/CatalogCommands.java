@@ -1,6 +1,7 @@
 package lake.cli;
 
 import lake.client.MetasrvClient;
+import lake.client.model.IcebergTable;
 import lake.client.model.Json;
 import lake.client.model.MetasrvException;
 import lake.wire.catalog.CatalogSnapshot;
@@ -57,8 +58,8 @@ final class CatalogCommands {
     static final class Ns {}
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create namespace NAME (exit 1 if it exists).")
-    static final class NsCreate extends Base {
-        @Parameters(paramLabel = "NAME") String name;
+    static final class NsCreate extends Base implements Base.Writes {
+        @Parameters(paramLabel = "NAME", description = "The namespace's name (1-255 bytes of UTF-8, no '/').") String name;
         @Option(names = {"-p", "--property"}, paramLabel = "KEY=VALUE", description = "A property; repeat for more.")
         Map<String, String> properties = new LinkedHashMap<>();
 
@@ -78,7 +79,7 @@ final class CatalogCommands {
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "Show namespace NAME and its properties (exit 1 if absent).")
     static final class NsGet extends Base {
-        @Parameters(paramLabel = "NAME") String name;
+        @Parameters(paramLabel = "NAME", description = "The namespace's name.") String name;
 
         @Override int run(MetasrvClient client) {
             printNamespace(this, await(client.getNamespace(name)));
@@ -87,8 +88,8 @@ final class CatalogCommands {
     }
 
     @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drop namespace NAME; it must hold no tables (exit 1 if it does).")
-    static final class NsDrop extends Base {
-        @Parameters(paramLabel = "NAME") String name;
+    static final class NsDrop extends Base implements Base.Writes {
+        @Parameters(paramLabel = "NAME", description = "The namespace's name.") String name;
 
         @Override int run(MetasrvClient client) {
             Namespace n = await(client.dropNamespace(name));
@@ -103,9 +104,9 @@ final class CatalogCommands {
     static final class TableCommand {}
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create table NAME in namespace NS (the server picks its location).")
-    static final class TableCreate extends Base {
-        @Parameters(index = "0", paramLabel = "NS") String ns;
-        @Parameters(index = "1", paramLabel = "NAME") String name;
+    static final class TableCreate extends Base implements Base.Writes {
+        @Parameters(index = "0", paramLabel = "NS", description = "The table's namespace.") String ns;
+        @Parameters(index = "1", paramLabel = "NAME", description = "The table's name within NS.") String name;
         @Option(names = {"-c", "--column"}, paramLabel = "NAME:TYPE", required = true,
                 description = "A column, e.g. id:i64 (types i64, f64, utf8, bool, file); repeat for more.")
         List<String> columns;
@@ -119,7 +120,7 @@ final class CatalogCommands {
 
     @Command(name = "ls", mixinStandardHelpOptions = true, description = "List the tables of namespace NS.")
     static final class TableLs extends Base {
-        @Parameters(paramLabel = "NS") String ns;
+        @Parameters(paramLabel = "NS", description = "The namespace whose tables to list.") String ns;
 
         @Override int run(MetasrvClient client) {
             printNames(this, await(client.tablePages(ns, 256).collect(NamePage::names)), NamePage.Listing.TABLES);
@@ -127,24 +128,53 @@ final class CatalogCommands {
         }
     }
 
-    @Command(name = "get", mixinStandardHelpOptions = true, description = "Show table NS NAME: version, location, columns (exit 1 if absent).")
+    @Command(name = "get", mixinStandardHelpOptions = true, description = {"Show table NS NAME: version, location, columns (exit 1 if absent).",
+            "An Iceberg table also shows its metadata file, format version, current snapshot and schema,",
+            "as the node's Iceberg REST catalog loads them."})
     static final class TableGet extends Base {
-        @Parameters(index = "0", paramLabel = "NS") String ns;
-        @Parameters(index = "1", paramLabel = "NAME") String name;
+        @Parameters(index = "0", paramLabel = "NS", description = "The table's namespace.") String ns;
+        @Parameters(index = "1", paramLabel = "NAME", description = "The table's name within NS.") String name;
 
         @Override int run(MetasrvClient client) {
-            printTable(this, await(client.getTable(ns, name)));
+            Table t = await(client.getTable(ns, name));
+            if (!ICEBERG.equals(t.registration().engine())) {
+                printTable(this, t);
+                return ExitCodes.OK;
+            }
+            IcebergTable ice = await(client.icebergTable(ns, name));
+            if (root().json()) {
+                Map<String, Object> o = new LinkedHashMap<>(t.toMap());
+                o.put("iceberg", ice.toMap());
+                println(Json.write(o));
+                return ExitCodes.OK;
+            }
+            Registration r = t.registration();
+            new Columns("FIELD", "VALUE").row("table", t.namespace() + "/" + t.name()).row("version", Long.toUnsignedString(r.currentVersion()))
+                    .row("location", r.location()).row("engine", r.engine()).row("incarnation", r.incarnationId())
+                    .row("metadata location", ice.metadataLocation()).row("format version", ice.formatVersion())
+                    .row("current snapshot", ice.currentSnapshotId() == null ? "(none)" : Long.toString(ice.currentSnapshotId()))
+                    .row("schema id", ice.currentSchemaId())
+                    .print(root().out);
+            println("");
+            Columns schema = new Columns("ID", "COLUMN", "TYPE", "REQUIRED");
+            for (IcebergTable.Column c : ice.columns()) schema.row(c.id(), c.name(), c.type(), c.required() ? "yes" : "no");
+            schema.print(root().out);
             return ExitCodes.OK;
         }
     }
 
+    /** The engine of an Iceberg table's registration (docs/iceberg.md). */
+    static final String ICEBERG = "iceberg";
+
     @Command(name = "commit", mixinStandardHelpOptions = true,
             description = "Move table NS NAME from --expected-version to --new-version (exit 1 if it is at another version).")
-    static final class TableCommit extends Base {
-        @Parameters(index = "0", paramLabel = "NS") String ns;
-        @Parameters(index = "1", paramLabel = "NAME") String name;
-        @Option(names = "--expected-version", required = true, paramLabel = "N") String expected;
-        @Option(names = "--new-version", required = true, paramLabel = "M") String version;
+    static final class TableCommit extends Base implements Base.Writes {
+        @Parameters(index = "0", paramLabel = "NS", description = "The table's namespace.") String ns;
+        @Parameters(index = "1", paramLabel = "NAME", description = "The table's name within NS.") String name;
+        @Option(names = "--expected-version", required = true, paramLabel = "N", description = "The version the table must be at now.")
+        String expected;
+        @Option(names = "--new-version", required = true, paramLabel = "M", description = "The version to move it to (greater than N).")
+        String version;
         @Option(names = "--incarnation", paramLabel = "ID", description = "Refuse if the table was re-created since (its incarnation id).")
         String incarnation;
 
@@ -163,9 +193,9 @@ final class CatalogCommands {
     }
 
     @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drop table NS NAME (a tombstone keeps its last registration).")
-    static final class TableDrop extends Base {
-        @Parameters(index = "0", paramLabel = "NS") String ns;
-        @Parameters(index = "1", paramLabel = "NAME") String name;
+    static final class TableDrop extends Base implements Base.Writes {
+        @Parameters(index = "0", paramLabel = "NS", description = "The table's namespace.") String ns;
+        @Parameters(index = "1", paramLabel = "NAME", description = "The table's name within NS.") String name;
 
         @Override int run(MetasrvClient client) {
             Tombstone t = await(client.dropTable(ns, name));

@@ -38,6 +38,25 @@ final class ExitCodes {
         return oneLine(String.valueOf(t.getMessage() == null ? t : t.getMessage()));
     }
 
+    /**
+     * Why file {@code path} could not be used, then the path once ({@code no such file: …},
+     * {@code is a directory, not a file: …}, {@code permission denied: …}), as lake.config words
+     * it for the server: the JDK's messages name the path only.
+     */
+    static String fileProblem(java.nio.file.Path path, java.io.IOException e) {
+        String where = e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? f.getFile() : String.valueOf(path);
+        if (e instanceof java.nio.file.NoSuchFileException) return "no such file: " + where;
+        if (e instanceof java.nio.file.AccessDeniedException) return "permission denied: " + where;
+        if (java.nio.file.Files.isDirectory(path)) return "is a directory, not a file: " + path;
+        if (e instanceof java.nio.file.FileSystemException f && "Not a directory".equals(f.getReason())) {
+            for (java.nio.file.Path p = java.nio.file.Path.of(where).getParent(); p != null; p = p.getParent()) {
+                if (java.nio.file.Files.isRegularFile(p)) return "is a file, not a directory: " + p;
+            }
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) return f.getReason() + ": " + where;
+        return e.getMessage() + ": " + path;
+    }
+
     static String oneLine(String s) {
         return s == null ? "" : s.replace('\n', ' ').replace('\r', ' ');
     }

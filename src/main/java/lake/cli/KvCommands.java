@@ -36,7 +36,7 @@ final class KvCommands {
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "Print the value of KEY (exit 1 if absent).")
     static final class Get extends Base {
-        @Parameters(paramLabel = "KEY") String key;
+        @Parameters(paramLabel = "KEY", description = "The key (UTF-8 text, up to 1,024 bytes).") String key;
         @Mixin Values values;
 
         @Override
@@ -53,9 +53,10 @@ final class KvCommands {
     }
 
     /** A command that writes VALUE (or --file) to KEY: put and create differ only in the call. */
-    abstract static class ValueWrite extends Base {
-        @Parameters(index = "0", paramLabel = "KEY") String key;
-        @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE") String value;
+    abstract static class ValueWrite extends Base implements Base.Writes {
+        @Parameters(index = "0", paramLabel = "KEY", description = "The key (UTF-8 text, up to 1,024 bytes).") String key;
+        @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE",
+                description = "The value as text (base64 with --base64); leave it out to give --file instead.") String value;
         @Mixin Values values;
 
         abstract io.vertx.core.Future<WriteResult> write(MetasrvClient client, byte[] v);
@@ -83,10 +84,12 @@ final class KvCommands {
 
     @Command(name = "cas", mixinStandardHelpOptions = true,
             description = "Set KEY to VALUE only if it holds exactly EXPECTED (exit 1 if not).")
-    static final class Cas extends Base {
-        @Parameters(index = "0", paramLabel = "KEY") String key;
-        @Parameters(index = "1", paramLabel = "EXPECTED") String expected;
-        @Parameters(index = "2", arity = "0..1", paramLabel = "VALUE") String value;
+    static final class Cas extends Base implements Base.Writes {
+        @Parameters(index = "0", paramLabel = "KEY", description = "The key (UTF-8 text, up to 1,024 bytes).") String key;
+        @Parameters(index = "1", paramLabel = "EXPECTED", description = "The exact value KEY must hold now (base64 with --base64).")
+        String expected;
+        @Parameters(index = "2", arity = "0..1", paramLabel = "VALUE",
+                description = "The new value as text (base64 with --base64); leave it out to give --file instead.") String value;
         @Mixin Values values;
 
         @Override
@@ -99,8 +102,8 @@ final class KvCommands {
 
     @Command(name = "del", mixinStandardHelpOptions = true,
             description = "Delete KEY; with --expected only if it holds exactly that value (exit 1 if not).")
-    static final class Del extends Base {
-        @Parameters(paramLabel = "KEY") String key;
+    static final class Del extends Base implements Base.Writes {
+        @Parameters(paramLabel = "KEY", description = "The key to delete.") String key;
         @Option(names = "--expected", paramLabel = "V", description = "Delete only if KEY holds exactly V.") String expected;
         @Option(names = "--base64", description = "--expected is base64.") boolean base64;
 
@@ -114,16 +117,20 @@ final class KvCommands {
         }
     }
 
-    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List the keys under PREFIX (all pages) with their values.")
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = {"List the keys under PREFIX (all pages) with their values.",
+            "Metasrv's own keys (the catalog's tbl/, drop/, __lake_internal/ and the lease key) are left out unless",
+            "--all is given or PREFIX lies under one of them."})
     static final class Ls extends Base {
         /** Text rows held for alignment before a block is printed. */
         static final int ROWS_HELD = 10_000;
 
-        @Parameters(arity = "0..1", paramLabel = "PREFIX", defaultValue = "") String prefix;
+        @Parameters(arity = "0..1", paramLabel = "PREFIX", defaultValue = "",
+                description = "List the keys that start with PREFIX (default: every key).") String prefix;
         @Option(names = "--keys-only", description = "Print keys only.") boolean keysOnly;
         @Option(names = "--page-size", paramLabel = "N", defaultValue = "1000", description = "Entries per request, 1-1000 (default 1000).")
         int pageSize;
         @Option(names = "--base64", description = "Show values as base64.") boolean base64;
+        @Option(names = {"-a", "--all"}, description = "Include Metasrv's own keys (the catalog's and the lease).") boolean all;
 
         @Override
         int run(MetasrvClient client) {
@@ -133,7 +140,9 @@ final class KvCommands {
             // Memory holds at most ROWS_HELD entries however many keys there are: text rows are held
             // until then so ordinary listings align exactly; a longer one prints in blocks whose
             // columns never get narrower than the blocks before.
-            Pages<EntryPage> pages = client.scanPages(prefix, pageSize);
+            // Hidden keys are left out by the server, which knows the lease key; a page may come back
+            // short or empty, and the walk follows continuations to the end whatever a page holds.
+            Pages<EntryPage> pages = client.scanPages(prefix, pageSize, !all);
             boolean first = true;
             int[] widths = new int[0];
             Columns held = new Columns("KEY", "VALUE");
@@ -167,8 +176,8 @@ final class KvCommands {
             description = {"Apply a transaction: FILE (or - for stdin) holds the JSON of POST /v1/txn,",
                     "{\"ops\":[{\"key\",\"expected\"?|\"exists\"?,\"value\"?|\"delete\"?}]}, values base64.",
                     "Exit 1 if a condition did not hold (nothing was written)."})
-    static final class TxnCommand extends Base {
-        @Parameters(paramLabel = "FILE|-") String file;
+    static final class TxnCommand extends Base implements Base.Writes {
+        @Parameters(paramLabel = "FILE|-", description = "The file holding the transaction's JSON; - reads it from stdin.") String file;
 
         @Override
         int run(MetasrvClient client) throws IOException {
@@ -184,7 +193,7 @@ final class KvCommands {
             try {
                 return Files.readString(Path.of(f), StandardCharsets.UTF_8);
             } catch (IOException e) {
-                throw new MetasrvException.InvalidArgument("cannot read " + f + ": " + e.getMessage());
+                throw new MetasrvException.InvalidArgument("FILE: " + ExitCodes.fileProblem(Path.of(f), e));
             }
         }
     }

@@ -5,6 +5,8 @@ import lake.client.model.ClientOptions;
 import lake.client.model.MetasrvException;
 import picocli.AutoComplete;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine;
@@ -33,7 +35,7 @@ import java.util.Map;
                 KvCommands.Del.class, KvCommands.Ls.class, KvCommands.TxnCommand.class,
                 ServiceCommands.Leader.class, ServiceCommands.Cluster.class, ServiceCommands.Resign.class,
                 ServiceCommands.Health.class, CatalogCommands.Ns.class, CatalogCommands.TableCommand.class,
-                CatalogCommands.CatalogCommand.class, AutoComplete.GenerateCompletion.class},
+                CatalogCommands.CatalogCommand.class, AutoComplete.GenerateCompletion.class, ManPage.Man.class},
         footer = {"", "Exit codes: 0 done; 1 condition did not hold or not found; 2 usage or invalid argument;",
                 "3 unavailable after retries; 4 outcome unknown; 5 unauthorized or forbidden; 6 fenced or epoch mismatch."})
 public final class Lakectl {
@@ -90,7 +92,7 @@ public final class Lakectl {
     /** Runs one command line; returns its exit code. */
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err, Map<String, String> env) {
         Lakectl root = new Lakectl(in, out, err, env);
-        CommandLine cmd = new CommandLine(root);
+        CommandLine cmd = commandLine(root);
         cmd.setOut(new java.io.PrintWriter(out, true));
         cmd.setErr(new java.io.PrintWriter(err, true));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
@@ -103,6 +105,30 @@ public final class Lakectl {
             return ExitCodes.of(ex);
         });
         return cmd.execute(args);
+    }
+
+    /**
+     * lakectl's command tree. The root's options (connection, output, deadline, epoch) may be
+     * given before or after the command; each command then keeps only those that apply to it
+     * ({@link Base#takes}), and {@code --version} stays the root's, so a command's help and the
+     * man page list exactly what it uses.
+     */
+    static CommandLine commandLine(Lakectl root) {
+        CommandLine cmd = new CommandLine(root);
+        prune(cmd);
+        return cmd;
+    }
+
+    private static void prune(CommandLine parent) {
+        for (CommandLine sub : parent.getSubcommands().values()) {
+            CommandSpec spec = sub.getCommandSpec();
+            for (OptionSpec o : new java.util.ArrayList<>(spec.options())) {
+                boolean applies = o.inherited() ? spec.userObject() instanceof Base b && b.takes(o.longestName())
+                        : !o.versionHelp();
+                if (!applies) spec.remove(o);
+            }
+            prune(sub);
+        }
     }
 
     /** A client for this invocation's endpoints, token and deadline; the caller closes it. */
@@ -126,10 +152,10 @@ public final class Lakectl {
         if (tokenFile != null) {
             try {
                 String t = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
-                if (t.isEmpty()) throw new MetasrvException.InvalidArgument("--token-file " + tokenFile + " is empty");
+                if (t.isEmpty()) throw new MetasrvException.InvalidArgument("--token-file: the file is empty: " + tokenFile);
                 return t;
             } catch (IOException e) {
-                throw new MetasrvException.InvalidArgument("--token-file: cannot read " + tokenFile + ": " + e.getMessage());
+                throw new MetasrvException.InvalidArgument("--token-file: " + ExitCodes.fileProblem(tokenFile, e));
             }
         }
         String t = env.get("LAKECTL_TOKEN");

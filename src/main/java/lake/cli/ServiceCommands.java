@@ -69,6 +69,12 @@ final class ServiceCommands {
     @Command(name = "health", mixinStandardHelpOptions = true,
             description = "Check every endpoint: up, node id, ready to take writes (exit 3 if any is down).")
     static final class Health extends Base {
+        /** Each endpoint's check has its own bound (the client's), not the call deadline. */
+        @Override
+        boolean takes(String option) {
+            return !option.equals("--timeout") && super.takes(option);
+        }
+
         @Override
         int run(MetasrvClient client) {
             List<NodeHealth> all = await(client.health());

@@ -22,7 +22,7 @@ final class Values {
     boolean base64;
 
     @Option(names = "--file", paramLabel = "PATH",
-            description = "Read the value from PATH (get: write it there), exact bytes; '-' is stdin (stdout).")
+            description = "The value as the exact bytes of file PATH, '-' for stdin; get writes the value there ('-': stdout).")
     String file;
 
     /** The bytes of a value given as an argument. */
@@ -47,7 +47,7 @@ final class Values {
         try {
             return file.equals("-") ? stdin.readAllBytes() : Files.readAllBytes(Path.of(file));
         } catch (IOException e) {
-            throw new MetasrvException.InvalidArgument("--file: cannot read " + file + ": " + e.getMessage());
+            throw new MetasrvException.InvalidArgument("--file: " + ExitCodes.fileProblem(Path.of(file), e));
         }
     }
 
@@ -67,8 +67,10 @@ final class Values {
                 out.write(value);
                 out.println();
             }
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new MetasrvException.InvalidArgument("--file: no such directory: " + Path.of(file).toAbsolutePath().getParent());
         } catch (IOException e) {
-            throw new MetasrvException.InvalidArgument("--file: cannot write " + file + ": " + e.getMessage());
+            throw new MetasrvException.InvalidArgument("--file: cannot write: " + ExitCodes.fileProblem(Path.of(file), e));
         }
     }
 

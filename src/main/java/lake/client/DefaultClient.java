@@ -3,6 +3,7 @@ package lake.client;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import lake.client.model.ClientOptions;
+import lake.client.model.IcebergTable;
 import lake.client.model.Json;
 import lake.client.model.MetasrvException;
 import lake.client.model.NodeHealth;
@@ -114,10 +115,11 @@ final class DefaultClient implements MetasrvClient {
     }
 
     @Override
-    public Future<EntryPage> scan(String prefix, String continuation, int limit) {
+    public Future<EntryPage> scan(String prefix, String continuation, int limit, boolean hideSystem) {
         String p = prefix == null ? "" : prefix;
-        return run(Call.read("kv.scan", "/v1/kv" + HttpReplies.query("prefix", p, "limit", limit, "continuation", continuation),
-                new ScanRequest(p, continuation, limit).toMap()), EntryPage::from);
+        return run(Call.read("kv.scan", "/v1/kv" + HttpReplies.query("prefix", p, "limit", limit, "continuation", continuation,
+                        "hide_system", hideSystem ? "true" : null),
+                new ScanRequest(p, continuation, limit, hideSystem).toMap()), EntryPage::from);
     }
 
     @Override
@@ -289,6 +291,40 @@ final class DefaultClient implements MetasrvClient {
     @Override
     public Future<Table> getTable(String namespace, String name) {
         return guard(() -> catalogRead("resolve", table(namespace, name), new CatalogRequest.Resolve(namespace, name, null, null).toMap(), Table::from));
+    }
+
+    @Override
+    public Future<IcebergTable> icebergTable(String namespace, String name) {
+        return guard(() -> {
+            ns(namespace);
+            table(namespace, name);
+            // The catalog's names back to Iceberg's (docs/iceberg.md, "Namespaces: the mapping"):
+            // namespace levels are split at '.', and '~XX' is one UTF-8 byte; levels travel joined by
+            // the unit separator, as the Iceberg REST spec has them.
+            List<String> levels = new ArrayList<>();
+            for (String level : namespace.split("\\.", -1)) levels.add(unescape(level));
+            String path = "/iceberg/v1/namespaces/" + HttpReplies.path(String.join("\u001f", levels), false)
+                    + "/tables/" + HttpReplies.path(unescape(name), false);
+            return run(Call.read("iceberg.load-table", path, null), IcebergTable::from);
+        });
+    }
+
+    /** {@code ~XX} (two hex digits) is one byte of UTF-8; any other character, {@code ~} included, is itself. */
+    static String unescape(String s) {
+        if (s.indexOf('~') < 0) return s;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < s.length(); ) {
+            if (s.charAt(i) == '~' && i + 2 < s.length() && Character.digit(s.charAt(i + 1), 16) >= 0
+                    && Character.digit(s.charAt(i + 2), 16) >= 0) {
+                out.write(Integer.parseInt(s.substring(i + 1, i + 3), 16));
+                i += 3;
+            } else {
+                int cp = s.codePointAt(i);
+                out.writeBytes(new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                i += Character.charCount(cp);
+            }
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Override

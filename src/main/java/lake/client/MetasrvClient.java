@@ -89,11 +89,26 @@ public interface MetasrvClient extends AutoCloseable {
     }
 
     /** One page (≤ {@code limit}, 1–1000) of the keys under {@code prefix}, from {@code continuation} ({@code null}: the first). */
-    Future<EntryPage> scan(String prefix, String continuation, int limit);
+    default Future<EntryPage> scan(String prefix, String continuation, int limit) {
+        return scan(prefix, continuation, limit, false);
+    }
+
+    /**
+     * As {@link #scan(String, String, int)}; with {@code hideSystem}, without Metasrv's own keys
+     * (the catalog's {@code tbl/}, {@code drop/}, {@code __lake_internal/} and the lease key) unless
+     * {@code prefix} lies in their range. Pages may then be short, or empty with a continuation: a
+     * listing ends only where the continuation is null.
+     */
+    Future<EntryPage> scan(String prefix, String continuation, int limit, boolean hideSystem);
 
     /** Every page of the keys under {@code prefix}, {@code pageSize} at a time, as a paged iterator. */
     default Pages<EntryPage> scanPages(String prefix, int pageSize) {
-        return new Pages<>(c -> scan(prefix, c, pageSize), EntryPage::continuation);
+        return scanPages(prefix, pageSize, false);
+    }
+
+    /** As {@link #scanPages(String, int)}, without Metasrv's own keys when {@code hideSystem} (see {@link #scan(String, String, int, boolean)}). */
+    default Pages<EntryPage> scanPages(String prefix, int pageSize, boolean hideSystem) {
+        return new Pages<>(c -> scan(prefix, c, pageSize, hideSystem), EntryPage::continuation);
     }
 
     /** Every page of the keys under {@code prefix} as a stream (back-pressured: a page is fetched only on demand). */
@@ -201,6 +216,14 @@ public interface MetasrvClient extends AutoCloseable {
     default Pages<NamePage> tablePages(String namespace, int pageSize) {
         return new Pages<>(c -> listTables(namespace, c, pageSize), NamePage::continuation);
     }
+
+    /**
+     * The Iceberg table {@code name} of namespace {@code namespace} (catalog names, as {@link #getTable}
+     * takes them) as the node's Iceberg REST catalog loads it: its metadata file and that file's
+     * schema. HTTP only (the Iceberg catalog is not on the event bus: there it fails with
+     * {@link UnsupportedOperationException}); a table of another engine is refused by the node.
+     */
+    Future<lake.client.model.IcebergTable> icebergTable(String namespace, String name);
 
     /** The table's registration now. */
     Future<Table> getTable(String namespace, String name);

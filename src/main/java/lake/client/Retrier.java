@@ -7,6 +7,8 @@ import lake.client.model.MetasrvException;
 import lake.client.transport.Call;
 import lake.client.transport.Transport;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -24,6 +26,12 @@ import java.util.concurrent.ThreadLocalRandom;
  *       {@code maxRetryAfter}) before asking an endpoint that asked for it again.</li>
  *   <li>{@link Transport.Lost} or {@code outcome_unknown}: a read is retried like the above; a
  *       write is never sent again — it fails with {@link MetasrvException.OutcomeUnknown}.</li>
+ *   <li>Fail fast: when every endpoint refused the connection outright in one sweep
+ *       ({@link Transport.NotSent#refused()}: connection refused, not a connect timeout), the call
+ *       ends at once with {@link MetasrvException.Unreachable} naming the endpoints — nothing
+ *       listens where the client points, and waiting out the deadline would only hide that. One
+ *       endpoint refusing while another answers (even {@code not_leader}) keeps the rule above:
+ *       the sweep goes on to the next endpoint.</li>
  *   <li>Any other refusal fails the call as it is.</li>
  *   <li>The deadline: no retry starts, and no backoff begins, unless at least
  *       {@code min(1 s, callTimeout/2)}, and twice the slowest refusal so far, would be left for it
@@ -47,13 +55,17 @@ final class Retrier {
     Future<Map<String, Object>> run(Call call) {
         long deadline = System.nanoTime() + options.callTimeout().toNanos() + call.waitMs() * 1_000_000L;
         Promise<Map<String, Object>> result = Promise.promise();
-        attempt(call, preferred, 0, deadline, null, 0, 0, result);
+        attempt(call, preferred, 0, deadline, null, 0, 0, 0, result);
         return result.future();
     }
 
-    /** {@code slowestMs}: the longest an earlier attempt of this call took to be refused by a node. */
+    /**
+     * {@code slowestMs}: the longest an earlier attempt of this call took to be refused by a node;
+     * {@code refusedInRow}: how many attempts just before this one found their endpoint refusing the
+     * connection outright.
+     */
     private void attempt(Call call, int endpoint, int attempt, long deadline, Throwable last, long lastRetryAfterMs,
-                         long slowestMs, Promise<Map<String, Object>> result) {
+                         long slowestMs, int refusedInRow, Promise<Map<String, Object>> result) {
         long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
         if (remainingMs <= 0 || (attempt > 0 && remainingMs < retryFloorMs(slowestMs))) {
             result.fail(giveUp(call, last));
@@ -85,6 +97,13 @@ final class Retrier {
             // A node that did not answer is not where the next call should start.
             if ((t instanceof Transport.Lost || t instanceof Transport.NotSent) && preferred == endpoint) {
                 preferred = (endpoint + 1) % transport.endpoints();
+            }
+            // Attempts go round the endpoints in turn, so as many refusals in a row as there are
+            // endpoints is a full sweep in which every one of them refused the connection.
+            int refused = t instanceof Transport.NotSent ns && ns.refused() ? refusedInRow + 1 : 0;
+            if (refused >= transport.endpoints()) {
+                result.fail(everyEndpointRefused(call, last, t));
+                return;
             }
             if (t instanceof MetasrvException.OutcomeUnknown || t instanceof Transport.Lost) {
                 if (call.write()) {
@@ -122,7 +141,7 @@ final class Retrier {
             }
             long carried = retryAfter;
             Future<Void> pause = waitMs == 0 ? Future.succeededFuture() : transport.delay(waitMs);
-            pause.onComplete(v -> attempt(call, next, n, deadline, reported, carried, slowest, result));
+            pause.onComplete(v -> attempt(call, next, n, deadline, reported, carried, slowest, refused, result));
         });
     }
 
@@ -146,6 +165,20 @@ final class Retrier {
     static long backoffMs(int sweep, long baseMs, long maxMs, double u) {
         long cap = Math.min(maxMs, baseMs << Math.min(20, Math.max(0, sweep - 1)));
         return (long) (cap * (0.5 + u * 0.5));
+    }
+
+    /**
+     * The call's end when every endpoint refused the connection in one sweep: nothing listens
+     * where the client was pointed, and waiting out the deadline would only hide that. Nothing
+     * was sent, so a write certainly did not apply.
+     */
+    private Throwable everyEndpointRefused(Call call, Throwable earlier, Throwable t) {
+        List<String> all = new ArrayList<>();
+        for (int i = 0; i < transport.endpoints(); i++) all.add(transport.endpoint(i));
+        String where = all.size() == 1 ? "by " + all.get(0) : "by every endpoint (" + String.join(", ", all) + ")";
+        return new MetasrvException.Unreachable(call.op() + ": connection refused " + where
+                + ": nothing listens there; is Metasrv running at that address?"
+                + (earlier instanceof MetasrvException e ? " (an earlier answer: " + e.code() + ": " + e.getMessage() + ")" : ""), t);
     }
 
     private Throwable giveUp(Call call, Throwable last) {

@@ -77,7 +77,7 @@ public final class AuthTokens {
         try {
             return new JsonArray(Files.readString(path, StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new ConfigException("auth-tokens-file: cannot read " + path + ": " + e.getMessage());
+            throw ConfigException.file("auth-tokens-file", path, e);
         } catch (DecodeException | ClassCastException e) {
             throw new ConfigException("auth-tokens-file: " + path + " is not a JSON array of token entries");
         }

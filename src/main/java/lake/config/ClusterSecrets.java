@@ -16,7 +16,7 @@ final class ClusterSecrets {
             if (secret.length() < 16) throw new ConfigException("cluster-secret-file: " + path + " must hold at least 16 characters");
             return secret;
         } catch (IOException e) {
-            throw new ConfigException("cluster-secret-file: cannot read " + path + ": " + e.getMessage());
+            throw ConfigException.file("cluster-secret-file", path, e);
         }
     }
 }

@@ -21,10 +21,11 @@ public final class NodeIds {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new ConfigException("data-dir: cannot create " + dir + ": " + e.getMessage());
+            throw ConfigException.file("data-dir", dir, e);
         }
-        if (!Files.isDirectory(dir) || !Files.isWritable(dir) || !Files.isReadable(dir)) {
-            throw new ConfigException("data-dir: " + dir + " is not a readable, writable directory");
+        if (!Files.isDirectory(dir)) throw new ConfigException("data-dir: is a file, not a directory: " + dir);
+        if (!Files.isWritable(dir) || !Files.isReadable(dir)) {
+            throw new ConfigException("data-dir: permission denied (the node reads and writes it): " + dir);
         }
         Path file = dir.resolve(FILE);
         try {
@@ -40,7 +41,7 @@ public final class NodeIds {
             write(file, id);
             return id;
         } catch (IOException e) {
-            throw new ConfigException("data-dir: cannot read or write " + file + ": " + e.getMessage());
+            throw ConfigException.file("data-dir", file, e);
         }
     }
 

@@ -14,6 +14,17 @@ public record Option(String name, Type type, String help) {
     public String envVar() { return "LAKE_" + name.toUpperCase(Locale.ROOT).replace('-', '_'); }
     public String fileKey() { return name.replace('-', '_'); }
 
+    /** What a value of this option is, for messages: "an int", "true or false". */
+    String kind() {
+        return switch (type) {
+            case INT -> "an int";
+            case LONG -> "an integer";
+            case BOOL -> "true or false";
+            case STRING, PATH -> "a string";
+            case TOKENS -> "a JSON array of token entries";
+        };
+    }
+
     /** Parses a textual value (command line or environment) into the JSON type the settings use. */
     Object parse(String raw, String source) {
         try {
@@ -35,8 +46,7 @@ public record Option(String name, Type type, String help) {
                 };
             };
         } catch (NumberFormatException e) {
-            throw new ConfigException(source + ": '" + raw + "' is not a valid " + type.name().toLowerCase(Locale.ROOT)
-                    + " for " + name);
+            throw new ConfigException(source + ": must be " + kind() + ", got '" + raw + "'");
         }
     }
 }

@@ -29,7 +29,7 @@ final class PrivateFiles {
         } catch (UnsupportedOperationException noPosix) {
             // Nothing to check on this file system.
         } catch (IOException e) {
-            throw new ConfigException(setting + ": cannot read " + path + ": " + e.getMessage());
+            throw ConfigException.file(setting, path, e);
         }
     }
 }

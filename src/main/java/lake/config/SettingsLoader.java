@@ -127,16 +127,36 @@ public final class SettingsLoader {
         return new Invocation.Run(validate(merged));
     }
 
+    /**
+     * The options, each with its environment variable, what it does and its built-in default (from
+     * conf/config.json, as the node resolves it); a setting whose default is derived or absent says
+     * so in its own text.
+     */
     public static String usage() {
+        JsonObject defaults = defaults();
         StringBuilder sb = new StringBuilder("Options (each also an environment variable and a config file key):\n");
         for (Option o : OPTIONS) {
-            String value = o.type() == Option.Type.TOKENS ? " JSON" : " VALUE";
-            sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", o.flag() + value, o.envVar(), o.help()));
+            String value = switch (o.type()) {
+                case TOKENS -> " JSON";
+                case INT, LONG -> " N";
+                case BOOL -> " [true|false]";
+                case PATH -> " PATH";
+                case STRING -> " VALUE";
+            };
+            sb.append(String.format(Locale.ROOT, "  %-34s %-30s %s%s%n", o.flag() + value, o.envVar(), o.help(),
+                    shownDefault(defaults.getValue(o.fileKey()))));
         }
-        sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--help", "", "print this help"));
-        sb.append(String.format(Locale.ROOT, "  %-28s %-26s %s%n", "--version", "", "print the version"));
+        sb.append(String.format(Locale.ROOT, "  %-34s %-30s %s%n", "--help", "", "print this help"));
+        sb.append(String.format(Locale.ROOT, "  %-34s %-30s %s%n", "--version", "", "print the version"));
         sb.append("Precedence: built-in defaults < config file < environment < command line.\n");
         return sb.toString();
+    }
+
+    /** "; default: v" for a built-in default; nothing where there is none (the option's text says what unset means). */
+    private static String shownDefault(Object v) {
+        if (v == null) return "";
+        boolean none = (v instanceof String str && str.isEmpty()) || (v instanceof io.vertx.core.json.JsonArray a && a.isEmpty());
+        return "; default: " + (none ? "none" : v);
     }
 
     private static Option option(String name) {
@@ -158,7 +178,7 @@ public final class SettingsLoader {
         try {
             text = Files.readString(path);
         } catch (IOException e) {
-            throw new ConfigException("config: cannot read config file " + path + ": " + e.getMessage());
+            throw ConfigException.file("config", path, e);
         }
         try {
             return new JsonObject(text);
@@ -175,7 +195,8 @@ public final class SettingsLoader {
             case BOOL -> v instanceof Boolean;
             case TOKENS -> v instanceof io.vertx.core.json.JsonArray;
         };
-        if (!ok) throw new ConfigException(source + ": setting '" + opt.fileKey() + "' must be a " + opt.type().name().toLowerCase(Locale.ROOT));
+        if (!ok) throw new ConfigException(source + ": setting '" + opt.fileKey() + "' must be " + opt.kind() + ", got "
+                + (v instanceof String str ? "'" + str + "'" : v));
         return v;
     }
 

@@ -65,7 +65,7 @@ public final class HttpVerticle extends VerticleBase {
     /** The raw paths of the routes the router serves (key reads and the catalog are matched before it). */
     private static final Set<String> EXACT_ROUTES = Set.of("/metrics", "/health", "/ready", "/v1/leader", "/v1/cluster",
             "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH);
-    private static final Set<String> SCAN_PARAMETERS = Set.of("prefix", "limit", "continuation");
+    private static final Set<String> SCAN_PARAMETERS = Set.of("prefix", "limit", "continuation", "hide_system");
     private static final String JSON = "application/json";
     /** Where the Iceberg REST catalog is mounted: a client's {@code uri} is {@code http://host:port/iceberg}. */
     public static final String ICEBERG = "/iceberg/";
@@ -400,7 +400,7 @@ public final class HttpVerticle extends VerticleBase {
         else ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(r.body());
     }
 
-    /** {@code GET /v1/kv?prefix=P&limit=N&continuation=C} (and {@code GET /v1/kv/?...}). */
+    /** {@code GET /v1/kv?prefix=P&limit=N&continuation=C&hide_system=B} (and {@code GET /v1/kv/?...}). */
     private void scan(RoutingContext ctx) {
         JsonObject body = new JsonObject();
         try {
@@ -411,6 +411,7 @@ public final class HttpVerticle extends VerticleBase {
             if (params.containsKey("limit")) {
                 body.put("limit", (long) HttpInput.count(params.get("limit"), "query parameter 'limit'", 1, ApiRequests.MAX_SCAN_LIMIT));
             }
+            if (params.containsKey("hide_system")) body.put("hide_system", HttpInput.bool(params.get("hide_system"), "query parameter 'hide_system'"));
         } catch (ApiError e) {
             fail(ctx, e);
             return;

@@ -135,10 +135,26 @@ public final class ApiRequests {
         }
     }
 
-    public record Scan(String prefix, String continuation, int limit) {}
+    /**
+     * One page of a prefix scan. {@code hideSystem}: leave out the keys Metasrv writes for itself —
+     * the catalog's ({@code tbl/}, {@code drop/}, {@code __lake_internal/}) and the lease key —
+     * unless the prefix itself lies in their range (a prefix that names them asks for them).
+     */
+    public record Scan(String prefix, String continuation, int limit, boolean hideSystem) {
+        /**
+         * Whether {@code key}, found by this scan, is left out of its page. The page's continuation
+         * stays the store's, so a page may be short, or empty with a continuation: a listing is
+         * at its end only when the continuation is null.
+         */
+        public boolean hides(String key, String leaseKey) {
+            if (!hideSystem) return false;
+            String range = key.equals(leaseKey) ? leaseKey : lake.catalog.Catalog.reservedPrefix(key);
+            return range != null && !prefix.startsWith(range);
+        }
+    }
 
     public static Scan scan(JsonObject body) {
-        allowOnly(body, Set.of("prefix", "continuation", "limit"));
+        allowOnly(body, Set.of("prefix", "continuation", "limit", "hide_system"));
         String prefix = body.containsKey("prefix") ? string(body, "prefix") : "";
         try {
             Keys.validatePrefix(prefix);
@@ -157,7 +173,9 @@ public final class ApiRequests {
             }
             limit = (int) v;
         }
-        return new Scan(prefix, continuation, limit);
+        Object hide = body.getValue("hide_system");
+        if (hide != null && !(hide instanceof Boolean)) throw ApiError.invalid("field 'hide_system' must be a boolean, got " + typeOf(hide));
+        return new Scan(prefix, continuation, limit, Boolean.TRUE.equals(hide));
     }
 
     /** An unsigned 64-bit value as a JSON number: a Long below 2^63, a BigInteger above. */

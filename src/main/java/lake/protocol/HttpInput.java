@@ -83,6 +83,15 @@ public final class HttpInput {
         return v;
     }
 
+    /** {@code true} or {@code false}, exactly. */
+    public static boolean bool(String text, String what) {
+        return switch (text) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw ApiError.invalid(what + " must be true or false, got '" + text + "'");
+        };
+    }
+
     private static String decode(String raw, boolean plusIsSpace, String what) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
         for (int i = 0; i < raw.length(); i++) {

@@ -109,7 +109,7 @@ public record TlsMaterial(Buffer certChain, Buffer key, Buffer ca, List<String> 
         try {
             return Files.readString(file, StandardCharsets.US_ASCII);
         } catch (IOException e) {
-            throw new ConfigException(setting + ": cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+            throw ConfigException.file(setting, file, e);
         }
     }
 

@@ -199,9 +199,10 @@ class WireShapesTest {
 
         // Keys and values.
         assertThat(ApiRequests.get(received(new GetRequest("tables/a").toMap()))).isEqualTo("tables/a");
-        for (ScanRequest r : List.of(new ScanRequest("tables/", null, 1000), new ScanRequest("", "opaque", 1))) {
+        for (ScanRequest r : List.of(new ScanRequest("tables/", null, 1000), new ScanRequest("", "opaque", 1),
+                new ScanRequest("", null, 10, true))) {
             ApiRequests.Scan s = ApiRequests.scan(received(r.toMap()));
-            assertThat(new ScanRequest(s.prefix(), s.continuation(), s.limit())).isEqualTo(r);
+            assertThat(new ScanRequest(s.prefix(), s.continuation(), s.limit(), s.hideSystem())).isEqualTo(r);
         }
         for (CasRequest r : List.of(new CasRequest("kv/a", null, v1, null), new CasRequest("kv/a", v1, v2, ABOVE_2_63))) {
             ClientMutation m = ApiRequests.cas(received(r.toMap()), NO_HEADERS);

@@ -213,4 +213,39 @@ abstract class ClientContract {
         assertThatThrownBy(() -> await(client.withEpoch(2).createNamespace("other", Map.of())))
                 .as("a catalog write carries the pinned epoch too").isInstanceOf(MetasrvException.EpochMismatch.class);
     }
+
+    /**
+     * An Iceberg table made through the node's Iceberg REST catalog (a two-level namespace, one
+     * level with a dot, and a dotted table name: the name mapping both ways) loads by its catalog
+     * names with its metadata file and schema. Not on the event bus: refused at once there.
+     */
+    @Test
+    void anIcebergTableLoadsWithItsMetadataAndSchema() throws Exception {
+        assertThat(h.post(node, "/iceberg/v1/namespaces", new io.vertx.core.json.JsonObject()
+                .put("namespace", new io.vertx.core.json.JsonArray().add("lab").add("new.db"))).statusCode()).isEqualTo(200);
+        String schema = "{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+                + "{\"id\":2,\"name\":\"tags\",\"required\":false,\"type\":{\"type\":\"list\",\"element-id\":4,"
+                + "\"element\":\"string\",\"element-required\":false}},"
+                + "{\"id\":3,\"name\":\"at\",\"required\":false,\"type\":{\"type\":\"struct\",\"fields\":["
+                + "{\"id\":5,\"name\":\"lat\",\"required\":true,\"type\":\"double\"}]}}]}";
+        var created = h.post(node, "/iceberg/v1/namespaces/lab%1Fnew.db/tables",
+                new io.vertx.core.json.JsonObject("{\"name\":\"trips.v1\",\"schema\":" + schema + "}"));
+        assertThat(created.statusCode()).as(created.bodyAsString()).isEqualTo(200);
+
+        Table t = await(client.getTable("lab.new~2Edb", "trips.v1"));
+        assertThat(t.registration().engine()).isEqualTo("iceberg");
+        if (this instanceof ClientBusTest) {
+            assertThatThrownBy(() -> await(client.icebergTable("lab.new~2Edb", "trips.v1")))
+                    .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("HTTP only");
+            return;
+        }
+        lake.client.model.IcebergTable ice = await(client.icebergTable("lab.new~2Edb", "trips.v1"));
+        assertThat(ice.metadataLocation()).isEqualTo(t.registration().raw().get("metadata_location"))
+                .isEqualTo(created.bodyAsJsonObject().getString("metadata-location"));
+        assertThat(ice.formatVersion()).isEqualTo(2);
+        assertThat(ice.currentSnapshotId()).as("no snapshot yet").isNull();
+        assertThat(ice.columns()).containsExactly(new lake.client.model.IcebergTable.Column(1, "id", "long", true),
+                new lake.client.model.IcebergTable.Column(2, "tags", "list<string>", false),
+                new lake.client.model.IcebergTable.Column(3, "at", "struct<lat: double>", false));
+    }
 }

@@ -120,6 +120,41 @@ class ClientRetryTest {
                 assertThatThrownBy(() -> NodeHarness.await(c.get("x"))).isInstanceOf(MetasrvException.Unreachable.class));
     }
 
+    /**
+     * Nothing listens at any endpoint: the call ends at once with {@code Unreachable} naming them,
+     * not at its 10 s deadline. Measured against that deadline with a margin a loaded machine keeps
+     * (a refused connect takes milliseconds).
+     */
+    @Test
+    void unreachableServerFailsFast() throws Exception {
+        int one, two;
+        try (ServerSocket s1 = new ServerSocket(0); ServerSocket s2 = new ServerSocket(0)) {
+            one = s1.getLocalPort();
+            two = s2.getLocalPort();
+        }
+        forEachHttpClient(ClientContract.options(one, two), c -> {
+            for (Function<MetasrvClient, io.vertx.core.Future<?>> call : List.<Function<MetasrvClient, io.vertx.core.Future<?>>>of(
+                    x -> x.get("x"), x -> x.create("refused/w", "v"), MetasrvClient::snapshot)) {
+                long started = System.nanoTime();
+                Throwable t = catchFailure(call.apply(c));
+                long ms = (System.nanoTime() - started) / 1_000_000L;
+                assertThat(t).isInstanceOf(MetasrvException.Unreachable.class)
+                        .hasMessageContaining("connection refused")
+                        .hasMessageContaining("127.0.0.1:" + one).hasMessageContaining("127.0.0.1:" + two);
+                assertThat(ms).as("ended long before the 10 s deadline").isLessThan(3_000);
+            }
+        });
+    }
+
+    /** One endpoint refusing while another answers (here not_leader) is not "unreachable": the retries go on to the deadline. */
+    @Test
+    void aRefusingEndpointBesideAnAnsweringOneKeepsRetrying() throws Exception {
+        ClientOptions o = ClientContract.options(closedPort(), b.httpPort()).withCallTimeout(Duration.ofMillis(1500))
+                .withMaxRetryAfter(Duration.ofMillis(200));
+        forEachHttpClient(o, c -> assertThatThrownBy(() -> NodeHarness.await(c.create("nl/refused", "v")))
+                .isInstanceOf(MetasrvException.NotLeader.class));
+    }
+
     @Test
     void clientNeverRetriesUnknownOutcome() throws Exception {
         for (TcpProxy.Mode mode : new TcpProxy.Mode[] {TcpProxy.Mode.WITHHOLD, TcpProxy.Mode.CLOSE_AFTER_ANSWER}) {

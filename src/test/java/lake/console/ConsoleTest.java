@@ -136,6 +136,42 @@ class ConsoleTest {
         assertThat(browser.consoleProblems()).isEmpty();
     }
 
+    /**
+     * Metasrv's own keys stay out of the key browser unless asked for. 55 namespaces put 56 keys
+     * under {@code __lake_internal/} ahead of every user key, so the first page of 50 holds only
+     * hidden keys: the browser must read on rather than call the listing empty.
+     */
+    @Test
+    void consoleHidesSystemKeysUnlessAsked() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir), dir);
+        nodes.sampleData(a, null);
+        for (int i = 0; i < 55; i++) {
+            assertThat(nodes.post(a, "/v1/namespaces", "{\"namespace\":\"ns" + i + "\"}", null).statusCode()).isEqualTo(200);
+        }
+        browser.go(a.httpPort(), "#data");
+        browser.visible("browse").click();
+        browser.rowOf("keys", c -> c.get(0).equals("tables/robots"));
+        assertThat(browser.rows("keys")).extracting(r -> r.get(0))
+                .containsExactly("config/retention", "tables/episodes", "tables/raw", "tables/robots");
+        assertThat(browser.driver.findElement(By.id("next-page")).isDisplayed()).isFalse();
+
+        // Asked for: the catalog's keys and the lease key, in byte order, 50 to a page.
+        browser.visible("show-system").click();
+        browser.rowOf("keys", c -> c.get(0).equals("__lake_internal/catalog-directory-generation"));
+        assertThat(browser.rows("keys")).hasSize(50);
+        browser.visible("next-page").click();
+        browser.rowOf("keys", c -> c.get(0).equals("tbl/robots/episodes"));
+        assertThat(browser.rows("keys")).extracting(r -> r.get(0)).contains("election/leader", "tables/robots")
+                .anyMatch(k -> k.startsWith("drop/robots/scratch/"));
+
+        // A prefix under a system range asks for it, even unticked (unticking browses again).
+        browser.driver.findElement(By.id("prefix")).sendKeys("tbl/");
+        browser.visible("show-system").click();
+        browser.wait.until(d -> browser.rows("keys").size() == 1);
+        assertThat(browser.rows("keys").get(0).get(0)).isEqualTo("tbl/robots/episodes");
+        assertThat(browser.consoleProblems()).isEmpty();
+    }
+
     @Test
     void consoleAsksForTokenWhenRequired() throws Exception {
         MetasrvNode a = nodes.leader(ConsoleNodes.withTokens(ConsoleNodes.settings("a", dir)), dir);

@@ -126,6 +126,54 @@ public abstract class HttpApiContract {
         assertThat(json(h.post(node, "/v1/leader/resign", new JsonObject())).getBoolean("resigned")).isFalse();
     }
 
+    /**
+     * {@code hide_system=true} leaves Metasrv's own keys (the catalog's and the lease key) out of
+     * a scan unless the prefix names their range; the continuation stays the store's, so a page
+     * of hidden keys comes back empty with a continuation and the walk goes on to the user's keys.
+     */
+    @Test
+    void scanHidesSystemKeysWhenAsked() throws Exception {
+        assertThat(h.post(node, "/v1/namespaces", new JsonObject().put("namespace", "robots")).statusCode()).isEqualTo(200);
+        assertThat(h.post(node, "/v1/namespaces/robots/tables", new JsonObject().put("name", "episodes")
+                .put("columns", new JsonArray().add("id:i64"))).statusCode()).isEqualTo(200);
+        assertThat(json(h.post(node, "/v1/kv/cas", cas("a/x", null, "v"))).getBoolean("applied")).isTrue();
+        assertThat(json(h.post(node, "/v1/kv/cas", cas("zz/y", null, "v"))).getBoolean("applied")).isTrue();
+
+        List<String> every = scanAll("/v1/kv?prefix=&limit=1");
+        assertThat(every).contains("__lake_internal/catalog-directory-generation", "__lake_internal/namespaces/robots",
+                "a/x", "election/leader", "tbl/robots/episodes", "zz/y");
+        int[] emptyPages = {0};
+        assertThat(scanAll("/v1/kv?prefix=&limit=1&hide_system=true", emptyPages)).containsExactly("a/x", "zz/y");
+        assertThat(emptyPages[0]).as("pages of hidden keys came back empty, with a continuation").isEqualTo(every.size() - 2);
+        assertThat(scanAll("/v1/kv?prefix=&hide_system=false")).isEqualTo(every);
+        // A prefix inside a system range asks for it.
+        assertThat(scanAll("/v1/kv?prefix=tbl/&hide_system=true")).containsExactly("tbl/robots/episodes");
+        assertThat(scanAll("/v1/kv?prefix=election/leader&hide_system=true")).containsExactly("election/leader");
+        assertThat(scanAll("/v1/kv?prefix=election/&hide_system=true")).isEmpty();
+        expectError(h.get(node, "/v1/kv?prefix=&hide_system=yes"), 400, "invalid_argument", "hide_system");
+    }
+
+    private List<String> scanAll(String uri) throws Exception {
+        return scanAll(uri, new int[1]);
+    }
+
+    /** Every key of a paged scan; {@code emptyPages[0]} counts the pages that held none but had a continuation. */
+    private List<String> scanAll(String uri, int[] emptyPages) throws Exception {
+        List<String> keys = new ArrayList<>();
+        String continuation = null;
+        do {
+            HttpResponse<Buffer> r = h.get(node, uri + (continuation == null ? "" : "&continuation="
+                    + URLEncoder.encode(continuation, StandardCharsets.UTF_8)));
+            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+            JsonObject page = json(r);
+            JsonArray entries = page.getJsonArray("entries");
+            for (int i = 0; i < entries.size(); i++) keys.add(entries.getJsonObject(i).getString("key"));
+            continuation = page.getString("continuation");
+            if (entries.isEmpty() && continuation != null) emptyPages[0]++;
+        } while (continuation != null);
+        return keys;
+    }
+
     @Test
     void everyErrorCodeLeavesTheStoreUnchanged() throws Exception {
         assertThat(json(h.post(node, "/v1/kv/cas", cas("kv/t", null, "v1"))).getBoolean("applied")).isTrue();

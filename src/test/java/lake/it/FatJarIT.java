@@ -83,13 +83,13 @@ class FatJarIT {
         record Case(List<String> args, String names) {}
         for (Case c : List.of(
                 new Case(List.of("--config", malformed.toString()), "config: config file " + malformed),
-                new Case(List.of("--data-dir", notADirectory.toString()), "data-dir: "),
-                new Case(List.of("--data-dir", unreadableNodeId.getParent().toString()), "data-dir: cannot read or write"),
+                new Case(List.of("--data-dir", notADirectory.toString()), "data-dir: is a file, not a directory: " + notADirectory),
+                new Case(List.of("--data-dir", unreadableNodeId.getParent().toString()), "data-dir: is a directory, not a file: " + unreadableNodeId),
                 new Case(List.of("--no-such-option", "1"), "--no-such-option"),
                 new Case(List.of("--store", "cassandra"), "store"),
                 new Case(List.of("--lease-ttl-ms", "-5"), "lease-ttl-ms"),
                 new Case(List.of("--lease-ttl-ms", "3000", "--lease-renew-ms", "3000"), "lease-renew-ms"),
-                new Case(List.of("--http-port", "eighty"), "http-port"))) {
+                new Case(List.of("--http-port", "eighty"), "option --http-port: must be an int, got 'eighty'"))) {
             // Cases that name their own data directory use it; the rest point at one that must never appear.
             List<String> args = c.args().contains("--data-dir") ? c.args()
                     : concat(c.args(), "--data-dir", data.resolve("never").toString());

@@ -104,6 +104,36 @@ class LakectlIT {
         assertThat(rw("get", "exit/k").text()).as("nothing written by refused commands").isEqualTo("v\n");
     }
 
+    /**
+     * Nothing listens at any endpoint: exit 3 at once, naming every address, instead of retrying
+     * "connection refused" until the 10 s deadline. The process's time is compared with the same
+     * process answering a live server (JVM start and all), so only the call's own time is judged;
+     * the 3 s margin holds on a loaded machine and is far below the deadline it replaces.
+     */
+    @Test
+    void unreachableServerFailsFast() throws Exception {
+        int one, two;
+        try (ServerSocket s1 = new ServerSocket(0); ServerSocket s2 = new ServerSocket(0)) {
+            one = s1.getLocalPort();
+            two = s2.getLocalPort();
+        }
+        String closed = "http://127.0.0.1:" + one + ",http://127.0.0.1:" + two;
+        rw("get", "fast/none");                          // warms up: the first run after a build makes the CDS archive
+        long started = System.nanoTime();
+        assertThat(rw("get", "fast/none").exit()).as("a live server answers not found").isEqualTo(1);
+        long baselineMs = (System.nanoTime() - started) / 1_000_000L;
+        started = System.nanoTime();
+        Run refused = rw("--timeout", "10s", "--endpoints", closed, "get", "fast/k");
+        long refusedMs = (System.nanoTime() - started) / 1_000_000L;
+        failsWith(refused, 3, "connection refused");
+        assertThat(refused.err()).contains("127.0.0.1:" + one, "127.0.0.1:" + two);
+        assertThat(refusedMs - baselineMs).as("the call's own time (%d ms, a live call %d ms) against its 10 s deadline",
+                refusedMs, baselineMs).isLessThan(3_000);
+        // A cluster with one endpoint down still works: the refused one is skipped, as before.
+        assertThat(rw("--endpoints", "http://127.0.0.1:" + one + "," + endpoints(), "put", "fast/k", "v").exit()).isZero();
+        assertThat(rw("--endpoints", "http://127.0.0.1:" + one + "," + endpoints(), "get", "fast/k").text()).isEqualTo("v\n");
+    }
+
     @Test
     void lakectlPrintsTextForPeopleAndJsonForScripts() throws Exception {
         assertThat(rw("put", "out/a", "first").text()).startsWith("applied (epoch ");
@@ -149,6 +179,23 @@ class LakectlIT {
         assertThat(new JsonObject(again.text()).getJsonArray("failed").getList()).containsExactly(0);
         assertThat(rw("del", "out/t1").exit()).isZero();
         failsWith(rw("del", "out/a", "--expected", "nope"), 1, "out/a");
+    }
+
+    /** {@code ls} leaves Metasrv's own keys out unless {@code --all}, or a PREFIX under them; page by page the same. */
+    @Test
+    void lakectlLsHidesSystemKeysUnlessAll() throws Exception {
+        assertThat(rw("ns", "create", "lsns").exit()).isZero();
+        assertThat(rw("put", "lsall/k", "v").exit()).isZero();
+        List<String> shown = List.of(rw("ls", "--keys-only").text().split("\n"));
+        assertThat(shown).contains("lsall/k").noneMatch(k -> k.startsWith("__lake_internal/") || k.startsWith("tbl/")
+                || k.startsWith("drop/") || k.equals("election/leader"));
+        assertThat(List.of(rw("ls", "--keys-only", "--page-size", "1").text().split("\n"))).as("page by page")
+                .isEqualTo(shown);
+        assertThat(rw("-o", "json", "ls").text()).doesNotContain("__lake_internal/");
+        List<String> all = List.of(rw("ls", "--all", "--keys-only").text().split("\n"));
+        assertThat(all).contains("lsall/k", "__lake_internal/namespaces/lsns", "election/leader").containsAll(shown);
+        assertThat(rw("ls", "__lake_internal/namespaces/", "--keys-only").text()).contains("__lake_internal/namespaces/lsns");
+        assertThat(rw("ns", "drop", "lsns").exit()).isZero();
     }
 
     @Test
@@ -203,6 +250,39 @@ class LakectlIT {
             watch.destroy();
             watch.waitFor(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** {@code table get} of an Iceberg table shows its metadata file and schema, not only the registration. */
+    @Test
+    void lakectlTableGetShowsAnIcebergTablesMetadataAndSchema() throws Exception {
+        assertThat(icebergPost("/iceberg/v1/namespaces", "{\"namespace\":[\"ice\"]}").statusCode()).isEqualTo(200);
+        var created = icebergPost("/iceberg/v1/namespaces/ice/tables", "{\"name\":\"trips\",\"schema\":{\"type\":\"struct\",\"fields\":["
+                + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+                + "{\"id\":2,\"name\":\"city\",\"required\":false,\"type\":\"string\"}]}}");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        String metadata = new JsonObject(created.body()).getString("metadata-location");
+        try {
+            Run text = rw("table", "get", "ice", "trips");
+            assertThat(text.exit()).isZero();
+            assertThat(text.text()).contains("engine             iceberg", "metadata location  " + metadata, "format version     2",
+                    "current snapshot   (none)");
+            assertThat(text.text()).containsSubsequence("ID  COLUMN  TYPE    REQUIRED\n", "1   id      long    yes\n",
+                    "2   city    string  no\n");
+            JsonObject json = new JsonObject(rw("-o", "json", "table", "get", "ice", "trips").text());
+            assertThat(json.getJsonObject("registration").getString("metadata_location")).isEqualTo(metadata);
+            assertThat(json.getJsonObject("iceberg").getString("metadata-location")).isEqualTo(metadata);
+            assertThat(json.getJsonObject("iceberg").getJsonObject("metadata").getJsonArray("schemas")).hasSize(1);
+        } finally {
+            rw("table", "drop", "ice", "trips");
+            rw("ns", "drop", "ice");
+        }
+    }
+
+    private java.net.http.HttpResponse<String> icebergPost(String path, String json) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(endpoints() + path))
+                        .header("Authorization", "Bearer " + RW).header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

@@ -41,6 +41,9 @@ public final class BusTransport implements Transport {
 
     @Override
     public Future<Map<String, Object>> send(Call call, int endpoint, long timeoutMs, long minSendMs) {
+        if (call.busBody() == null) {
+            return Future.failedFuture(new UnsupportedOperationException(call.op() + " is served over HTTP only, not on the event bus"));
+        }
         DeliveryOptions opts = new DeliveryOptions().setSendTimeout(Math.max(1, timeoutMs));
         if (token != null) opts.addHeader(TOKEN_HEADER, token);
         if (call.epoch() != null) opts.addHeader(EPOCH_HEADER, Long.toUnsignedString(call.epoch()));

@@ -10,8 +10,9 @@ import java.util.Map;
 /**
  * How a {@link Call} reaches a node: HTTP to one of a list of endpoints, or the event bus. A send
  * completes with the reply body, or fails with exactly one of: a {@link MetasrvException} (a node
- * answered with that error), {@link NotSent} (certainly never reached a node: connection refused,
- * no handler), or {@link Lost} (it may have reached one and no answer came). {@code lake.client.Retrier} decides
+ * answered with that error), {@link NotSent} (certainly never reached a node: connection refused —
+ * {@link NotSent#refused()} —, no connection in time, no handler), or {@link Lost} (it may have
+ * reached one and no answer came). {@code lake.client.Retrier} decides
  * from that distinction alone whether a retry is safe.
  */
 public interface Transport {
@@ -49,9 +50,36 @@ public interface Transport {
 
     Future<Void> close();
 
+    /**
+     * Whether {@code t}, or one of its causes, is a connection refused outright: a
+     * {@link java.net.ConnectException} that says "refused" (the JDK's and Netty's alike), i.e. the
+     * host answered that nothing listens on that port. A connect timeout, an unknown host or an
+     * unreachable network is not: those say nothing certain about the endpoint.
+     */
+    static boolean refusedOutright(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof java.net.ConnectException && c.getMessage() != null
+                    && c.getMessage().toLowerCase(java.util.Locale.ROOT).contains("refused")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The request certainly did not reach any node; any call may be sent again. */
     final class NotSent extends Exception {
-        NotSent(String message, Throwable cause) { super(message, cause, false, false); }
+        private final boolean refused;
+
+        NotSent(String message, Throwable cause) {
+            super(message, cause, false, false);
+            this.refused = refusedOutright(cause);
+        }
+
+        /**
+         * Whether the endpoint refused the connection outright (nothing listens there), as opposed
+         * to a connection that did not come in time or a bus without a handler.
+         */
+        public boolean refused() { return refused; }
     }
 
     /** The request may have reached a node and no answer came (connection broke, deadline passed). */
