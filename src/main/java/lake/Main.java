@@ -92,7 +92,7 @@ public final class Main {
         Vertx vertx;
         try {
             vertx = settings.cluster().enabled()
-                    ? Clustering.start(settings.cluster(), busTls, options, new MicrometerMetricsFactory(registry))
+                    ? Clustering.start(settings.cluster(), settings.nodeId(), busTls, options, new MicrometerMetricsFactory(registry))
                             .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS)
                     : Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).build();
         } catch (Exception e) {
