@@ -85,7 +85,13 @@ public final class ClusterHarness implements AutoCloseable {
             args.addAll(storeArgs.get(i));
             h.nodes.add(new Node(id, http, hz[i], args, MetasrvProcess.start(args, env)));
         }
-        for (Node n : h.nodes) n.process().awaitListening(Duration.ofSeconds(90));
+        try {
+            for (Node n : h.nodes) n.process().awaitListening(Duration.ofSeconds(90));
+        } catch (Throwable t) {
+            // The caller gets no harness to close: stop the nodes that did start (and keep their logs).
+            h.close();
+            throw t;
+        }
         return h;
     }
 
