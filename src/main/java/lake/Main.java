@@ -70,6 +70,13 @@ public final class Main {
                 busTls = lake.security.TlsMaterial.load(sec.clusterTlsCertFile(), sec.clusterTlsKeyFile(), sec.clusterTlsCaFile(),
                         "cluster-tls-cert-file", "cluster-tls-key-file", "cluster-tls-ca-file");
             }
+            // Before anything is written or joined: a node that cannot listen must not create its
+            // data directory, join the cluster or campaign for the lease.
+            String taken = takenPort(settings);
+            if (taken != null) {
+                err.println("lake-metasrv: cannot listen on " + taken);
+                return 1;
+            }
             settings = settings.withNodeId(NodeIds.resolve(settings));
         } catch (ConfigException e) {
             err.println("lake-metasrv: invalid configuration: " + e.getMessage());
@@ -92,7 +99,7 @@ public final class Main {
         Vertx vertx;
         try {
             vertx = settings.cluster().enabled()
-                    ? Clustering.start(settings.cluster(), busTls, options, new MicrometerMetricsFactory(registry))
+                    ? Clustering.start(settings.cluster(), settings.nodeId(), busTls, options, new MicrometerMetricsFactory(registry))
                             .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS)
                     : Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).build();
         } catch (Exception e) {
@@ -131,6 +138,36 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, node, shutdownBudgetMs),
                 "lake-shutdown"));
         return 0;
+    }
+
+    /**
+     * The first fixed port this node would listen on that cannot be bound now ("host:port (setting):
+     * why"), or {@code null}: the HTTP port, and in a cluster Hazelcast's and the event bus's. Each
+     * is bound and released at once (with SO_REUSEADDR, as the servers bind, so a closing
+     * connection of an earlier run is no obstacle). A port taken in the instant between this check
+     * and the node's own bind still fails the start (exit 1), after the node gave back any lease.
+     */
+    static String takenPort(Settings s) {
+        java.util.List<String[]> ports = new java.util.ArrayList<>();
+        ports.add(new String[] {s.httpHost(), String.valueOf(s.httpPort()), "http-port"});
+        if (s.cluster().enabled()) {
+            ports.add(new String[] {s.cluster().host(), String.valueOf(s.cluster().port()), "cluster-port"});
+            ports.add(new String[] {s.cluster().host(), String.valueOf(s.cluster().busPort()), "cluster-bus-port"});
+        }
+        for (String[] p : ports) {
+            int port = Integer.parseInt(p[1]);
+            if (port == 0) continue;
+            String address = p[0] + ":" + port + " (" + p[2] + ")";
+            try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+                probe.setReuseAddress(true);
+                probe.bind(new java.net.InetSocketAddress(p[0], port));
+            } catch (IOException | IllegalArgumentException | SecurityException e) {
+                String why = e instanceof java.net.BindException && String.valueOf(e.getMessage()).startsWith("Address already in use")
+                        ? "the address is already in use (another node, or another program, listens there)" : String.valueOf(e.getMessage());
+                return address + ": " + why;
+            }
+        }
+        return null;
     }
 
     /**

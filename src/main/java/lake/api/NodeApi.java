@@ -16,6 +16,7 @@ import lake.bus.StoreLink;
 import lake.bus.StoreProtocol;
 import lake.catalogapi.CatalogApi;
 import lake.catalogapi.CatalogWatch;
+import lake.cluster.Clustering;
 import lake.cluster.Membership;
 import lake.election.ElectionSettings;
 import lake.election.LeaseRecord;
@@ -96,6 +97,8 @@ public final class NodeApi {
     private final lake.iceberg.rest.IcebergService iceberg;
     private lake.iceberg.rest.IcebergRouter icebergRouter;
     private MessageConsumer<Leadership> feed;
+    /** Node ids of the members that leave the cluster (clustered nodes only). */
+    private MessageConsumer<String> departures;
     private Leadership leadership;
     private Runnable onRoleChange = () -> {};
 
@@ -118,16 +121,26 @@ public final class NodeApi {
         // its event loops share messages to the leader.
         forwarder = !config.clustered() ? null : new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock,
                 config.requestTimeoutMs(), config.forwardWindowMs(),
-                config.forwardingLane() != null ? config.forwardingLane() : BusBatch.Sender.standard(vertx));
+                config.forwardingLane() != null ? config.forwardingLane() : BusBatch.Sender.standard(vertx),
+                metrics.forwardsInFlight());
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();
     }
 
-    /** Subscribes to the node's leadership and learns the current one. */
+    /**
+     * Subscribes to the node's leadership and learns the current one; in a cluster, also to the
+     * members that leave, whose forwarded writes still awaiting an answer are then answered at once
+     * ({@link Forwarder#lost}).
+     */
     public Future<Void> start() {
         feed = vertx.eventBus().localConsumer(Bus.leadership(settings.nodeId()), m -> learn(m.body()));
-        return feed.completion().compose(v -> watch.start()).compose(v -> vertx.eventBus()
+        Future<Void> listening = feed.completion();
+        if (forwarder != null) {
+            departures = vertx.eventBus().<String>localConsumer(Clustering.MEMBER_LEFT, m -> forwarder.lost(m.body()));
+            listening = listening.compose(v -> departures.completion());
+        }
+        return listening.compose(v -> watch.start()).compose(v -> vertx.eventBus()
                 .<Leadership>request(Bus.election(settings.nodeId()), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
                 .onSuccess(m -> learn(m.body()))).mapEmpty();
     }
@@ -135,6 +148,7 @@ public final class NodeApi {
     /** Stops learning leadership; call once no request is in flight. */
     public Future<Void> stop() {
         Future<Void> watching = watch.stop();
+        if (departures != null) watching = Future.join(watching, departures.unregister()).mapEmpty();
         return feed == null ? watching : Future.join(watching, feed.unregister()).mapEmpty();
     }
 

@@ -1,5 +1,7 @@
 package lake.cluster;
 
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
@@ -7,6 +9,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
@@ -19,6 +22,14 @@ import lake.security.TlsMaterial;
  * Builds a clustered Vert.x instance over Hazelcast: TCP-IP join on the configured members only
  * (multicast and auto-detection off), bound to the configured address, with failure detection
  * tuned so a dead or paused member is dropped within a few seconds and joining does not wait.
+ *
+ * <p>Each member carries its Metasrv node id (member attribute {@value #NODE_ATTRIBUTE}), and
+ * when Hazelcast drops a member, its node id is published on this process's event bus at
+ * {@value #MEMBER_LEFT} (local only). A killed member is dropped within about a second: its TCP
+ * connections are reset, Hazelcast's reconnects are refused and it suspects and removes the member
+ * (a paused one after {@value #MAX_NO_HEARTBEAT_SECONDS} s without a heartbeat). The clustered
+ * event bus gives no such signal for requests already sent (they wait for their timeout), so a
+ * follower answers the writes it forwarded to that node from this publication.
  */
 public final class Clustering {
     private Clustering() {}
@@ -26,7 +37,18 @@ public final class Clustering {
     /** Seconds without a heartbeat after which a member is declared dead. */
     public static final int MAX_NO_HEARTBEAT_SECONDS = 5;
 
+    /** The Hazelcast member attribute naming the member's Metasrv node id. */
+    public static final String NODE_ATTRIBUTE = "lake.node";
+
+    /** Local event-bus address on which the node id of a member Hazelcast dropped is published (a String). */
+    public static final String MEMBER_LEFT = "lake.cluster.member-left";
+
     public static Config hazelcastConfig(ClusterSettings c) {
+        return hazelcastConfig(c, null);
+    }
+
+    /** As {@link #hazelcastConfig(ClusterSettings)}, the member carrying {@code nodeId} (may be null) as {@value #NODE_ATTRIBUTE}. */
+    public static Config hazelcastConfig(ClusterSettings c, String nodeId) {
         Config hz = ConfigUtil.loadConfig();
         hz.setClusterName(c.name());
         hz.setProperty("hazelcast.logging.type", "slf4j");
@@ -47,6 +69,7 @@ public final class Clustering {
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
         join.getTcpIpConfig().setEnabled(true).setMembers(c.members()).setConnectionTimeoutSeconds(2);
+        if (nodeId != null) hz.getMemberAttributeConfig().setAttribute(NODE_ATTRIBUTE, nodeId);
         return hz;
     }
 
@@ -79,14 +102,43 @@ public final class Clustering {
      * the clustered event bus runs over mutual TLS ({@link #mutualTls}).
      */
     public static Future<Vertx> start(ClusterSettings c, TlsMaterial busTls, VertxOptions options, VertxMetricsFactory metrics) {
+        return start(c, null, busTls, options, metrics);
+    }
+
+    /**
+     * As {@link #start(ClusterSettings, TlsMaterial, VertxOptions, VertxMetricsFactory)}, as the
+     * member of Metasrv node {@code nodeId}: the others learn at once when it leaves
+     * ({@value #MEMBER_LEFT}).
+     */
+    public static Future<Vertx> start(ClusterSettings c, String nodeId, TlsMaterial busTls, VertxOptions options,
+                                      VertxMetricsFactory metrics) {
         // The others connect to the advertised (public) host and port; left unset, Vert.x
         // advertises the port it bound (it refuses -1 as a value).
         EventBusOptions bus = new EventBusOptions().setHost(c.host()).setPort(c.busPort()).setClusterPublicHost(c.host());
         if (c.busPublicPort() != 0) bus.setClusterPublicPort(c.busPublicPort());
         options.setEventBusOptions(busTls == null ? bus : mutualTls(bus, busTls));
-        VertxBuilder builder = Vertx.builder().with(options)
-                .withClusterManager(new HazelcastClusterManager(hazelcastConfig(c)));
+        HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(c, nodeId));
+        VertxBuilder builder = Vertx.builder().with(options).withClusterManager(manager);
         if (metrics != null) builder.withMetrics(metrics);
-        return builder.buildClustered();
+        return builder.buildClustered().onSuccess(vertx -> publishDepartures(vertx, manager));
+    }
+
+    /**
+     * Publishes, locally, the node id of every member Hazelcast removes. A listener of its own
+     * (Vert.x's node listener is Vert.x's, one per cluster manager), called on a Hazelcast event
+     * thread; the event bus is safe to publish on from any thread. A member without the
+     * attribute (a user's clustered application) is no node and is not published.
+     */
+    static void publishDepartures(Vertx vertx, HazelcastClusterManager manager) {
+        manager.getHazelcastInstance().getCluster().addMembershipListener(new MembershipListener() {
+            @Override
+            public void memberAdded(MembershipEvent e) {}
+
+            @Override
+            public void memberRemoved(MembershipEvent e) {
+                String node = e.getMember().getAttribute(NODE_ATTRIBUTE);
+                if (node != null) vertx.eventBus().publish(MEMBER_LEFT, node, new DeliveryOptions().setLocalOnly(true));
+            }
+        });
     }
 }

@@ -7,6 +7,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.json.JsonObject;
 import lake.bus.Bus;
 import lake.bus.BusBatch;
@@ -17,7 +18,11 @@ import lake.metasrv.MetasrvException;
 import lake.metasrv.NodeClock;
 import lake.protocol.ApiError;
 
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -34,6 +39,11 @@ import java.util.function.Supplier;
  * {@code fenced} (a paused leader's write met a newer lease in the store, which refused it whole).
  * When the outcome is unknown — the request left and no answer came, or the connection broke —
  * it answers {@code 504 outcome_unknown} rather than retrying blindly.
+ *
+ * <p>A write sent to a node that then leaves the cluster ({@link #lost(String)}: Hazelcast dropped
+ * it, about a second after a crash, when its connections are reset) is answered at once with
+ * {@code 504 outcome_unknown}: it may have applied before the node died, so it is never retried
+ * and never called {@code not_leader}. The event bus itself would keep it waiting for its timeout.
  *
  * <p>When the lease names this node itself, there is nobody to forward to: it fails at once with
  * {@link LeaderIsThisNode}, so the caller can hand the write to this node's own fenced writer
@@ -55,6 +65,13 @@ public final class Forwarder {
      * instances share one sender (its forwarding lane).
      */
     private final BusBatch.Sender batches;
+    /**
+     * Writes sent and not yet answered, by the node they were sent to, so that a node's departure
+     * answers exactly its own. Concurrent: callers and answers may be on different threads.
+     */
+    private final Map<String, Set<Promise<JsonObject>>> awaiting = new ConcurrentHashMap<>();
+    /** The node's count of forwarded writes awaiting their answer (all its forwarders), for its meters. */
+    private final AtomicInteger inFlight;
 
     /**
      * @param snapshot      this node's latest leadership, as its election verticle published it
@@ -68,6 +85,12 @@ public final class Forwarder {
     /** As above, sending through {@code batches}, the node's forwarding lane (answers come back on the caller's context). */
     public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
                      NodeClock clock, long requestTimeoutMs, long retryWindowMs, BusBatch.Sender batches) {
+        this(vertx, nodeId, leaseKey, store, snapshot, clock, requestTimeoutMs, retryWindowMs, batches, new AtomicInteger());
+    }
+
+    /** As above, counting the writes sent and not yet answered in {@code inFlight} (shared by a node's forwarders). */
+    public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
+                     NodeClock clock, long requestTimeoutMs, long retryWindowMs, BusBatch.Sender batches, AtomicInteger inFlight) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
@@ -77,6 +100,21 @@ public final class Forwarder {
         this.requestTimeoutMs = requestTimeoutMs;
         this.retryWindowMs = retryWindowMs;
         this.batches = batches;
+        this.inFlight = inFlight;
+    }
+
+    /**
+     * {@code node} left the cluster: every write sent to it and not yet answered is answered now,
+     * {@code 504 outcome_unknown} (it may have applied before the node went). Writes sent to other
+     * nodes are untouched; later attempts find the leader afresh.
+     */
+    public void lost(String node) {
+        Set<Promise<JsonObject>> sent = awaiting.remove(node);
+        if (sent == null) return;
+        for (Promise<JsonObject> p : sent) {
+            p.tryFail(new ApiError(504, "outcome_unknown", "the write was forwarded to " + node
+                    + ", which left the cluster before answering (its connection was lost); it may or may not have applied", null));
+        }
     }
 
     /** The lease names this node: the write belongs to its own fenced writer. Certainly unapplied. */
@@ -165,7 +203,21 @@ public final class Forwarder {
         if (r.token() == null && r.vouch() != null) {
             opts.addHeader(Bus.PRINCIPAL_HEADER, r.vouch().principal()).addHeader(Bus.SECRET_HEADER, r.vouch().clusterSecret());
         }
-        return batches.request(Bus.nodeForward(leader.holder()), r.body(), opts)
+        // Answered on the caller's context, whoever completes it (the lane's answer, or lost()).
+        Promise<JsonObject> answer = Vertx.currentContext() instanceof ContextInternal c ? c.promise() : Promise.promise();
+        // Added atomically with respect to lost(), which takes the node's whole set away.
+        Set<Promise<JsonObject>> toLeader = awaiting.compute(leader.holder(), (h, sent) -> {
+            Set<Promise<JsonObject>> set = sent != null ? sent : ConcurrentHashMap.newKeySet();
+            set.add(answer);
+            return set;
+        });
+        inFlight.incrementAndGet();
+        answer.future().onComplete(ar -> {
+            toLeader.remove(answer);
+            inFlight.decrementAndGet();
+        });
+        batches.request(Bus.nodeForward(leader.holder()), r.body(), opts).onComplete(answer::tryComplete, answer::tryFail);
+        return answer.future()
                 .recover(t -> {
                     if (certainlyNotApplied(t)) return retryOr(r, giveUpAt, t);
                     if (t instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {

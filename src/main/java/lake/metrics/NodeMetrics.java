@@ -70,6 +70,8 @@ public final class NodeMetrics {
         leadershipChanges = counter("lake.leadership.changes", "times this node became or stopped being leader, or changed epoch");
         fenced = counter("lake.fenced.rejections", "writes refused because the lease moved away from this node (409 fenced)");
         epochMismatch = counter("lake.epoch.mismatch.rejections", "writes refused because they named another epoch (409 epoch_mismatch)");
+        Gauge.builder("lake.forward.in.flight", forwardsInFlight, java.util.concurrent.atomic.AtomicInteger::get).tag("node", node)
+                .description("writes this node forwarded to the leader that await its answer now").register(registry);
         for (Class<?> kind : MetaException.class.getPermittedSubclasses()) storeError(kind);
         storeError(MetaException.StoreLocked.class);
         storeError(MetaException.StoreClosed.class);
@@ -142,6 +144,14 @@ public final class NodeMetrics {
     }
 
     /** A campaign round of a leader that failed (it retries until its deadline, then steps down). */
+    /** Writes this node forwarded to the leader that await its answer now (all its API instances). */
+    private final java.util.concurrent.atomic.AtomicInteger forwardsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** The count behind {@code lake_forward_in_flight}, which the node's forwarders keep. */
+    public java.util.concurrent.atomic.AtomicInteger forwardsInFlight() {
+        return forwardsInFlight;
+    }
+
     /** Publishes {@code waiting}, the node's count of long polls held now, as {@code lake_catalog_waiting}. */
     public void waitingLongPolls(java.util.concurrent.atomic.AtomicInteger waiting) {
         Gauge.builder("lake.catalog.waiting", waiting, java.util.concurrent.atomic.AtomicInteger::get).tag("node", node)

@@ -169,4 +169,41 @@ class ForwarderTest {
         assertThat((System.nanoTime() - start) / 1_000_000).as("without waiting out the 60 s window").isLessThan(10_000);
         assertThat(received).as("nothing sent to itself").isEmpty();
     }
+    /**
+     * A node that leaves the cluster answers, at once, exactly the writes sent to it: outcome
+     * unknown (they may have applied), never retried; a write in flight to another node waits on.
+     */
+    @Test
+    void writesInFlightToANodeThatLeavesAreUnknownAtOnceAndOnlyThose() throws Exception {
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), received::add);
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("OLD"), received::add);
+        java.util.concurrent.atomic.AtomicReference<Leadership> snapshot = new java.util.concurrent.atomic.AtomicReference<>(
+                Leadership.follower("F", Optional.of(new LeaseRecord("OLD", System.currentTimeMillis() + 60_000, 6)), "test"));
+        java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        // Neither "leader" ever answers, and the request timeout is a minute: only the departure can answer.
+        Forwarder f = new Forwarder(vertx, "F", "election/leader", store, snapshot::get, NodeClock.SYSTEM, 60_000, 60_000,
+                lake.bus.BusBatch.Sender.standard(vertx), inFlight);
+        Future<JsonObject> toOld = f.forward("cas", new JsonObject().put("key", "a"), null, null);
+        snapshot.set(UNKNOWN);
+        Future<JsonObject> toL = f.forward("cas", new JsonObject().put("key", "b"), null, null);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> received.size() == 2 && inFlight.get() == 2);
+
+        long lostAt = System.nanoTime();
+        f.lost("L");
+        assertThatThrownBy(() -> join(toL)).isInstanceOfSatisfying(ApiError.class, e -> {
+            assertThat(e.status()).isEqualTo(504);
+            assertThat(e.code()).isEqualTo("outcome_unknown");
+            assertThat(e.getMessage()).contains("forwarded to L, which left the cluster");
+        });
+        assertThat((System.nanoTime() - lostAt) / 1_000_000).as("answered by the departure, not the minute's timeout").isLessThan(10_000);
+        assertThat(toOld.isComplete()).as("a write sent to another node waits on").isFalse();
+        assertThat(inFlight.get()).isEqualTo(1);
+
+        f.lost("OLD");
+        assertThatThrownBy(() -> join(toOld)).satisfies(t -> assertThat(ApiError.from(t).code()).isEqualTo("outcome_unknown"));
+        assertThat(inFlight.get()).isZero();
+        assertThat(received).as("each sent once, never retried").hasSize(2);
+        f.lost("L");  // a departure with nothing in flight changes nothing
+        assertThat(inFlight.get()).isZero();
+    }
 }

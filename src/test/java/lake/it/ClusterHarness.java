@@ -67,6 +67,11 @@ public final class ClusterHarness implements AutoCloseable {
      * to every process.
      */
     public static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env) throws Exception {
+        return start(dir, storeArgs, env, TTL_MS);
+    }
+
+    /** As {@link #start(Path, List, Map)}, with leases of {@code ttlMs} (renewed every {@link #RENEW_MS}). */
+    public static ClusterHarness start(Path dir, List<List<String>> storeArgs, Map<String, String> env, long ttlMs) throws Exception {
         ClusterHarness h = new ClusterHarness("lake-it-" + freePort(), env);
         int[] hz = {freePort(), freePort(), freePort()};
         String members = "127.0.0.1:" + hz[0] + ",127.0.0.1:" + hz[1] + ",127.0.0.1:" + hz[2];
@@ -74,13 +79,19 @@ public final class ClusterHarness implements AutoCloseable {
             String id = "n" + (i + 1);
             int http = freePort();
             List<String> args = new ArrayList<>(List.of("--node-id", id, "--data-dir", dir.resolve(id).toString(),
-                    "--http-port", String.valueOf(http), "--lease-ttl-ms", String.valueOf(TTL_MS),
+                    "--http-port", String.valueOf(http), "--lease-ttl-ms", String.valueOf(ttlMs),
                     "--lease-renew-ms", String.valueOf(RENEW_MS), "--cluster", "--cluster-name", h.clusterName,
                     "--cluster-host", "127.0.0.1", "--cluster-port", String.valueOf(hz[i]), "--cluster-members", members));
             args.addAll(storeArgs.get(i));
             h.nodes.add(new Node(id, http, hz[i], args, MetasrvProcess.start(args, env)));
         }
-        for (Node n : h.nodes) n.process().awaitListening(Duration.ofSeconds(90));
+        try {
+            for (Node n : h.nodes) n.process().awaitListening(Duration.ofSeconds(90));
+        } catch (Throwable t) {
+            // The caller gets no harness to close: stop the nodes that did start (and keep their logs).
+            h.close();
+            throw t;
+        }
         return h;
     }
 
