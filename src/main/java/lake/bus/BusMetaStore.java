@@ -136,6 +136,17 @@ public final class BusMetaStore implements MetaStore {
                 .put("continuation", continuation).put("limit", limit)).map(StoreProtocol::page);
     }
 
+    @Override
+    public Future<Optional<String>> lastKey(String prefix) {
+        try {
+            Keys.validatePrefix(prefix);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return request(StoreProtocol.LAST_KEY, new JsonObject().put("prefix", prefix))
+                .map(o -> Optional.ofNullable(o.getString("key")));
+    }
+
     /** The store verticle owns the store's lifetime; closing a client releases nothing. */
     @Override
     public Future<Void> close() {
@@ -158,6 +169,6 @@ public final class BusMetaStore implements MetaStore {
         Future<JsonObject> reply = batches != null && body instanceof JsonObject json ? batches.request(address, json, opts)
                 : vertx.eventBus().<JsonObject>request(address, body, opts).map(Message::body);
         return reply.recover(t -> Future.failedFuture(StoreProtocol.fromReply(t, !StoreProtocol.GET.equals(op)
-                        && !StoreProtocol.SCAN.equals(op))));
+                        && !StoreProtocol.SCAN.equals(op) && !StoreProtocol.LAST_KEY.equals(op))));
     }
 }

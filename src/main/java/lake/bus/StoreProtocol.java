@@ -30,6 +30,7 @@ public final class StoreProtocol {
     public static final String GUARDED = "guarded";
     public static final String SCAN = "scan";
     public static final String TXN = "txn";
+    public static final String LAST_KEY = "last_key";
 
     // Stable failure codes of the store address (see docs/event-bus.md).
     public static final int INVALID_ARGUMENT = 4001;

@@ -69,6 +69,15 @@ public interface MetaStore {
      */
     Future<ScanPage> scanPrefix(String prefix, String continuation, int limit);
 
+    /**
+     * The greatest key (in UTF-8 byte order) that starts with {@code prefix}, or empty when none
+     * does: where an append-only range (keys that sort in the order they were written) ends. A
+     * strongly consistent read, like {@link #get}.
+     */
+    default Future<Optional<String>> lastKey(String prefix) {
+        return Future.failedFuture(new MetaException.Unsupported(getClass().getSimpleName() + " cannot read a prefix's last key"));
+    }
+
     /** Releases every resource; later calls fail. Idempotent. */
     Future<Void> close();
 }

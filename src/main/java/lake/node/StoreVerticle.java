@@ -147,6 +147,8 @@ public final class StoreVerticle extends VerticleBase {
                     .map(v -> new JsonObject().put("value", StoreProtocol.b64(v.orElse(null))));
             case StoreProtocol.SCAN -> store.scanPrefix(b.getString("prefix"), b.getString("continuation"),
                     b.getInteger("limit")).map(StoreProtocol::page);
+            case StoreProtocol.LAST_KEY -> store.lastKey(b.getString("prefix"))
+                    .map(k -> new JsonObject().put("key", k.orElse(null)));
             case StoreProtocol.CAS -> store.cas(b.getString("key"), StoreProtocol.unb64(b.getString("expected")),
                     StoreProtocol.unb64(b.getString("value"))).map(StoreVerticle::applied);
             case StoreProtocol.DELETE -> store.delete(b.getString("key"), StoreProtocol.unb64(b.getString("expected")))

@@ -74,6 +74,19 @@ class StoreTransactionBusTest {
         assertThat(recording.transactions).hasSize(8);
     }
 
+    /** A node whose store another node hosts finds the change feed's end through the store address too. */
+    @Test
+    void lastKeyCrossesTheStoreAddress() throws Exception {
+        BusMetaStore store = new BusMetaStore(vertx, ADDRESS, () -> EPOCH, 5_000);
+        assertThat(await(store.lastKey("feed/"))).isEmpty();
+        for (String k : List.of("feed/01", "feed/02", "feee")) assertThat(await(store.cas(k, null, b(k)))).isTrue();
+        assertThat(await(store.lastKey("feed/"))).contains("feed/02");
+        assertThatThrownBy(() -> await(store.lastKey(null))).isInstanceOf(lake.meta.MetaException.InvalidArgument.class);
+        BusMetaStore nowhere = new BusMetaStore(vertx, "no.such.store", () -> EPOCH, 5_000);
+        assertThatThrownBy(() -> await(nowhere.lastKey("feed/"))).as("a read: retryable, never an unknown outcome")
+                .isInstanceOf(lake.meta.MetaException.RetryableBackend.class);
+    }
+
     @Test
     void transactionJsonRoundTripsAndMalformedOnesAreInvalidArguments() throws Exception {
         Transaction t = Transaction.guarded(GUARD, b("lease"), List.of(Op.create("a", b("1")), Op.update("b", new byte[0], b("2")),

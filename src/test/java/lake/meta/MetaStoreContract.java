@@ -190,6 +190,26 @@ public interface MetaStoreContract extends StoreUnderTest {
                 .isInstanceOf(MetaException.InvalidArgument.class).hasMessageContaining("continuation");
     }
 
+    /** The change feed finds where its records end by this read (an append-only range's last key). */
+    @Test
+    default void lastKeyIsTheGreatestKeyUnderItsPrefix() throws Exception {
+        assertThat(await(store().lastKey("f/"))).as("empty store").isEmpty();
+        for (String k : List.of("f/0001", "f/0002", "f/0010", "f/00100", "e/9", "f0", "f", "g/1")) {
+            assertThat(await(store().cas(k, null, b(k)))).isTrue();
+        }
+        assertThat(await(store().lastKey("f/"))).as("not f0, the prefix's successor, which exists").contains("f/0010" + "0");
+        assertThat(await(store().lastKey("f/0001"))).as("a prefix that is itself a key").contains("f/0001");
+        assertThat(await(store().lastKey("f/001"))).contains("f/00100");
+        assertThat(await(store().lastKey("e/"))).contains("e/9");
+        assertThat(await(store().lastKey("f/1"))).as("nothing under it, keys on both sides").isEmpty();
+        assertThat(await(store().lastKey("h/"))).as("after every key").isEmpty();
+        assertThat(await(store().lastKey("a/"))).as("before every key").isEmpty();
+        assertThat(await(store().lastKey(""))).as("the whole store").contains("g/1");
+        assertThat(await(store().delete("f/00100", b("f/00100")))).isTrue();
+        assertThat(await(store().lastKey("f/"))).as("a deleted key is gone").contains("f/0010");
+        assertInvalid(store().lastKey(null));
+    }
+
     // ---- concurrency --------------------------------------------------------------------------
 
     @Test

@@ -62,5 +62,6 @@ public final class FaultyStore implements MetaStore {
         return or(() -> real.transact(t));
     }
     @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return or(() -> real.scanPrefix(p, c, l)); }
+    @Override public Future<java.util.Optional<String>> lastKey(String p) { return or(() -> real.lastKey(p)); }
     @Override public Future<Void> close() { return real.close(); }
 }

@@ -45,6 +45,7 @@ public final class RecordingStore implements MetaStore {
     @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { calls.incrementAndGet(); plainWrites.incrementAndGet(); return real.cas(key, expected, value); }
     @Override public Future<Boolean> delete(String key, byte[] expected) { calls.incrementAndGet(); plainWrites.incrementAndGet(); return real.delete(key, expected); }
     @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { calls.incrementAndGet(); return real.scanPrefix(prefix, c, limit); }
+    @Override public Future<java.util.Optional<String>> lastKey(String prefix) { calls.incrementAndGet(); return real.lastKey(prefix); }
     @Override public Future<Void> close() { calls.incrementAndGet(); return real.close(); }
 
     @Override

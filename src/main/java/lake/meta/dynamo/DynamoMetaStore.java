@@ -177,6 +177,13 @@ public final class DynamoMetaStore implements MetaStore {
     }
 
     @Override
+    public Future<Optional<String>> lastKey(String prefix) {
+        Future<Optional<String>> invalid = invalid(() -> Keys.validatePrefix(prefix));
+        if (invalid != null) return invalid;
+        return call(() -> scanner.last(prefix), "last key under prefix '" + prefix + "'", false);
+    }
+
+    @Override
     public Future<Void> close() {
         if (!closed.compareAndSet(false, true)) return Future.succeededFuture();
         // Closing the SDK client shuts its Netty event loops down; keep that off the event loop.

@@ -40,6 +40,13 @@ final class DynamoScanner {
         return collect(prefix, start, limit, new ArrayList<>());
     }
 
+    /** The greatest key under {@code prefix}: one strongly consistent Query, descending, limit 1. */
+    CompletableFuture<java.util.Optional<String>> last(String prefix) {
+        QueryRequest descending = query(prefix, null, 1).toBuilder().scanIndexForward(false).build();
+        return client.query(descending).thenApply(r -> r.items().isEmpty() ? java.util.Optional.<String>empty()
+                : java.util.Optional.of(r.items().get(0).get(DynamoLayout.KEY).s()));
+    }
+
     private CompletableFuture<ScanPage> collect(String prefix, Map<String, AttributeValue> start, int limit,
                                                 List<KeyValue> acc) {
         long wanted = (long) limit + 1 - acc.size();

@@ -170,6 +170,49 @@ public final class RocksMetaStore implements MetaStore {
         return read("scan", () -> scan(prefixBytes, resumeAfter, limit));
     }
 
+    @Override
+    public Future<Optional<String>> lastKey(String prefix) {
+        byte[] prefixBytes;
+        try {
+            prefixBytes = Keys.validatePrefix(prefix);
+        } catch (MetaException e) {
+            return Future.failedFuture(e);
+        }
+        return read("last key", () -> last(prefixBytes));
+    }
+
+    /**
+     * Seeks to the last key below the prefix's successor (the prefix with its last byte that is
+     * not 0xff incremented, the rest dropped) or, when the prefix has none, to the very last key.
+     */
+    private Optional<String> last(byte[] prefix) throws RocksDBException {
+        try (RocksIterator it = db.newIterator()) {
+            byte[] successor = successor(prefix);
+            if (successor == null) {
+                it.seekToLast();
+            } else {
+                it.seekForPrev(successor);
+                if (it.isValid() && Arrays.equals(it.key(), successor)) it.prev();
+            }
+            Optional<String> found = it.isValid() && startsWith(it.key(), prefix)
+                    ? Optional.of(new String(it.key(), StandardCharsets.UTF_8)) : Optional.empty();
+            it.status();
+            return found;
+        }
+    }
+
+    /** The least byte string greater than every string that starts with {@code prefix}; null if none is. */
+    static byte[] successor(byte[] prefix) {
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xff) {
+                byte[] s = Arrays.copyOf(prefix, i + 1);
+                s[i]++;
+                return s;
+            }
+        }
+        return null;
+    }
+
     /** One page: seek, then walk ascending byte order while keys carry the prefix. */
     private ScanPage scan(byte[] prefix, String resumeAfter, int limit) {
         List<KeyValue> entries = new ArrayList<>(Math.min(limit, 1024));
