@@ -1,0 +1,32 @@
+package lake.feed;
+
+import io.vertx.core.Future;
+import lake.meta.MetaStore;
+
+/**
+ * A leader's revisions, one {@link Sequencer} per epoch it leads, shared by every instance of the
+ * node's write path.
+ *
+ * <p>Invariant 3 (every revision of a new epoch is above every revision committed under earlier
+ * ones): the sequencer of epoch e starts above the feed's last record as read <em>after</em> this
+ * node's lease for e was acknowledged. From that moment no transaction guarded by an earlier lease
+ * can commit (the guard is checked atomically with each write), so the read sees every earlier
+ * revision that will ever exist.
+ */
+public final class Feed {
+    private long epoch = -1;
+    private boolean started;
+    private Future<Sequencer> sequencer;
+
+    /**
+     * The sequencer of {@code epoch}, started from {@code store} at its first use; the same future
+     * for every caller of one epoch. A failed read is not kept: the next write tries again.
+     */
+    public synchronized Future<Sequencer> sequencer(long epoch, MetaStore store) {
+        if (started && this.epoch == epoch && !(sequencer.isComplete() && sequencer.failed())) return sequencer;
+        this.epoch = epoch;
+        this.started = true;
+        this.sequencer = store.lastKey(Revisions.PREFIX).map(last -> new Sequencer(last.map(Revisions::parse).orElse(0L)));
+        return sequencer;
+    }
+}
