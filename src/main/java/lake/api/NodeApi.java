@@ -74,7 +74,8 @@ public final class NodeApi {
      */
     public record Config(ElectionSettings settings, StoreLink store, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
-                         AccessControl access, lake.iceberg.rest.IcebergService iceberg, BusBatch.Sender forwardingLane) {}
+                         AccessControl access, lake.iceberg.rest.IcebergService iceberg, BusBatch.Sender forwardingLane,
+                         lake.feed.Feed feed) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -115,7 +116,7 @@ public final class NodeApi {
         leadership = Leadership.follower(node, Optional.empty(), 0, "starting");
         reads = config.store().open(vertx, () -> leadership.epoch());
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
-                reads::withEpoch, this::stepDown, clock::monoNanos);
+                reads::withEpoch, this::stepDown, clock::monoNanos, clock::wallMillis, config.feed());
         membership = new Membership(vertx);
         // Every instance forwards through the node's one lane (when it has one), so the writes of all
         // its event loops share messages to the leader.
@@ -432,7 +433,7 @@ public final class NodeApi {
 
     /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */
     private static JsonObject outcome(FencedWriter.Outcome o) {
-        return new JsonObject(new lake.wire.WriteResult(o.applied(), o.epoch(), o.failed()).toMap());
+        return new JsonObject(new lake.wire.WriteResult(o.applied(), o.epoch(), o.failed(), o.revision()).toMap());
     }
 
     private Future<JsonObject> leader() {

@@ -556,8 +556,9 @@ public final class Catalog {
     public Future<Integer> purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
         return start(() -> port.scan(CatalogKeys.IDEMPOTENCY, null, CatalogNames.checkLimit(limit, MAX_TOMBSTONE_PAGE)).compose(page -> {
             List<Op> ops = new ArrayList<>();
+            // One item of the store's transaction is the change record's.
             for (KeyValue kv : page.entries()) {
-                if (ops.size() < Transaction.MAX_OPERATIONS && expired.test(kv.value())) ops.add(Op.delete(kv.key(), kv.value()));
+                if (ops.size() < Transaction.MAX_OPERATIONS - 1 && expired.test(kv.value())) ops.add(Op.delete(kv.key(), kv.value()));
             }
             if (ops.isEmpty()) return Future.succeededFuture(0);
             int n = ops.size();

@@ -4,10 +4,16 @@ package lake.feed;
  * Where change records live: one key per revision, {@value #PREFIX} followed by the revision as
  * 20 zero-padded unsigned decimal digits, so the store's byte order is the revisions' numeric order
  * (u64 needs at most 20 digits) and a prefix scan reads records in revision order.
+ *
+ * <p>A record larger than one value ({@link lake.meta.Keys#MAX_VALUE_BYTES}) is stored in parts:
+ * part 0 at {@link #key}, part n at {@link #partKey} ({@code <key>/<n as 2 digits>}), all in the
+ * same transaction. Part keys sort right after their record's key and before the next revision's.
  */
 public final class Revisions {
     public static final String PREFIX = "__lake_internal/feed/";
     private static final int DIGITS = 20;
+    /** Parts a record may have; more would not fit a store transaction of 4 MiB anyway. */
+    public static final int MAX_PARTS = 99;
 
     private Revisions() {}
 
@@ -17,16 +23,34 @@ public final class Revisions {
         return PREFIX + "0".repeat(DIGITS - digits.length()) + digits;
     }
 
+    /** The key of part {@code part} (1 to {@value #MAX_PARTS}) of {@code revision}'s record; part 0 is at {@link #key}. */
+    public static String partKey(long revision, int part) {
+        if (part < 1 || part > MAX_PARTS) throw new IllegalArgumentException("part " + part + " is not between 1 and " + MAX_PARTS);
+        return key(revision) + "/" + (part < 10 ? "0" : "") + part;
+    }
+
+    /** The part a record key names: 0 for {@link #key}, n for {@link #partKey}; assumes {@link #parse} accepts it. */
+    public static int part(String key) {
+        return key.length() == PREFIX.length() + DIGITS ? 0 : Integer.parseInt(key.substring(PREFIX.length() + DIGITS + 1));
+    }
+
     /**
-     * The revision a record key names.
+     * The revision a record key (or a part's key) names.
      *
-     * @throws IllegalArgumentException when {@code key} is not exactly a record key
+     * @throws IllegalArgumentException when {@code key} is not exactly a record key or part key
      */
     public static long parse(String key) {
-        if (key == null || !key.startsWith(PREFIX) || key.length() != PREFIX.length() + DIGITS) {
+        if (key == null || !key.startsWith(PREFIX)) throw new IllegalArgumentException("not a change record key: " + key);
+        int end = PREFIX.length() + DIGITS;
+        if (key.length() == end + 3) {
+            char slash = key.charAt(end), tens = key.charAt(end + 1), ones = key.charAt(end + 2);
+            if (slash != '/' || tens < '0' || tens > '9' || ones < '0' || ones > '9' || (tens == '0' && ones == '0')) {
+                throw new IllegalArgumentException("not a change record part key: " + key);
+            }
+        } else if (key.length() != end) {
             throw new IllegalArgumentException("not a change record key: " + key);
         }
-        String digits = key.substring(PREFIX.length());
+        String digits = key.substring(PREFIX.length(), end);
         for (int i = 0; i < DIGITS; i++) {
             if (digits.charAt(i) < '0' || digits.charAt(i) > '9') throw new IllegalArgumentException("not a change record key: " + key);
         }

@@ -276,8 +276,8 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         }
     }
 
-    /** The store's 99 operations per transaction, less the idempotency record's. */
-    static final int MAX_TABLES_PER_COMMIT = 98;
+    /** The store's 99 operations per transaction, less the idempotency record's and the change record's. */
+    static final int MAX_TABLES_PER_COMMIT = 97;
 
     private void deleteQuietly(String location) {
         try {

@@ -1,10 +1,12 @@
 package lake.metasrv;
 
 import io.vertx.core.Future;
+import lake.feed.ChangeRecord;
 import lake.meta.GuardedMutation;
 import lake.meta.Keys;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
+import lake.meta.Transaction;
 
 import java.util.List;
 
@@ -41,10 +43,28 @@ public record ClientMutation(Op op, String key, byte[] expected, byte[] value, L
         }
     }
 
-    /** One guarded mutation; its {@code false} does not say whether the guard held. */
     @Override
-    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease) {
-        return store.guardedMutate(guardedBy(leaseKey, lease)).map(applied -> new Verdict(applied, List.of()));
+    public List<ChangeRecord.Change> changes() {
+        return List.of(new ChangeRecord.Change(key, op == Op.DELETE ? null : value));
+    }
+
+    @Override
+    public int items() { return 1; }
+
+    /**
+     * One guarded transaction: the mutation, then its record's items. Without a record, one guarded
+     * mutation, whose {@code false} does not say whether the guard held.
+     */
+    @Override
+    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record) {
+        if (record.isEmpty()) {
+            return store.guardedMutate(guardedBy(leaseKey, lease)).map(applied -> new Verdict(applied, List.of(), false));
+        }
+        List<Transaction.Op> ops = new java.util.ArrayList<>(1 + record.size());
+        ops.add(op == Op.DELETE ? Transaction.Op.delete(key, expected)
+                : expected == null ? Transaction.Op.create(key, value) : Transaction.Op.update(key, expected, value));
+        ops.addAll(record);
+        return store.transact(Transaction.guarded(leaseKey, lease, ops)).map(o -> Verdict.of(o, 1, false));
     }
 
     /** The guarded form of this mutation under the exact lease bytes {@code lease} at {@code leaseKey}. */

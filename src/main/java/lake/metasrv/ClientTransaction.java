@@ -1,6 +1,8 @@
 package lake.metasrv;
 
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import lake.feed.ChangeRecord;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
 import lake.meta.Transaction;
@@ -9,23 +11,41 @@ import java.util.List;
 
 /**
  * A client's transaction: operations on distinct keys, without a guard (the fenced writer adds
- * the lease), optionally naming the epoch the client expects to be written under.
+ * the lease and the change record), optionally naming the epoch the client expects to be written
+ * under; a catalog or Iceberg write also names its typed {@code event} (or {@code null}).
  */
-public record ClientTransaction(Transaction transaction, Long epoch) implements ClientWrite {
+public record ClientTransaction(Transaction transaction, Long epoch, JsonObject event) implements ClientWrite {
     /**
-     * What a client's keys and values may add up to: DynamoDB's 4 MiB less room for what the
-     * store adds, the lease guard (a key of at most 1,024 bytes and its record) and each item's
-     * own attributes (about 45 bytes for each of up to 100 items).
+     * Operations a client's transaction may hold: a store transaction's {@value Transaction#MAX_OPERATIONS}
+     * less one for the change record (DynamoDB's 100 items: the guard, the record, 98 operations).
+     * A record over one value's size takes one more item per {@link lake.feed.RecordItems#PART_BYTES}.
      */
-    public static final long MAX_CLIENT_BYTES = Transaction.MAX_TOTAL_BYTES - 16 * 1024;
+    public static final int MAX_CLIENT_OPERATIONS = Transaction.MAX_OPERATIONS - 1;
+
+    /**
+     * What a client's keys and values may add up to: 1.5 MiB. The change record repeats the new
+     * values (base64, a third larger), so the store transaction holds about 2.4 times this, which
+     * leaves DynamoDB's 4 MiB room for the lease guard and each item's own attributes.
+     */
+    public static final long MAX_CLIENT_BYTES = 3 * 512 * 1024;
+
+    public ClientTransaction(Transaction transaction, Long epoch) {
+        this(transaction, epoch, null);
+    }
 
     public ClientTransaction {
         if (transaction == null) throw new MetaException.InvalidArgument("transaction must not be null");
+        if (transaction.ops().size() > MAX_CLIENT_OPERATIONS) {
+            throw new MetaException.InvalidArgument("the transaction holds " + transaction.ops().size() + " operations; at most "
+                    + MAX_CLIENT_OPERATIONS + " (a store transaction's " + Transaction.MAX_OPERATIONS
+                    + " less one for the change record)");
+        }
         long size = transaction.operationBytes();
         if (size > MAX_CLIENT_BYTES) {
             throw new MetaException.InvalidArgument("the transaction's keys and values hold " + size + " bytes; at most "
-                    + MAX_CLIENT_BYTES + " (4 MiB less 16 KiB kept for the lease guard and the store's own attributes)");
+                    + MAX_CLIENT_BYTES + " (the change record repeats the new values, and the whole must fit 4 MiB)");
         }
+        event = event == null ? null : event.copy();
         if (transaction.guardKey().isPresent()) {
             throw new MetaException.InvalidArgument("a client transaction carries no guard; the leader adds the lease record");
         }
@@ -43,8 +63,34 @@ public record ClientTransaction(Transaction transaction, Long epoch) implements 
     }
 
     @Override
-    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease) {
-        return store.transact(transaction.withGuard(leaseKey, lease))
-                .map(o -> new Verdict(o.applied(), o.failed()));
+    public JsonObject event() { return event == null ? null : event.copy(); }
+
+    @Override
+    public List<ChangeRecord.Change> changes() {
+        List<ChangeRecord.Change> changes = new java.util.ArrayList<>();
+        for (Transaction.Op op : transaction.ops()) {
+            switch (op.action()) {
+                case PUT -> changes.add(new ChangeRecord.Change(op.key(), op.value()));
+                case DELETE -> changes.add(new ChangeRecord.Change(op.key(), null));
+                case CHECK -> { }
+            }
+        }
+        return changes;
+    }
+
+    @Override
+    public int items() { return transaction.ops().size(); }
+
+    /** One guarded transaction: the client's operations at their indexes, then the record's items. */
+    @Override
+    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record) {
+        Transaction sent = transaction.withGuard(leaseKey, lease);
+        if (!record.isEmpty()) {
+            List<Transaction.Op> ops = new java.util.ArrayList<>(transaction.ops());
+            ops.addAll(record);
+            sent = Transaction.guarded(leaseKey, lease, ops);
+        }
+        int own = transaction.ops().size();
+        return store.transact(sent).map(o -> Verdict.of(o, own, true));
     }
 }

@@ -1,14 +1,17 @@
 package lake.metasrv;
 
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import lake.feed.ChangeRecord;
 import lake.meta.MetaStore;
+import lake.meta.Transaction;
 
 import java.util.List;
 
 /**
  * A client's write before it is fenced: a single-key mutation or a multi-key transaction. The
- * {@link FencedWriter} treats both alike: it adds the exact lease record as the guard and sends
- * one atomic store call.
+ * {@link FencedWriter} treats both alike: it adds the exact lease record as the guard and the
+ * write's change record, and sends one atomic store call.
  */
 public sealed interface ClientWrite permits ClientMutation, ClientTransaction {
 
@@ -18,13 +21,36 @@ public sealed interface ClientWrite permits ClientMutation, ClientTransaction {
     /** Refuses ({@code InvalidArgument}, naming the operation) a write that touches {@code leaseKey}. */
     void refuseLeaseKey(String leaseKey);
 
-    /** Sends this write guarded by the exact lease bytes {@code lease} at {@code leaseKey}, as one atomic store call. */
-    Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease);
+    /** What this write changes if it applies, in operation order: empty for a transaction of checks only (it gets no revision). */
+    List<ChangeRecord.Change> changes();
 
-    /** What the store decided; {@code failed} names a transaction's failed operations (empty otherwise). */
-    record Verdict(boolean applied, List<Integer> failed) {
+    /** The typed event its change record carries (catalog and Iceberg writes), or {@code null}. */
+    default JsonObject event() { return null; }
+
+    /** The store items this write sends of its own: the guard and the change record not counted. */
+    int items();
+
+    /**
+     * Sends this write with its change record's operations {@code record} (empty: no record),
+     * guarded by the exact lease bytes {@code lease} at {@code leaseKey}, as one atomic store call.
+     */
+    Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record);
+
+    /**
+     * What the store decided; {@code failed} names a transaction's failed operations (empty
+     * otherwise); {@code recordTaken}: a change record item already existed, which only a bug or
+     * a foreign writer of the feed's keys can cause.
+     */
+    record Verdict(boolean applied, List<Integer> failed, boolean recordTaken) {
         public Verdict {
             failed = List.copyOf(failed);
+        }
+
+        /** The verdict of a guarded transaction whose first {@code own} operations are the client's and the rest its record. */
+        static Verdict of(lake.meta.TransactionOutcome o, int own, boolean reportFailed) {
+            List<Integer> mine = o.failed().stream().filter(i -> i < own).toList();
+            boolean taken = o.failed().stream().anyMatch(i -> i >= own);
+            return new Verdict(o.applied(), reportFailed ? mine : List.of(), taken);
         }
     }
 }

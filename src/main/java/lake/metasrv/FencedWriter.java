@@ -3,8 +3,14 @@ package lake.metasrv;
 import io.vertx.core.Future;
 import lake.election.LeaseGuard;
 import lake.election.LeaseRecord;
+import lake.feed.ChangeRecord;
+import lake.feed.Feed;
+import lake.feed.RecordItems;
+import lake.feed.Revisions;
+import lake.feed.Sequencer;
 import lake.meta.MetaException;
 import lake.meta.MetaStore;
+import lake.meta.Transaction;
 
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +24,14 @@ import java.util.function.Supplier;
  * atomic store call whose guard is the exact lease record this node installed; the store checks
  * it in the same atomic step as the write's own conditions. Fails closed: no live local
  * authority, nothing is sent.
+ *
+ * <p>Every write that changes something gets a revision from the node's {@link Feed}, and its
+ * change record is created (condition ABSENT) in the same store transaction, so a record exists
+ * exactly when its write applied. The revision is settled once the outcome is known: applied,
+ * refused, or, when the store's answer was lost, by a guarded void record at the same revision
+ * (if it applies, the write can never; if the revision's key is taken, the write applied). A
+ * revision that cannot be settled so leaves the feed's watermark behind it: the node steps down,
+ * and the next leader's revisions start above every record (see {@link Feed}).
  *
  * <p>A write that comes back not applied is told apart by reading the lease (a guarded
  * mutation's {@code false} does not say which check failed, and a transaction's list of failed
@@ -36,15 +50,19 @@ public final class FencedWriter {
 
     /**
      * The outcome of an admitted write, with the epoch it was decided under; {@code failed} holds
-     * the indexes of a transaction's operations whose conditions did not hold (empty otherwise).
+     * the indexes of a transaction's operations whose conditions did not hold (empty otherwise);
+     * {@code revision} is the applied write's revision (0 when it did not apply, or changed nothing).
      */
-    public record Outcome(boolean applied, List<Integer> failed, long epoch) {
+    public record Outcome(boolean applied, List<Integer> failed, long epoch, long revision) {
         public Outcome {
             failed = List.copyOf(failed);
+            if (!applied && revision != 0) throw new IllegalArgumentException("a write not applied has no revision");
         }
     }
 
     private static final int MAX_RENEWAL_RETRIES = 3;
+    /** Attempts at settling a revision whose write's outcome is unknown, before the node steps down. */
+    private static final int SETTLE_ATTEMPTS = 3;
 
     private final String nodeId;
     private final String leaseKey;
@@ -53,16 +71,19 @@ public final class FencedWriter {
     private final LongFunction<MetaStore> storeAtEpoch;
     private final Consumer<String> stepDown;
     private final LongSupplier monoNanos;
+    private final LongSupplier wallMillis;
+    private final Feed feed;
 
     /**
      * @param current        this node's latest leadership, as its election verticle published it
      * @param nextLeadership completes with the next leadership this node publishes (bounded wait)
      * @param storeAtEpoch   the store, reached with every request carrying the given epoch
      * @param stepDown       tells the election verticle to give up leadership now, with a reason
+     * @param feed           the node's revisions (one for every instance of its write path)
      */
     public FencedWriter(String nodeId, String leaseKey, Supplier<Leadership> current,
                         Supplier<Future<Leadership>> nextLeadership, LongFunction<MetaStore> storeAtEpoch,
-                        Consumer<String> stepDown, LongSupplier monoNanos) {
+                        Consumer<String> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed) {
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
         this.current = current;
@@ -70,6 +91,21 @@ public final class FencedWriter {
         this.storeAtEpoch = storeAtEpoch;
         this.stepDown = stepDown;
         this.monoNanos = monoNanos;
+        this.wallMillis = wallMillis;
+        this.feed = feed;
+    }
+
+    /** A revision held by one write across its attempts, settled exactly once. */
+    private static final class Slot {
+        final Sequencer sequencer;
+        final long epoch;
+        final long revision;
+
+        Slot(Sequencer sequencer, long epoch) {
+            this.sequencer = sequencer;
+            this.epoch = epoch;
+            this.revision = sequencer.allocate();
+        }
     }
 
     public Future<Outcome> apply(ClientWrite write) {
@@ -78,59 +114,150 @@ public final class FencedWriter {
         } catch (MetaException e) {
             return Future.failedFuture(e);
         }
-        return attempt(write, 0);
+        Admitted a;
+        try {
+            a = admit(write, null);
+        } catch (RuntimeException refused) {
+            return Future.failedFuture(refused);
+        }
+        if (write.changes().isEmpty()) return attempt(write, 0, null, a);
+        return feed.sequencer(a.guard.epoch(), a.store).compose(sequencer -> {
+            Slot slot = new Slot(sequencer, a.guard.epoch());
+            return attempt(write, 0, slot, a).transform(done -> {
+                if (done.failed() && done.cause() instanceof Unsettled u) return Future.failedFuture(u.getCause());
+                // Its outcome is known: the record exists, or never will.
+                slot.sequencer.settle(slot.revision);
+                return done.succeeded() ? Future.succeededFuture(done.result()) : Future.failedFuture(done.cause());
+            });
+        });
     }
 
-    private Future<Outcome> attempt(ClientWrite mutation, int renewalRetries) {
+    /** The guard and store a write is sent with, after the leadership checks. */
+    private record Admitted(LeaseGuard guard, MetaStore store) {}
+
+    /** Checks this node may write now; throws the refusal (nothing was sent). */
+    private Admitted admit(ClientWrite write, Slot slot) {
         Leadership l = current.get();
         if (!l.isLeader()) {
-            return Future.failedFuture(new MetasrvException.NotLeader(
-                    "node " + nodeId + " is not the leader", l.leader().orElse(null)));
+            throw new MetasrvException.NotLeader("node " + nodeId + " is not the leader", l.leader().orElse(null));
         }
         if (!l.hasAuthorityAt(monoNanos.getAsLong())) {
-            return Future.failedFuture(new MetasrvException.NotLeader(
-                    "node " + nodeId + " is past its local lease deadline", null));
+            throw new MetasrvException.NotLeader("node " + nodeId + " is past its local lease deadline", null);
         }
         LeaseGuard guard = l.guard().orElseThrow();
-        if (mutation.epoch() != null && mutation.epoch() != guard.epoch()) {
-            return Future.failedFuture(new MetasrvException.EpochMismatch("request expects epoch "
-                    + Long.toUnsignedString(mutation.epoch()) + " but node " + nodeId + " leads epoch "
-                    + Long.toUnsignedString(guard.epoch())));
+        if (write.epoch() != null && write.epoch() != guard.epoch()) {
+            throw new MetasrvException.EpochMismatch("request expects epoch " + Long.toUnsignedString(write.epoch()) + " but node "
+                    + nodeId + " leads epoch " + Long.toUnsignedString(guard.epoch()));
         }
-        byte[] lease = guard.leaseBytes();
-        MetaStore store = storeAtEpoch.apply(guard.epoch());
-        Future<ClientWrite.Verdict> sent;
-        try {
-            sent = mutation.sendGuarded(store, leaseKey, lease);
-        } catch (MetaException e) {
-            return Future.failedFuture(e);
+        if (slot != null && slot.epoch != guard.epoch()) {
+            throw new MetasrvException.NotLeader("node " + nodeId + " leads epoch " + Long.toUnsignedString(guard.epoch())
+                    + " now, not epoch " + Long.toUnsignedString(slot.epoch) + " the write began under; it did not apply", null);
         }
-        return sent.compose(v -> v.applied()
-                ? Future.succeededFuture(new Outcome(true, List.of(), guard.epoch()))
-                // Even a transaction whose store names only operations is explained by the lease:
-                // a backend need not report every failed condition (DynamoDB documents no such
-                // promise), so "the guard was not named" does not prove the guard held.
-                : explainRefusal(mutation, v, guard, store, renewalRetries));
+        return new Admitted(guard, storeAtEpoch.apply(guard.epoch()));
     }
 
-    private Future<Outcome> explainRefusal(ClientWrite mutation, ClientWrite.Verdict verdict, LeaseGuard used,
-                                           MetaStore store, int retries) {
+    private Future<Outcome> attempt(ClientWrite write, int renewalRetries, Slot slot, Admitted a) {
+        LeaseGuard guard = a.guard;
+        List<Transaction.Op> record;
+        Future<ClientWrite.Verdict> sent;
+        try {
+            record = slot == null ? List.of() : RecordItems.ops(ChangeRecord.of(slot.revision, guard.epoch(), wallMillis.getAsLong(),
+                    write.changes(), write.event()));
+            if (write.items() + record.size() > Transaction.MAX_OPERATIONS) {
+                throw new MetaException.InvalidArgument("the write's " + write.items() + " operations and its change record's "
+                        + record.size() + " item(s) need " + (write.items() + record.size()) + " of a store transaction's "
+                        + Transaction.MAX_OPERATIONS + " (the record takes one item per " + RecordItems.PART_BYTES + " bytes)");
+            }
+            sent = write.sendGuarded(a.store, leaseKey, guard.leaseBytes(), record);
+        } catch (MetaException | IllegalArgumentException e) {
+            return Future.failedFuture(e instanceof MetaException ? e : new MetaException.InvalidArgument(e.getMessage()));
+        }
+        return sent.transform(done -> {
+            if (done.failed()) {
+                return slot != null && done.cause() instanceof MetaException.OutcomeUnknown unknown
+                        ? settleUnknown(slot, a, unknown, 1) : Future.failedFuture(done.cause());
+            }
+            ClientWrite.Verdict v = done.result();
+            if (v.recordTaken()) {
+                String message = "revision " + Long.toUnsignedString(slot.revision) + "'s change record already exists; "
+                        + "node " + nodeId + " steps down so that the next leader starts above it";
+                stepDown.accept(message);
+                return Future.failedFuture(new MetaException.PermanentBackend(message, null));
+            }
+            if (v.applied()) return Future.succeededFuture(new Outcome(true, List.of(), guard.epoch(), slot == null ? 0 : slot.revision));
+            // Even a transaction whose store names only operations is explained by the lease:
+            // a backend need not report every failed condition (DynamoDB documents no such
+            // promise), so "the guard was not named" does not prove the guard held.
+            return explainRefusal(write, v, guard, a.store, renewalRetries, slot);
+        });
+    }
+
+    private Future<Outcome> explainRefusal(ClientWrite write, ClientWrite.Verdict verdict, LeaseGuard used,
+                                           MetaStore store, int retries, Slot slot) {
         return store.get(leaseKey).compose(now -> {
             byte[] lease = now.orElse(null);
             if (lease != null && Arrays.equals(lease, used.leaseBytes())) {
-                return Future.succeededFuture(new Outcome(false, verdict.failed(), used.epoch()));
+                return Future.succeededFuture(new Outcome(false, verdict.failed(), used.epoch(), 0));
             }
             if (lease != null && retries < MAX_RENEWAL_RETRIES && isOwnRenewal(lease, used)) {
+                // The same revision is sent again: the refused attempt wrote nothing.
                 Leadership l = current.get();
                 Future<Leadership> fresh = l.guard().filter(g -> Arrays.equals(g.leaseBytes(), lease)).isPresent()
                         ? Future.succeededFuture(l) : nextLeadership.get();
-                return fresh.compose(x -> attempt(mutation, retries + 1));
+                return fresh.compose(x -> {
+                    Admitted again;
+                    try {
+                        again = admit(write, slot);
+                    } catch (RuntimeException refused) {
+                        return Future.failedFuture(refused);
+                    }
+                    return attempt(write, retries + 1, slot, again);
+                });
             }
             return Future.failedFuture(fenced(used, lease == null ? "the lease record is gone"
                     : "the lease record changed to " + describe(lease)));
         });
     }
 
+    /**
+     * The store's answer to a write at {@code slot}'s revision was lost. A guarded void record at
+     * that revision decides it: applied, the write never can (its record's key is taken), so it
+     * did not apply; refused with the revision's key present, the write applied; refused with the
+     * key absent, the lease moved, and with it any chance of the write committing.
+     */
+    private Future<Outcome> settleUnknown(Slot slot, Admitted a, MetaException.OutcomeUnknown lost, int attempt) {
+        String key = Revisions.key(slot.revision);
+        Transaction settle = Transaction.guarded(leaseKey, a.guard.leaseBytes(), List.of(Transaction.Op.create(key,
+                ChangeRecord.voidAt(slot.revision, slot.epoch, wallMillis.getAsLong()).encode())));
+        return a.store.transact(settle).transform(done -> {
+            if (done.succeeded()) return decided(done.result().applied(), key, slot, a, lost);
+            if (done.cause() instanceof MetaException.RetryableBackend && attempt < SETTLE_ATTEMPTS) {
+                return settleUnknown(slot, a, lost, attempt + 1);
+            }
+            String message = "revision " + Long.toUnsignedString(slot.revision) + " could not be settled after " + attempt
+                    + " attempt(s) (" + done.cause().getMessage() + "); node " + nodeId + " steps down";
+            stepDown.accept(message);
+            return Future.failedFuture(new Unsettled(new MetaException.OutcomeUnknown(lost.getMessage()
+                    + "; its change record would be revision " + Long.toUnsignedString(slot.revision), lost)));
+        });
+    }
+
+    private Future<Outcome> decided(boolean voidApplied, String key, Slot slot, Admitted a, MetaException.OutcomeUnknown lost) {
+        if (voidApplied) {
+            return Future.failedFuture(new MetaException.RetryableBackend("the write did not apply: its answer was lost ("
+                    + lost.getMessage() + "), and revision " + Long.toUnsignedString(slot.revision) + " was settled void", lost));
+        }
+        return a.store.get(key).transform(read -> {
+            if (read.failed()) return Future.failedFuture(lost);
+            return read.result().isPresent() ? Future.succeededFuture(new Outcome(true, List.of(), slot.epoch, slot.revision))
+                    : Future.failedFuture(fenced(a.guard, "the lease moved while the write's answer was lost; it did not apply"));
+        });
+    }
+
+    /** A revision left unsettled: the watermark stays below it until the next leader's epoch. */
+    private static final class Unsettled extends RuntimeException {
+        Unsettled(MetaException.OutcomeUnknown cause) { super(cause.getMessage(), cause, false, false); }
+    }
     private boolean isOwnRenewal(byte[] lease, LeaseGuard used) {
         try {
             LeaseRecord r = LeaseRecord.decode(lease);

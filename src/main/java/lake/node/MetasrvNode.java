@@ -130,7 +130,7 @@ public final class MetasrvNode {
         // per instance.
         BusBatch.Sender lane = clustered ? BusBatch.Sender.standard(((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext()) : null;
         NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane);
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, new lake.feed.Feed());
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null

@@ -59,13 +59,14 @@ public final class ApiRequests {
      */
     public static ClientTransaction txn(JsonObject body, MultiMap headers) {
         allowOnly(body, Set.of("ops", "epoch"));
-        if (!body.containsKey("ops")) throw ApiError.invalid("missing field 'ops' (1 to " + Transaction.MAX_OPERATIONS + " operations)");
+        if (!body.containsKey("ops")) throw ApiError.invalid("missing field 'ops' (1 to " + ClientTransaction.MAX_CLIENT_OPERATIONS + " operations)");
         if (!(body.getValue("ops") instanceof JsonArray ops)) {
             throw ApiError.invalid("field 'ops' must be an array, got " + typeOf(body.getValue("ops")));
         }
-        if (ops.isEmpty() || ops.size() > Transaction.MAX_OPERATIONS) {
+        if (ops.isEmpty() || ops.size() > ClientTransaction.MAX_CLIENT_OPERATIONS) {
             throw ApiError.invalid("field 'ops' has " + ops.size() + " operations; a transaction has 1 to "
-                    + Transaction.MAX_OPERATIONS);
+                    + ClientTransaction.MAX_CLIENT_OPERATIONS + " (the store's " + Transaction.MAX_OPERATIONS
+                    + " less one for the change record)");
         }
         List<Transaction.Op> decoded = new ArrayList<>(ops.size());
         for (int i = 0; i < ops.size(); i++) {
@@ -78,7 +79,7 @@ public final class ApiRequests {
             }
         }
         Long epoch = epoch(body, headers);
-        // Distinct keys and the 4 MiB total are the value type's own rules; its messages name the operations.
+        // Distinct keys and the byte total are the value types' own rules; its messages name the operations.
         return new ClientTransaction(Transaction.of(decoded), epoch);
     }
 

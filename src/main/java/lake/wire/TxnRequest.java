@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * {@code POST /v1/txn}, {@code {"ops":[…],"epoch"?}}: operations applied in one atomic, fenced
  * step or not at all; {@code epoch} as in {@link CasRequest}. Which operations make a valid
- * transaction (1 to 99, distinct keys) is the server's rule, not this shape's.
+ * transaction (1 to 98, distinct keys) is the server's rule, not this shape's.
  */
 public record TxnRequest(List<Op> ops, Long epoch) {
     public TxnRequest {

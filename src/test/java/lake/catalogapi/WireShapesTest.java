@@ -96,10 +96,10 @@ class WireShapesTest {
             assertThat(EntryPage.from(sent(page))).isEqualTo(new EntryPage(List.of(new Entry("scan/a", binary), new Entry("scan/b", text)), continuation));
             assertThat(sent(page)).containsKey("continuation");
         }
-        for (WriteResult r : List.of(new WriteResult(true, U64_MAX, List.of()), new WriteResult(false, 7, List.of(0, 2)))) {
+        for (WriteResult r : List.of(new WriteResult(true, U64_MAX, List.of(), U64_MAX), new WriteResult(false, 7, List.of(0, 2), 0))) {
             assertThat(WriteResult.from(sent(new JsonObject(r.toMap())))).isEqualTo(r);
         }
-        assertThat(sent(new JsonObject(new WriteResult(true, 1, List.of()).toMap()))).as("no failed member when none failed")
+        assertThat(sent(new JsonObject(new WriteResult(true, 1, List.of(), 0).toMap()))).as("no failed member when none failed")
                 .containsOnlyKeys("applied", "epoch");
 
         // The service: leader (with a lease, and without: null members present), cluster, health, resign.

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -54,5 +56,28 @@ class FeedTest {
         assertThat(join(store.cas("__lake_internal/feedx", null, new byte[1]))).as("a key past the prefix").isTrue();
         Sequencer second = join(feed.sequencer(2, store));
         assertThat(second.allocate()).as("above the greatest record, 41").isEqualTo(42);
+    }
+
+    @Test
+    void readsReturnWholeRecordsInOrderAcrossPages() throws Exception {
+        // Enough items to span several store pages, with records in parts among them.
+        List<ChangeRecord> written = new ArrayList<>();
+        byte[] big = new byte[RecordItems.PART_BYTES];
+        for (long r = 1; r <= FeedReads.PAGE_ITEMS + 40; r++) {
+            if (r % 3 == 0) continue;   // a gap: a refused write's revision
+            ChangeRecord rec = r % 50 == 1 ? ChangeRecord.of(r, 1, r, List.of(new ChangeRecord.Change("kv/big" + r, big)), null)
+                    : r % 7 == 0 ? ChangeRecord.voidAt(r, 1, r)
+                    : ChangeRecord.of(r, 1, r, List.of(new ChangeRecord.Change("kv/" + r, new byte[] {(byte) r})), null);
+            assertThat(join(store.transact(lake.meta.Transaction.of(RecordItems.ops(rec)))).applied()).isTrue();
+            written.add(rec);
+        }
+        assertThat(join(FeedReads.read(store, 0, -1L, 100_000))).isEqualTo(written);
+        assertThat(join(FeedReads.read(store, 50, 53, 10))).extracting(ChangeRecord::revision).as("(after, upTo]").containsExactly(51L, 52L, 53L);
+        assertThat(join(FeedReads.read(store, 51, -1L, 3))).extracting(ChangeRecord::revision).as("after a parted record")
+                .containsExactly(52L, 53L, 55L);
+        assertThat(join(FeedReads.read(store, 100, 100, 10))).isEmpty();
+        long last = written.get(written.size() - 1).revision();
+        assertThat(join(FeedReads.read(store, last, -1L, 10))).isEmpty();
+        assertThat(join(FeedReads.read(store, 0, -1L, written.size() - 1))).isEqualTo(written.subList(0, written.size() - 1));
     }
 }

@@ -64,4 +64,41 @@ class FeedTypesTest {
         assertThatThrownBy(() -> s.settle(42)).as("settled once only").isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Sequencer(-1L)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void partKeysSortBetweenTheirRecordAndTheNext() {
+        String k7 = Revisions.key(7);
+        String p1 = Revisions.partKey(7, 1);
+        String p99 = Revisions.partKey(7, Revisions.MAX_PARTS);
+        List<String> keys = new ArrayList<>(List.of(Revisions.key(8), p99, k7, p1, Revisions.partKey(7, 10)));
+        keys.sort(lake.meta.Keys.UTF8_ORDER);
+        assertThat(keys).containsExactly(k7, p1, Revisions.partKey(7, 10), p99, Revisions.key(8));
+        assertThat(Revisions.parse(p1)).isEqualTo(7);
+        assertThat(Revisions.part(p1)).isEqualTo(1);
+        assertThat(Revisions.part(k7)).isZero();
+        for (String bad : new String[] {k7 + "/00", k7 + "/1", k7 + "/x1", k7 + "-01", k7 + "/001"}) {
+            assertThatThrownBy(() -> Revisions.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> Revisions.partKey(7, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Revisions.partKey(7, 100)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aLargeRecordIsWrittenInPartsAndReassembled() {
+        byte[] big = new byte[RecordItems.PART_BYTES];
+        new java.util.Random(7).nextBytes(big);
+        ChangeRecord r = ChangeRecord.of(12, 3, 99, List.of(new ChangeRecord.Change("kv/big", big), new ChangeRecord.Change("kv/gone", null)), null);
+        List<lake.meta.Transaction.Op> ops = RecordItems.ops(r);
+        assertThat(ops).as("base64 makes 256 KiB into more than one value").hasSize(2);
+        assertThat(ops).allSatisfy(op -> {
+            assertThat(op.condition()).as("created once").isEqualTo(lake.meta.Transaction.Condition.ABSENT);
+            assertThat(op.value().length).isLessThanOrEqualTo(RecordItems.PART_BYTES);
+        });
+        assertThat(ops).extracting(lake.meta.Transaction.Op::key).containsExactly(Revisions.key(12), Revisions.partKey(12, 1));
+        List<lake.meta.KeyValue> items = ops.stream().map(op -> new lake.meta.KeyValue(op.key(), op.value())).toList();
+        assertThat(RecordItems.assemble(items)).isEqualTo(r);
+        assertThatThrownBy(() -> RecordItems.assemble(List.of(items.get(1)))).hasMessageContaining("not part 0");
+        ChangeRecord small = ChangeRecord.of(13, 3, 99, List.of(new ChangeRecord.Change("kv/a", new byte[] {1})), null);
+        assertThat(RecordItems.ops(small)).hasSize(1);
+    }
 }

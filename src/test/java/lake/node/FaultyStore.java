@@ -56,9 +56,17 @@ public final class FaultyStore implements MetaStore {
         if (answerNothing.get()) return real.guardedMutate(m).compose(applied -> io.vertx.core.Promise.<Boolean>promise().future());
         return or(() -> real.guardedMutate(m));
     }
+    /** Transactions still to apply whose answers are then lost ({@link MetaException.OutcomeUnknown}). */
+    public final java.util.concurrent.atomic.AtomicInteger loseAnswers = new java.util.concurrent.atomic.AtomicInteger();
+
     @Override
     public Future<TransactionOutcome> transact(Transaction t) {
         if (answerNothing.get()) return real.transact(t).compose(o -> io.vertx.core.Promise.<TransactionOutcome>promise().future());
+        if (loseAnswers.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            injected.incrementAndGet();
+            return real.transact(t).transform(done -> Future.failedFuture(
+                    new MetaException.OutcomeUnknown("the answer was lost after the transaction reached the store (test)", null)));
+        }
         return or(() -> real.transact(t));
     }
     @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return or(() -> real.scanPrefix(p, c, l)); }

@@ -58,7 +58,7 @@ class WireStrictnessTest {
         assertThat(ClusterInfo.Member.from(Fields.of("node_id", "a", "role", "follower")))
                 .isEqualTo(new ClusterInfo.Member("a", "follower", null, null, null, null));
         assertThat(WriteResult.from(Fields.of("applied", true, "epoch", 3))).as("an Integer, as Vert.x parses small numbers")
-                .isEqualTo(new WriteResult(true, 3, List.of()));
+                .isEqualTo(new WriteResult(true, 3, List.of(), 0));
         assertThat(Namespace.from(Fields.of("namespace", "n", "properties", Map.of())).dropping()).isFalse();
     }
 

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A multi-key transaction ({@code POST /v1/txn}, {@code lake.v1.kv.txn}): 1 to 99 operations on
+ * A multi-key transaction ({@code POST /v1/txn}, {@code lake.v1.kv.txn}): 1 to 98 operations on
  * distinct keys, applied in one atomic, fenced step or not at all. Immutable; build with
  * {@link #builder()}. Each operation is a key, at most one condition (absent, exact bytes, exists)
  * and at most one action (put, delete, or none: a check). Byte arrays are copied in and out.
@@ -66,11 +66,14 @@ public final class Txn {
         @Override public String toString() { return "Op[" + key + " " + condition + " " + action + "]"; }
     }
 
+    /** Operations a transaction may hold: the store's 99 less one for the change record, which the leader adds. */
+    public static final int MAX_OPERATIONS = 98;
+
     private final List<Op> ops;
 
     private Txn(List<Op> ops) {
-        if (ops.isEmpty() || ops.size() > 99) {
-            throw new MetasrvException.InvalidArgument("a transaction has 1 to 99 operations, got " + ops.size());
+        if (ops.isEmpty() || ops.size() > MAX_OPERATIONS) {
+            throw new MetasrvException.InvalidArgument("a transaction has 1 to " + MAX_OPERATIONS + " operations, got " + ops.size());
         }
         Set<String> keys = new HashSet<>();
         for (Op op : ops) {
@@ -194,7 +197,7 @@ public final class Txn {
     @Override public int hashCode() { return ops.hashCode(); }
     @Override public String toString() { return "Txn" + ops; }
 
-    /** Collects operations; {@link #build()} checks the whole (1–99 operations, distinct keys). */
+    /** Collects operations; {@link #build()} checks the whole (1–98 operations, distinct keys). */
     public static final class Builder {
         private final List<Op> ops = new ArrayList<>();
 
@@ -233,7 +236,7 @@ public final class Txn {
         /** Require the key to exist (any value); write nothing to it. */
         public Builder checkExists(String key) { return op(new Op(key, Condition.EXISTS, null, Action.CHECK, null)); }
 
-        /** The transaction; throws {@link MetasrvException.InvalidArgument} if empty, over 99 operations or a key repeats. */
+        /** The transaction; throws {@link MetasrvException.InvalidArgument} if empty, over 98 operations or a key repeats. */
         public Txn build() { return new Txn(ops); }
     }
 }

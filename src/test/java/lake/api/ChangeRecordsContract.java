@@ -1,0 +1,267 @@
+package lake.api;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import lake.feed.ChangeRecord;
+import lake.feed.FeedReads;
+import lake.meta.MetaException;
+import lake.meta.MetaStore;
+import lake.metasrv.NodeClock;
+import lake.node.FaultyStore;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
+import lake.node.RecordingStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import static lake.node.ApiFixture.T0;
+import static lake.node.ApiFixture.TTL;
+import static lake.node.ApiFixture.b64;
+import static lake.node.ApiFixture.cas;
+import static lake.node.ApiFixture.expectError;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The change feed's invariants at the write path (issue 36): a record exists exactly when its
+ * write applied, written in the write's own fenced transaction; revisions rise across epochs; a
+ * stale leader writes none. Two nodes share one store, clocks injected. Run against every backend.
+ */
+public abstract class ChangeRecordsContract {
+
+    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
+
+    @TempDir Path dir;
+    NodeHarness h;
+    RecordingStore recording;
+    FaultyStore faulty;
+
+    @BeforeEach
+    void harness() {
+        h = new NodeHarness();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    /** Node "a" hosts the store (faults injectable, recorded); timers off: rounds run on request. */
+    MetasrvNode hostNode(String id, NodeClock clock) throws Exception {
+        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
+        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock,
+                v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
+    }
+
+    /** Every record in the store, void ones included, in revision order. */
+    List<ChangeRecord> records() throws Exception {
+        return NodeHarness.await(FeedReads.read(recording, 0, -1L, 100_000));
+    }
+
+    List<ChangeRecord> applied() throws Exception {
+        return records().stream().filter(r -> !r.isVoid()).toList();
+    }
+
+    static ChangeRecord.Change put(String key, String value) {
+        return new ChangeRecord.Change(key, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static ChangeRecord.Change deleted(String key) {
+        return new ChangeRecord.Change(key, null);
+    }
+
+    static long revision(HttpResponse<Buffer> r) {
+        assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+        return r.bodyAsJsonObject().getLong("revision");
+    }
+
+    static JsonObject txn(JsonObject... ops) {
+        JsonArray a = new JsonArray();
+        for (JsonObject op : ops) a.add(op);
+        return new JsonObject().put("ops", a);
+    }
+
+    @Test
+    void everyAppliedMutationHasExactlyOneRecord() throws Exception {
+        MetasrvNode a = hostNode("a", new ManualClock(T0));
+        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        record Write(long revision, List<ChangeRecord.Change> changes) {}
+        List<Write> writes = new ArrayList<>();
+
+        writes.add(new Write(revision(h.post(a, "/v1/kv/cas", cas("kv/a", null, "v1"))), List.of(put("kv/a", "v1"))));
+        writes.add(new Write(revision(h.post(a, "/v1/kv/cas", cas("kv/a", "v1", "v2"))), List.of(put("kv/a", "v2"))));
+        writes.add(new Write(revision(h.post(a, "/v1/kv/delete", new JsonObject().put("key", "kv/a").put("expected", b64("v2")))),
+                List.of(deleted("kv/a"))));
+        writes.add(new Write(revision(h.post(a, "/v1/txn", txn(
+                        new JsonObject().put("key", "kv/b").put("value", b64("b1")),
+                        new JsonObject().put("key", "kv/gen").putNull("expected"),
+                        new JsonObject().put("key", "kv/c").putNull("expected").put("value", b64("c1")),
+                        new JsonObject().put("key", "kv/d").put("delete", true)))),
+                List.of(put("kv/b", "b1"), put("kv/c", "c1"), deleted("kv/d"))));
+        // Every write's record: exactly one each, its revision the reply's, its changes the write's.
+        List<ChangeRecord> kv = applied();
+        assertThat(kv).hasSize(writes.size());
+        for (int i = 0; i < writes.size(); i++) {
+            assertThat(kv.get(i).revision()).isEqualTo(writes.get(i).revision());
+            assertThat(kv.get(i).changes()).isEqualTo(writes.get(i).changes());
+            assertThat(kv.get(i).epoch()).isEqualTo(1L);
+            assertThat(kv.get(i).atMs()).as("the leader's commit time").isEqualTo(T0);
+        }
+        assertThat(writes.stream().mapToLong(Write::revision)).as("strictly increasing").isSorted().doesNotHaveDuplicates();
+
+        // A transaction of checks only changes nothing: no revision, no record.
+        HttpResponse<Buffer> checks = h.post(a, "/v1/txn", txn(new JsonObject().put("key", "kv/b").put("expected", b64("b1"))));
+        assertThat(checks.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(applied()).hasSize(writes.size());
+
+        // Catalog writes: each applied one leaves records, and replaying the whole feed gives every
+        // key it names its value in the store now, byte for byte.
+        assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "robots")).statusCode()).isEqualTo(200);
+        assertThat(applied()).hasSize(writes.size() + 1);
+        HttpResponse<Buffer> table = h.post(a, "/v1/namespaces/robots/tables",
+                new JsonObject().put("name", "episodes").put("columns", new JsonArray().add("id:i64")));
+        assertThat(table.statusCode()).as(table.bodyAsString()).isEqualTo(200);
+        assertThat(h.send(a, io.vertx.core.http.HttpMethod.DELETE, "/v1/namespaces/robots/tables/episodes", null).statusCode()).isEqualTo(200);
+        List<ChangeRecord> all = applied();
+        assertThat(all.size()).isGreaterThanOrEqualTo(writes.size() + 3);
+        Map<String, byte[]> replay = new HashMap<>();
+        for (ChangeRecord r : all) for (ChangeRecord.Change c : r.changes()) replay.put(c.key(), c.value());
+        for (Map.Entry<String, byte[]> e : replay.entrySet()) {
+            assertThat(NodeHarness.await(recording.get(e.getKey())).orElse(null)).as(e.getKey()).isEqualTo(e.getValue());
+        }
+        assertThat(all.stream().mapToLong(ChangeRecord::revision)).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void refusedMutationLeavesNoRecord() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clockA);
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), new ManualClock(T0 + TTL), null);
+        h.campaign(a);
+        long first = revision(h.post(a, "/v1/kv/cas", cas("kv/x", null, "x1")));
+
+        HttpResponse<Buffer> wrongValue = h.post(a, "/v1/kv/cas", cas("kv/x", "nope", "x2"));
+        assertThat(wrongValue.bodyAsJsonObject()).as("refused: no revision").isEqualTo(new JsonObject().put("applied", false).put("epoch", 1));
+        assertThat(h.post(a, "/v1/kv/delete", new JsonObject().put("key", "kv/x").put("expected", b64("nope")))
+                .bodyAsJsonObject().containsKey("revision")).isFalse();
+        assertThat(h.post(a, "/v1/txn", txn(new JsonObject().put("key", "kv/y").put("value", b64("y")),
+                new JsonObject().put("key", "kv/x").putNull("expected").put("value", b64("x3")))).bodyAsJsonObject())
+                .isEqualTo(new JsonObject().put("applied", false).put("failed", new JsonArray().add(1)).put("epoch", 1));
+        expectError(h.post(a, "/v1/kv/cas", cas("__lake_internal/feed/00000000000000000009", null, "forged")), 400, "invalid_argument", "catalog");
+        expectError(h.post(b, "/v1/kv/cas", cas("kv/z", null, "z")), 503, "not_leader", "not the leader");
+        assertThat(applied()).extracting(ChangeRecord::revision).containsExactly(first);
+
+        // Refused by the fence: the stale leader's writes reach the store and leave nothing.
+        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/x", "x1", "stale")), 409, "fenced", "epoch 1");
+        assertThat(records()).extracting(ChangeRecord::revision).containsExactly(first);
+        // The refused writes' revisions are gaps: the next applied one is simply higher.
+        assertThat(revision(h.post(b, "/v1/kv/cas", cas("kv/x", "x1", "b1")))).isGreaterThan(first);
+    }
+
+    @Test
+    void unknownOutcomeHasARecordExactlyWhenApplied() throws Exception {
+        MetasrvNode a = hostNode("a", new ManualClock(T0));
+        h.campaign(a);
+        long before = revision(h.post(a, "/v1/kv/cas", cas("kv/seen", null, "s")));
+
+        // The write applied and its answer was lost: the void record is refused (the revision is
+        // taken), so the leader knows it applied, and says so with its revision.
+        faulty.loseAnswers.set(1);
+        HttpResponse<Buffer> lostAfter = h.post(a, "/v1/kv/cas", cas("kv/a", null, "a1"));
+        long applied = revision(lostAfter);
+        assertThat(applied).isGreaterThan(before);
+        assertThat(applied()).filteredOn(r -> r.revision() == applied).singleElement()
+                .satisfies(r -> assertThat(r.changes()).containsExactly(put("kv/a", "a1")));
+
+        // The write never reached the store: the void record applies first, so the write never
+        // can; the client is told it did not apply, and the feed holds no record of it.
+        faulty.failNext(new MetaException.OutcomeUnknown("the connection broke (test)", null), 1);
+        HttpResponse<Buffer> lostBefore = h.post(a, "/v1/txn", txn(new JsonObject().put("key", "kv/b").put("value", b64("b1"))));
+        expectError(lostBefore, 503, "backend_unavailable", "did not apply");
+        assertThat(h.get(a, "/v1/kv/kv/b").statusCode()).isEqualTo(404);
+        List<ChangeRecord> all = records();
+        ChangeRecord settled = all.get(all.size() - 1);
+        assertThat(settled.isVoid()).as("the revision was settled void").isTrue();
+        assertThat(settled.revision()).isGreaterThan(applied);
+        assertThat(all).filteredOn(r -> !r.isVoid()).extracting(ChangeRecord::revision).containsExactly(before, applied);
+
+        // Neither the write's answer nor any settling attempt comes back: the outcome stays
+        // unknown, the node steps down (its watermark cannot pass the revision), and whatever
+        // happened, the feed agrees with the data.
+        faulty.loseAnswers.set(4);
+        HttpResponse<Buffer> unknown = h.post(a, "/v1/kv/cas", cas("kv/c", null, "c1"));
+        expectError(unknown, 504, "outcome_unknown", "its change record would be revision");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        boolean written = NodeHarness.await(recording.get("kv/c")).isPresent();
+        assertThat(applied().stream().anyMatch(r -> r.changes().contains(put("kv/c", "c1")))).isEqualTo(written).isTrue();
+    }
+
+    @Test
+    void revisionsIncreaseAcrossEpochs() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clockA);
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), new ManualClock(T0 + TTL), null);
+        h.campaign(a);
+        List<Long> seen = new ArrayList<>();
+        for (int i = 0; i < 5; i++) seen.add(revision(h.post(a, "/v1/kv/cas", cas("kv/a" + i, null, "v"))));
+        // A revision a allocated and never used (refused) must not let b start below a's last.
+        h.post(a, "/v1/kv/cas", cas("kv/a0", "wrong", "v"));
+
+        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        for (int i = 0; i < 5; i++) seen.add(revision(h.post(b, "/v1/kv/cas", cas("kv/b" + i, null, "v"))));
+        // And back to a, at epoch 3, after b's records.
+        clockA.setWall(T0 + 3 * TTL);
+        clockA.advanceMono(3 * TTL);
+        assertThat(h.campaign(a).epoch()).isEqualTo(3L);
+        for (int i = 0; i < 5; i++) seen.add(revision(h.post(a, "/v1/kv/cas", cas("kv/c" + i, null, "v"))));
+
+        assertThat(seen).isSorted().doesNotHaveDuplicates();
+        assertThat(applied()).extracting(ChangeRecord::revision).containsExactlyElementsOf(seen);
+        assertThat(applied()).extracting(ChangeRecord::epoch).containsExactly(1L, 1L, 1L, 1L, 1L, 2L, 2L, 2L, 2L, 2L, 3L, 3L, 3L, 3L, 3L);
+    }
+
+    @Test
+    void staleLeaderPublishesNoRecord() throws Exception {
+        ManualClock clockA = new ManualClock(T0);
+        MetasrvNode a = hostNode("a", clockA);
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), new ManualClock(T0 + TTL), null);
+        h.campaign(a);
+        assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "robots")).statusCode()).isEqualTo(200);
+        revision(h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1")));
+        int before = records().size();
+
+        // a paused through its lease's end; b took over; a resumes believing it leads.
+        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        assertThat(h.status(a).isLeader()).isTrue();
+        int sent = recording.transactions.size();
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/x", "a1", "stale")), 409, "fenced", "epoch 1");
+        assertThat(recording.transactions.size()).as("the stale write reached the store with its record").isGreaterThan(sent);
+        assertThat(records()).as("nothing it tried after the takeover is in the feed").hasSize(before);
+
+        // Whatever a still tries (it stepped down, or still believes it leads) leaves no record.
+        h.post(a, "/v1/txn", txn(new JsonObject().put("key", "kv/y").put("value", b64("stale"))));
+        h.post(a, "/v1/namespaces/robots/tables", new JsonObject().put("name", "t").put("columns", new JsonArray().add("id:i64")));
+        assertThat(records()).hasSize(before);
+
+        long next = revision(h.post(b, "/v1/kv/cas", cas("kv/x", "a1", "b1")));
+        assertThat(applied()).filteredOn(r -> r.epoch() == 1L).allMatch(r -> r.revision() < next);
+        assertThat(applied()).flatExtracting(ChangeRecord::changes).doesNotContain(put("kv/x", "stale"), put("kv/y", "stale"));
+    }
+
+}
