@@ -149,6 +149,7 @@ public final class NodeApi {
     public Future<Void> stop() {
         Future<Void> watching = watch.stop();
         if (departures != null) watching = Future.join(watching, departures.unregister()).mapEmpty();
+        if (forwarder != null) forwarder.close();
         return feed == null ? watching : Future.join(watching, feed.unregister()).mapEmpty();
     }
 
@@ -184,6 +185,11 @@ public final class NodeApi {
 
     public Leadership leadership() {
         return leadership;
+    }
+
+    /** The cluster's members as listed now: the forwarder learns where each node's HTTP port is. */
+    public void learnMembers(io.vertx.core.json.JsonArray members) {
+        if (forwarder != null) forwarder.learnMembers(members);
     }
 
     public Membership membership() {

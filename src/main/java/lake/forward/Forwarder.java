@@ -72,6 +72,8 @@ public final class Forwarder {
     private final Map<String, Set<Promise<JsonObject>>> awaiting = new ConcurrentHashMap<>();
     /** The node's count of forwarded writes awaiting their answer (all its forwarders), for its meters. */
     private final AtomicInteger inFlight;
+    /** Probes the nodes that hold unanswered writes, so a dead one is known before Hazelcast drops it. */
+    private final Liveness liveness;
 
     /**
      * @param snapshot      this node's latest leadership, as its election verticle published it
@@ -101,19 +103,45 @@ public final class Forwarder {
         this.retryWindowMs = retryWindowMs;
         this.batches = batches;
         this.inFlight = inFlight;
+        this.liveness = new Liveness(vertx, node -> {
+            Set<Promise<JsonObject>> sent = awaiting.get(node);
+            return sent != null && !sent.isEmpty();
+        }, node -> lost(node, "nothing listens at its HTTP address any more"));
+    }
+
+    /** The cluster's members as they announce themselves ({@code node_id}, {@code http_host}, {@code http_port}). */
+    public void learnMembers(io.vertx.core.json.JsonArray members) {
+        Map<String, String> addresses = new java.util.HashMap<>();
+        for (Object o : members) {
+            if (o instanceof JsonObject m && m.getValue("node_id") instanceof String id && m.getValue("http_host") instanceof String host
+                    && m.getValue("http_port") instanceof Number port && port.intValue() > 0) {
+                addresses.put(id, host + ":" + port.intValue());
+            }
+        }
+        liveness.learn(addresses);
+    }
+
+    /** Stops probing; call once no write is in flight. */
+    public void close() {
+        liveness.close();
     }
 
     /**
-     * {@code node} left the cluster: every write sent to it and not yet answered is answered now,
+     * {@code node} left the cluster (Hazelcast dropped it) or refused a liveness probe (nothing
+     * listens at its HTTP address): every write sent to it and not yet answered is answered now,
      * {@code 504 outcome_unknown} (it may have applied before the node went). Writes sent to other
      * nodes are untouched; later attempts find the leader afresh.
      */
     public void lost(String node) {
+        lost(node, "Hazelcast dropped it");
+    }
+
+    private void lost(String node, String how) {
         Set<Promise<JsonObject>> sent = awaiting.remove(node);
         if (sent == null) return;
         for (Promise<JsonObject> p : sent) {
             p.tryFail(new ApiError(504, "outcome_unknown", "the write was forwarded to " + node
-                    + ", which left the cluster before answering (its connection was lost); it may or may not have applied", null));
+                    + ", which left the cluster before answering (" + how + "); it may or may not have applied", null));
         }
     }
 
@@ -216,6 +244,7 @@ public final class Forwarder {
             toLeader.remove(answer);
             inFlight.decrementAndGet();
         });
+        liveness.watch(leader.holder());
         batches.request(Bus.nodeForward(leader.holder()), r.body(), opts).onComplete(answer::tryComplete, answer::tryFail);
         return answer.future()
                 .recover(t -> {

@@ -206,4 +206,53 @@ class ForwarderTest {
         f.lost("L");  // a departure with nothing in flight changes nothing
         assertThat(inFlight.get()).isZero();
     }
+
+    /**
+     * A node whose HTTP address refuses connections (its process is gone) answers the writes sent to
+     * it at once, before any departure: the probe learns it. A node that still accepts connections
+     * (alive, merely slow) keeps its writes waiting.
+     */
+    @Test
+    void writesInFlightToANodeWhoseAddressRefusesAreUnknownWithoutADeparture() throws Exception {
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), received::add);
+        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("OLD"), received::add);
+        java.util.concurrent.atomic.AtomicInteger probed = new java.util.concurrent.atomic.AtomicInteger();
+        io.vertx.core.net.NetServer alive = join(vertx.createNetServer().connectHandler(socket -> {
+            probed.incrementAndGet();
+            socket.close();
+        }).listen(0, "127.0.0.1"));
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        java.util.concurrent.atomic.AtomicReference<Leadership> snapshot = new java.util.concurrent.atomic.AtomicReference<>(
+                Leadership.follower("F", Optional.of(new LeaseRecord("OLD", System.currentTimeMillis() + 60_000, 6)), "test"));
+        java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        Forwarder f = new Forwarder(vertx, "F", "election/leader", store, snapshot::get, NodeClock.SYSTEM, 60_000, 60_000,
+                lake.bus.BusBatch.Sender.standard(vertx), inFlight);
+        f.learnMembers(new io.vertx.core.json.JsonArray()
+                .add(new JsonObject().put("node_id", "L").put("http_host", "127.0.0.1").put("http_port", closed))
+                .add(new JsonObject().put("node_id", "OLD").put("http_host", "127.0.0.1").put("http_port", alive.actualPort())));
+        try {
+            Future<JsonObject> toOld = f.forward("cas", new JsonObject().put("key", "a"), null, null);
+            snapshot.set(UNKNOWN);
+            Future<JsonObject> toL = f.forward("cas", new JsonObject().put("key", "b"), null, null);
+            // Nobody calls lost(): only the probe can answer toL before the minute's timeout.
+            assertThatThrownBy(() -> join(toL)).isInstanceOfSatisfying(ApiError.class, e -> {
+                assertThat(e.status()).isEqualTo(504);
+                assertThat(e.code()).isEqualTo("outcome_unknown");
+                assertThat(e.getMessage()).contains("forwarded to L, which left the cluster before answering (nothing listens");
+            });
+            // OLD accepts its probes; after three of them its write still waits.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> probed.get() >= 3);
+            assertThat(toOld.isComplete()).as("a node that accepts connections keeps its write waiting").isFalse();
+            assertThat(inFlight.get()).isEqualTo(1);
+            assertThat(received).as("each sent once, never retried").hasSize(2);
+            f.lost("OLD");
+            assertThatThrownBy(() -> join(toOld)).satisfies(t -> assertThat(ApiError.from(t).code()).isEqualTo("outcome_unknown"));
+        } finally {
+            f.close();
+            join(alive.close());
+        }
+    }
 }

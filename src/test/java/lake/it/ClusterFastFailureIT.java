@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
 class ClusterFastFailureIT {
     /** The answer's bound after the kill: Hazelcast drops a killed member in about half a second when idle. */
     static final long ANSWER_WITHIN_MS = 2_000;
-    static final String LEFT = "which left the cluster before answering";
+    static final String LEFT = "which left the cluster before answering";  // by the probe or by Hazelcast
 
     Path dir;
     ClusterHarness cluster;
