@@ -21,6 +21,12 @@ import java.util.function.Predicate;
  * is gone (the kernel closed its listening socket) or it stopped serving; either way no answer
  * will come, and the writes are reported lost. A connection that opens, or an attempt that times
  * out (a paused node), proves nothing: Hazelcast's departure still covers those.
+ *
+ * <p>A refusal counts only from an address that accepted a probe before, so an address that does
+ * not lead to the node (a wildcard bind address announced as is, a host that means something else
+ * from here) can never make a live node look dead; such an address is never probed at all when it
+ * is a wildcard. The first write to a node not yet reached is probed at once, while the node most
+ * likely lives.
  */
 final class Liveness {
     static final long PROBE_MS = 250;
@@ -33,6 +39,8 @@ final class Liveness {
     /** HTTP address ({@code host:port}) of each node, from the latest membership listing. */
     private final Map<String, String> addresses = new ConcurrentHashMap<>();
     private final Map<String, Long> probes = new ConcurrentHashMap<>();
+    /** Addresses that accepted a probe: only their refusals mean anything. */
+    private final java.util.Set<String> reached = ConcurrentHashMap.newKeySet();
 
     /**
      * @param awaited whether writes sent to the node are still unanswered
@@ -47,12 +55,24 @@ final class Liveness {
 
     /** The nodes' HTTP addresses as they announce them; a node not listed keeps its last known one. */
     void learn(Map<String, String> httpAddresses) {
-        addresses.putAll(httpAddresses);
+        httpAddresses.forEach((node, address) -> {
+            if (isWildcard(address)) addresses.remove(node);
+            else addresses.put(node, address);
+        });
+    }
+
+    private static boolean isWildcard(String address) {
+        String host = address.substring(0, address.lastIndexOf(':'));
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.equals("0:0:0:0:0:0:0:0");
     }
 
     /** Writes were sent to {@code node}: probe it until none is awaited. */
     void watch(String node) {
-        probes.computeIfAbsent(node, n -> vertx.setPeriodic(PROBE_MS, id -> probe(n, id)));
+        probes.computeIfAbsent(node, n -> {
+            String address = addresses.get(n);
+            if (address != null && !reached.contains(address)) connect(n, address);
+            return vertx.setPeriodic(PROBE_MS, id -> probe(n, id));
+        });
     }
 
     private void probe(String node, long timer) {
@@ -62,12 +82,18 @@ final class Liveness {
             return;
         }
         String address = addresses.get(node);
-        if (address == null) return;
+        if (address != null) connect(node, address);
+    }
+
+    private void connect(String node, String address) {
         int colon = address.lastIndexOf(':');
         net.connect(Integer.parseInt(address.substring(colon + 1)), address.substring(0, colon))
-                .onSuccess(NetSocket::close)
+                .onSuccess(socket -> {
+                    reached.add(address);
+                    socket.close();
+                })
                 .onFailure(t -> {
-                    if (refused(t)) dead.accept(node);
+                    if (refused(t) && reached.contains(address)) dead.accept(node);
                 });
     }
 

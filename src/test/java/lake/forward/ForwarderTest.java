@@ -208,48 +208,63 @@ class ForwarderTest {
     }
 
     /**
-     * A node whose HTTP address refuses connections (its process is gone) answers the writes sent to
-     * it at once, before any departure: the probe learns it. A node that still accepts connections
-     * (alive, merely slow) keeps its writes waiting.
+     * A node whose HTTP address accepted a probe and then refuses connections (its process is gone)
+     * has the writes sent to it answered at once, before any departure. An address that never
+     * accepted one (it does not lead to the node from here) proves nothing, and a wildcard address
+     * is never probed: those writes wait, as does one to a node that accepts its probes.
      */
     @Test
     void writesInFlightToANodeWhoseAddressRefusesAreUnknownWithoutADeparture() throws Exception {
-        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("L"), received::add);
-        vertx.eventBus().<JsonObject>consumer(Bus.nodeForward("OLD"), received::add);
-        java.util.concurrent.atomic.AtomicInteger probed = new java.util.concurrent.atomic.AtomicInteger();
+        for (String n : List.of("L", "ALIVE", "NEVER", "ANY")) vertx.eventBus().<JsonObject>consumer(Bus.nodeForward(n), received::add);
+        java.util.concurrent.atomic.AtomicInteger probedL = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger probedAlive = new java.util.concurrent.atomic.AtomicInteger();
+        io.vertx.core.net.NetServer l = join(vertx.createNetServer().connectHandler(socket -> {
+            probedL.incrementAndGet();
+            socket.close();
+        }).listen(0, "127.0.0.1"));
         io.vertx.core.net.NetServer alive = join(vertx.createNetServer().connectHandler(socket -> {
-            probed.incrementAndGet();
+            probedAlive.incrementAndGet();
             socket.close();
         }).listen(0, "127.0.0.1"));
         int closed;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        java.util.concurrent.atomic.AtomicReference<Leadership> snapshot = new java.util.concurrent.atomic.AtomicReference<>(
-                Leadership.follower("F", Optional.of(new LeaseRecord("OLD", System.currentTimeMillis() + 60_000, 6)), "test"));
+        java.util.concurrent.atomic.AtomicReference<Leadership> snapshot = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
         Forwarder f = new Forwarder(vertx, "F", "election/leader", store, snapshot::get, NodeClock.SYSTEM, 60_000, 60_000,
                 lake.bus.BusBatch.Sender.standard(vertx), inFlight);
         f.learnMembers(new io.vertx.core.json.JsonArray()
-                .add(new JsonObject().put("node_id", "L").put("http_host", "127.0.0.1").put("http_port", closed))
-                .add(new JsonObject().put("node_id", "OLD").put("http_host", "127.0.0.1").put("http_port", alive.actualPort())));
+                .add(new JsonObject().put("node_id", "L").put("http_host", "127.0.0.1").put("http_port", l.actualPort()))
+                .add(new JsonObject().put("node_id", "ALIVE").put("http_host", "127.0.0.1").put("http_port", alive.actualPort()))
+                .add(new JsonObject().put("node_id", "NEVER").put("http_host", "127.0.0.1").put("http_port", closed))
+                .add(new JsonObject().put("node_id", "ANY").put("http_host", "0.0.0.0").put("http_port", closed)));
         try {
-            Future<JsonObject> toOld = f.forward("cas", new JsonObject().put("key", "a"), null, null);
-            snapshot.set(UNKNOWN);
-            Future<JsonObject> toL = f.forward("cas", new JsonObject().put("key", "b"), null, null);
-            // Nobody calls lost(): only the probe can answer toL before the minute's timeout.
-            assertThatThrownBy(() -> join(toL)).isInstanceOfSatisfying(ApiError.class, e -> {
+            java.util.Map<String, Future<JsonObject>> writes = new java.util.LinkedHashMap<>();
+            for (String n : List.of("ALIVE", "NEVER", "ANY", "L")) {
+                snapshot.set(Leadership.follower("F", Optional.of(new LeaseRecord(n, System.currentTimeMillis() + 60_000, 6)), "test"));
+                writes.put(n, f.forward("cas", new JsonObject().put("key", n), null, null));
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> received.size() == 4 && probedL.get() >= 1);
+            // L's process goes away: its port now refuses. Nobody calls lost(): only the probe can answer.
+            join(l.close());
+            assertThatThrownBy(() -> join(writes.get("L"))).isInstanceOfSatisfying(ApiError.class, e -> {
                 assertThat(e.status()).isEqualTo(504);
                 assertThat(e.code()).isEqualTo("outcome_unknown");
                 assertThat(e.getMessage()).contains("forwarded to L, which left the cluster before answering (nothing listens");
             });
-            // OLD accepts its probes; after three of them its write still waits.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> probed.get() >= 3);
-            assertThat(toOld.isComplete()).as("a node that accepts connections keeps its write waiting").isFalse();
-            assertThat(inFlight.get()).isEqualTo(1);
-            assertThat(received).as("each sent once, never retried").hasSize(2);
-            f.lost("OLD");
-            assertThatThrownBy(() -> join(toOld)).satisfies(t -> assertThat(ApiError.from(t).code()).isEqualTo("outcome_unknown"));
+            // Three more probes of ALIVE, so NEVER and ANY had their turns as well; all three still wait.
+            int seen = probedAlive.get();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> probedAlive.get() >= seen + 3);
+            for (String n : List.of("ALIVE", "NEVER", "ANY")) {
+                assertThat(writes.get(n).isComplete()).as("%s's write waits", n).isFalse();
+            }
+            assertThat(inFlight.get()).isEqualTo(3);
+            assertThat(received).as("each sent once, never retried").hasSize(4);
+            for (String n : List.of("ALIVE", "NEVER", "ANY")) f.lost(n);
+            for (String n : List.of("ALIVE", "NEVER", "ANY")) {
+                assertThatThrownBy(() -> join(writes.get(n))).satisfies(t -> assertThat(ApiError.from(t).code()).isEqualTo("outcome_unknown"));
+            }
         } finally {
             f.close();
             join(alive.close());
