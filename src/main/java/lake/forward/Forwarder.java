@@ -72,8 +72,8 @@ public final class Forwarder {
     private final Map<String, Set<Promise<JsonObject>>> awaiting = new ConcurrentHashMap<>();
     /** The node's count of forwarded writes awaiting their answer (all its forwarders), for its meters. */
     private final AtomicInteger inFlight;
-    /** Probes the nodes that hold unanswered writes, so a dead one is known before Hazelcast drops it. */
-    private final Liveness liveness;
+    /** The node's liveness probe of the nodes that hold unanswered writes; null: Hazelcast's departures only. */
+    private final lake.cluster.Liveness liveness;
 
     /**
      * @param snapshot      this node's latest leadership, as its election verticle published it
@@ -93,6 +93,16 @@ public final class Forwarder {
     /** As above, counting the writes sent and not yet answered in {@code inFlight} (shared by a node's forwarders). */
     public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
                      NodeClock clock, long requestTimeoutMs, long retryWindowMs, BusBatch.Sender batches, AtomicInteger inFlight) {
+        this(vertx, nodeId, leaseKey, store, snapshot, clock, requestTimeoutMs, retryWindowMs, batches, inFlight, null);
+    }
+
+    /**
+     * As above, telling the node's {@code liveness} of every write sent and answered, so that a
+     * node that dies with writes in flight is known dead before Hazelcast drops it.
+     */
+    public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
+                     NodeClock clock, long requestTimeoutMs, long retryWindowMs, BusBatch.Sender batches, AtomicInteger inFlight,
+                     lake.cluster.Liveness liveness) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
@@ -103,27 +113,7 @@ public final class Forwarder {
         this.retryWindowMs = retryWindowMs;
         this.batches = batches;
         this.inFlight = inFlight;
-        this.liveness = new Liveness(vertx, node -> {
-            Set<Promise<JsonObject>> sent = awaiting.get(node);
-            return sent != null && !sent.isEmpty();
-        }, node -> lost(node, "nothing listens at its HTTP address any more"));
-    }
-
-    /** The cluster's members as they announce themselves ({@code node_id}, {@code http_host}, {@code http_port}). */
-    public void learnMembers(io.vertx.core.json.JsonArray members) {
-        Map<String, String> addresses = new java.util.HashMap<>();
-        for (Object o : members) {
-            if (o instanceof JsonObject m && m.getValue("node_id") instanceof String id && m.getValue("http_host") instanceof String host
-                    && m.getValue("http_port") instanceof Number port && port.intValue() > 0) {
-                addresses.put(id, host + ":" + port.intValue());
-            }
-        }
-        liveness.learn(addresses);
-    }
-
-    /** Stops probing; call once no write is in flight. */
-    public void close() {
-        liveness.close();
+        this.liveness = liveness;
     }
 
     /**
@@ -133,10 +123,11 @@ public final class Forwarder {
      * nodes are untouched; later attempts find the leader afresh.
      */
     public void lost(String node) {
-        lost(node, "Hazelcast dropped it");
+        lost(node, lake.cluster.Liveness.DROPPED);
     }
 
-    private void lost(String node, String how) {
+    /** As {@link #lost(String)}, saying how it was learnt ({@link lake.cluster.Liveness#PROBED} or {@code DROPPED}). */
+    public void lost(String node, String how) {
         Set<Promise<JsonObject>> sent = awaiting.remove(node);
         if (sent == null) return;
         for (Promise<JsonObject> p : sent) {
@@ -240,11 +231,12 @@ public final class Forwarder {
             return set;
         });
         inFlight.incrementAndGet();
+        if (liveness != null) liveness.sent(leader.holder());
         answer.future().onComplete(ar -> {
             toLeader.remove(answer);
             inFlight.decrementAndGet();
+            if (liveness != null) liveness.answered(leader.holder());
         });
-        liveness.watch(leader.holder());
         batches.request(Bus.nodeForward(leader.holder()), r.body(), opts).onComplete(answer::tryComplete, answer::tryFail);
         return answer.future()
                 .recover(t -> {

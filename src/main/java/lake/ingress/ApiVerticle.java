@@ -107,9 +107,6 @@ public final class ApiVerticle extends VerticleBase {
                 // that stopped refreshing by its age, before the entry expires.
                 config.clock().wallMillis()).toMap()))
                 .onFailure(t -> log.debug("membership announcement failed: {}", t.getMessage()));
-        // Where the others listen, learnt while all is well: a dead node's entry may be unreadable later.
-        api.membership().list().onSuccess(api::learnMembers)
-                .onFailure(t -> log.debug("membership listing failed: {}", t.getMessage()));
     }
 
     /**
