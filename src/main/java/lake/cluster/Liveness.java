@@ -24,15 +24,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>One per node. While writes sent to a node are unanswered ({@link #sent}/{@link #answered}),
  * every {@value #PROBE_MS} ms it opens a TCP connection to that node's <em>clustered event-bus</em>
  * address (where the writes went; it must be reachable from every member, and it closes only
- * when the node's process stops, after a graceful stop has answered its writes) and closes it at
- * once. "Connection refused" from an address that accepted a probe before means the process is
+ * when the node's Vert.x closes, after a graceful stop has answered its writes, or when the
+ * process dies) and closes it at once. "Connection refused" from an address that accepted a probe before means the process is
  * gone: the node id is published on {@link Clustering#MEMBER_LEFT} with the header
  * {@value #REASON_HEADER}, and each forwarder answers its writes to that node. An accepted
  * connection or a timeout (a paused node) proves nothing: Hazelcast's departure covers those.
  *
- * <p>Addresses are kept per Hazelcast member (a restarted node is a new member with a new
- * address), looked up from Vert.x's node registry while the node is alive: the first write to a
- * member not yet reached is probed at once.
+ * <p>Addresses are kept per Vert.x node id (new at every start, so a restarted node is a new
+ * member with a new address), looked up from Vert.x's node registry at the first write to it;
+ * a member is probed at once when a write is sent to it while its address is known and it was
+ * not reached yet, otherwise at the next round. Only "connection refused" counts (ECONNREFUSED:
+ * a live process behind a firewall REJECT rule looks the same); any other connect error (no
+ * route, local port exhaustion, a timeout) proves nothing. A lost host, a partition or a paused
+ * node are left to Hazelcast.
  */
 public final class Liveness {
     public static final long PROBE_MS = 250;
@@ -42,7 +46,7 @@ public final class Liveness {
     public static final String DROPPED = "Hazelcast dropped it";
     private static final int CONNECT_TIMEOUT_MS = 1_000;
 
-    /** A member as this node can reach it: its Hazelcast identity and its event-bus address. */
+    /** A member as this node can reach it: its Vert.x node id and its event-bus address. */
     record Target(String member, String host, int port) {}
 
     /** Where a node's writes went: its current member and event-bus address, when known. */
@@ -55,7 +59,7 @@ public final class Liveness {
     private final AddressBook book;
     private final NetClient net;
     private final Map<String, AtomicInteger> unanswered = new ConcurrentHashMap<>();
-    /** Members (by Hazelcast identity) whose address accepted a probe: only their refusals count. */
+    /** Members (by Vert.x node id) whose address accepted a probe: only their refusals count. */
     private final Set<String> reached = ConcurrentHashMap.newKeySet();
     private final long timer;
 
@@ -75,7 +79,7 @@ public final class Liveness {
     /** A write was sent to {@code node}. */
     public void sent(String node) {
         int now = unanswered.computeIfAbsent(node, n -> new AtomicInteger()).incrementAndGet();
-        if (now == 1) book.target(node).filter(t -> !reached.contains(t.member())).ifPresent(t -> probe(node, t));
+        if (now == 1) target(node).filter(t -> !reached.contains(t.member())).ifPresent(t -> probe(node, t));
     }
 
     /** A write sent to {@code node} was answered (or given up). */
@@ -86,8 +90,17 @@ public final class Liveness {
 
     private void probeAll() {
         unanswered.forEach((node, n) -> {
-            if (n.get() > 0) book.target(node).ifPresent(t -> probe(node, t));
+            if (n.get() > 0) target(node).ifPresent(t -> probe(node, t));
         });
+    }
+
+    /** The book's answer; a failing book (Hazelcast shutting down) proves nothing. */
+    Optional<Target> target(String node) {
+        try {
+            return book.target(node);
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     private void probe(String node, Target t) {
@@ -103,9 +116,17 @@ public final class Liveness {
         });
     }
 
+    /**
+     * ECONNREFUSED only: the JDK's transport says "Connection refused"; Netty's epoll transport the
+     * same (strerror) or, for errors it does not name, "error(-111)". Any other connect failure
+     * (including a timeout, whose exception is a ConnectException too) is not a refusal.
+     */
     static boolean refused(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof ConnectException && !(c instanceof io.netty.channel.ConnectTimeoutException)) return true;
+            if (c instanceof ConnectException && !(c instanceof io.netty.channel.ConnectTimeoutException) && c.getMessage() != null
+                    && (c.getMessage().contains("Connection refused") || c.getMessage().contains("error(-111)"))) {
+                return true;
+            }
         }
         return false;
     }

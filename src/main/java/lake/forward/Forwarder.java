@@ -118,7 +118,7 @@ public final class Forwarder {
 
     /**
      * {@code node} left the cluster (Hazelcast dropped it) or refused a liveness probe (nothing
-     * listens at its HTTP address): every write sent to it and not yet answered is answered now,
+     * listens at its event-bus address): every write sent to it and not yet answered is answered now,
      * {@code 504 outcome_unknown} (it may have applied before the node went). Writes sent to other
      * nodes are untouched; later attempts find the leader afresh.
      */
@@ -231,12 +231,13 @@ public final class Forwarder {
             return set;
         });
         inFlight.incrementAndGet();
-        if (liveness != null) liveness.sent(leader.holder());
+        // Registered before sent(): whatever happens next, the counts come back down.
         answer.future().onComplete(ar -> {
             toLeader.remove(answer);
             inFlight.decrementAndGet();
             if (liveness != null) liveness.answered(leader.holder());
         });
+        if (liveness != null) liveness.sent(leader.holder());
         batches.request(Bus.nodeForward(leader.holder()), r.body(), opts).onComplete(answer::tryComplete, answer::tryFail);
         return answer.future()
                 .recover(t -> {

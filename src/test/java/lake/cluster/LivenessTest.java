@@ -3,6 +3,7 @@ package lake.cluster;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
+import lake.config.ClusterSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +86,43 @@ class LivenessTest {
             liveness.close();
             join(alive.close());
             join(idle.close());
+        }
+    }
+
+    @Test
+    void onlyConnectionRefusedIsARefusal() {
+        assertThat(Liveness.refused(new java.net.ConnectException("Connection refused"))).isTrue();
+        assertThat(Liveness.refused(new RuntimeException(new java.net.ConnectException("connect(..) failed: Connection refused")))).isTrue();
+        assertThat(Liveness.refused(new java.net.ConnectException("connect(..) failed with error(-111)"))).isTrue();
+        assertThat(Liveness.refused(new io.netty.channel.ConnectTimeoutException("connection timed out: /127.0.0.1:1"))).isFalse();
+        assertThat(Liveness.refused(new java.net.ConnectException("connect(..) failed with error(-99)"))).as("EADDRNOTAVAIL: ours").isFalse();
+        assertThat(Liveness.refused(new java.net.ConnectException("connect(..) failed: Operation not permitted"))).isFalse();
+        assertThat(Liveness.refused(new java.net.NoRouteToHostException("No route to host"))).isFalse();
+    }
+
+    /** Real Hazelcast on loopback: a member's node id leads to its event-bus address, as Vert.x registered it. */
+    @Test
+    void theAddressBookFindsAMembersEventBusAddressByItsNodeId() throws Exception {
+        int[] ports = {ClusterDeparturesTest.freePort(), ClusterDeparturesTest.freePort()};
+        List<String> members = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1]);
+        String name = "lake-liveness-" + ports[0];
+        Vertx a = join(Clustering.start(new ClusterSettings(true, name, "127.0.0.1", ports[0], members, null), "a", null,
+                new io.vertx.core.VertxOptions(), null));
+        Vertx b = join(Clustering.start(new ClusterSettings(true, name, "127.0.0.1", ports[1], members, null), "b", null,
+                new io.vertx.core.VertxOptions(), null));
+        Liveness liveness = Liveness.of(a).orElseThrow();
+        try {
+            io.vertx.core.spi.cluster.NodeInfo bInfo = ((io.vertx.core.internal.VertxInternal) b).clusterManager().getNodeInfo();
+            await().atMost(Duration.ofSeconds(30)).until(() -> liveness.target("b").isPresent());
+            Liveness.Target t = liveness.target("b").orElseThrow();
+            assertThat(t.host()).isEqualTo(bInfo.host());
+            assertThat(t.port()).as("b's clustered event-bus port").isEqualTo(bInfo.port()).isPositive();
+            assertThat(t.member()).isEqualTo(((io.vertx.core.internal.VertxInternal) b).clusterManager().getNodeId());
+            assertThat(liveness.target("nobody")).isEmpty();
+        } finally {
+            liveness.close();
+            join(b.close());
+            join(a.close());
         }
     }
 }
