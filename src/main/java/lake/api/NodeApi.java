@@ -69,13 +69,14 @@ public final class NodeApi {
 
     /**
      * What every instance of one node's API shares: settings, clock and meters, where the catalog
-     * places tables, the node's count of waiting long polls (bounded by {@link #MAX_WAITING}), and
-     * its forwarding lane ({@code null}: each instance forwards through a sender of its own).
+     * places tables, the node's count of waiting long polls (bounded by {@link #MAX_WAITING}), its
+     * forwarding lane ({@code null}: each instance forwards through a sender of its own), and its
+     * liveness probe of the nodes holding forwarded writes ({@code null}: departures only).
      */
     public record Config(ElectionSettings settings, StoreLink store, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
                          AccessControl access, lake.iceberg.rest.IcebergService iceberg, BusBatch.Sender forwardingLane,
-                         lake.feed.Feed feed) {}
+                         lake.cluster.Liveness liveness, lake.feed.Feed feed) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -123,7 +124,7 @@ public final class NodeApi {
         forwarder = !config.clustered() ? null : new Forwarder(vertx, node, settings.leaseKey(), reads, () -> leadership, clock,
                 config.requestTimeoutMs(), config.forwardWindowMs(),
                 config.forwardingLane() != null ? config.forwardingLane() : BusBatch.Sender.standard(vertx),
-                metrics.forwardsInFlight());
+                metrics.forwardsInFlight(), config.liveness());
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();
@@ -138,7 +139,8 @@ public final class NodeApi {
         feed = vertx.eventBus().localConsumer(Bus.leadership(settings.nodeId()), m -> learn(m.body()));
         Future<Void> listening = feed.completion();
         if (forwarder != null) {
-            departures = vertx.eventBus().<String>localConsumer(Clustering.MEMBER_LEFT, m -> forwarder.lost(m.body()));
+            departures = vertx.eventBus().<String>localConsumer(Clustering.MEMBER_LEFT, m -> forwarder.lost(m.body(),
+                    java.util.Objects.requireNonNullElse(m.headers().get(lake.cluster.Liveness.REASON_HEADER), lake.cluster.Liveness.DROPPED)));
             listening = listening.compose(v -> departures.completion());
         }
         return listening.compose(v -> watch.start()).compose(v -> vertx.eventBus()

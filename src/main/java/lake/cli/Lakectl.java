@@ -115,8 +115,21 @@ public final class Lakectl {
      */
     static CommandLine commandLine(Lakectl root) {
         CommandLine cmd = new CommandLine(root);
+        // A bad number says what it must be, as the server's settings do ("must be an int, got 'ten'").
+        cmd.registerConverter(Integer.class, v -> number(v, "an int", Integer::valueOf));
+        cmd.registerConverter(Integer.TYPE, v -> number(v, "an int", Integer::valueOf));
+        cmd.registerConverter(Long.class, v -> number(v, "an integer", Long::valueOf));
+        cmd.registerConverter(Long.TYPE, v -> number(v, "an integer", Long::valueOf));
         prune(cmd);
         return cmd;
+    }
+
+    private static <T> T number(String v, String what, java.util.function.Function<String, T> parse) {
+        try {
+            return parse.apply(v);
+        } catch (NumberFormatException e) {
+            throw new CommandLine.TypeConversionException("must be " + what + ", got '" + v + "'");
+        }
     }
 
     private static void prune(CommandLine parent) {

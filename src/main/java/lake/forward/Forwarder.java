@@ -72,6 +72,8 @@ public final class Forwarder {
     private final Map<String, Set<Promise<JsonObject>>> awaiting = new ConcurrentHashMap<>();
     /** The node's count of forwarded writes awaiting their answer (all its forwarders), for its meters. */
     private final AtomicInteger inFlight;
+    /** The node's liveness probe of the nodes that hold unanswered writes; null: Hazelcast's departures only. */
+    private final lake.cluster.Liveness liveness;
 
     /**
      * @param snapshot      this node's latest leadership, as its election verticle published it
@@ -91,6 +93,16 @@ public final class Forwarder {
     /** As above, counting the writes sent and not yet answered in {@code inFlight} (shared by a node's forwarders). */
     public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
                      NodeClock clock, long requestTimeoutMs, long retryWindowMs, BusBatch.Sender batches, AtomicInteger inFlight) {
+        this(vertx, nodeId, leaseKey, store, snapshot, clock, requestTimeoutMs, retryWindowMs, batches, inFlight, null);
+    }
+
+    /**
+     * As above, telling the node's {@code liveness} of every write sent and answered, so that a
+     * node that dies with writes in flight is known dead before Hazelcast drops it.
+     */
+    public Forwarder(Vertx vertx, String nodeId, String leaseKey, MetaStore store, Supplier<Leadership> snapshot,
+                     NodeClock clock, long requestTimeoutMs, long retryWindowMs, BusBatch.Sender batches, AtomicInteger inFlight,
+                     lake.cluster.Liveness liveness) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
@@ -101,19 +113,26 @@ public final class Forwarder {
         this.retryWindowMs = retryWindowMs;
         this.batches = batches;
         this.inFlight = inFlight;
+        this.liveness = liveness;
     }
 
     /**
-     * {@code node} left the cluster: every write sent to it and not yet answered is answered now,
+     * {@code node} left the cluster (Hazelcast dropped it) or refused a liveness probe (nothing
+     * listens at its event-bus address): every write sent to it and not yet answered is answered now,
      * {@code 504 outcome_unknown} (it may have applied before the node went). Writes sent to other
      * nodes are untouched; later attempts find the leader afresh.
      */
     public void lost(String node) {
+        lost(node, lake.cluster.Liveness.DROPPED);
+    }
+
+    /** As {@link #lost(String)}, saying how it was learnt ({@link lake.cluster.Liveness#PROBED} or {@code DROPPED}). */
+    public void lost(String node, String how) {
         Set<Promise<JsonObject>> sent = awaiting.remove(node);
         if (sent == null) return;
         for (Promise<JsonObject> p : sent) {
             p.tryFail(new ApiError(504, "outcome_unknown", "the write was forwarded to " + node
-                    + ", which left the cluster before answering (its connection was lost); it may or may not have applied", null));
+                    + ", which left the cluster before answering (" + how + "); it may or may not have applied", null));
         }
     }
 
@@ -212,10 +231,13 @@ public final class Forwarder {
             return set;
         });
         inFlight.incrementAndGet();
+        // Registered before sent(): whatever happens next, the counts come back down.
         answer.future().onComplete(ar -> {
             toLeader.remove(answer);
             inFlight.decrementAndGet();
+            if (liveness != null) liveness.answered(leader.holder());
         });
+        if (liveness != null) liveness.sent(leader.holder());
         batches.request(Bus.nodeForward(leader.holder()), r.body(), opts).onComplete(answer::tryComplete, answer::tryFail);
         return answer.future()
                 .recover(t -> {

@@ -87,6 +87,8 @@ public final class MetasrvNode {
     /** The HTTPS material, re-read on SIGHUP and on change; {@code null} without tls_cert_file. */
     private volatile ReloadableTls httpsTls;
     private MessageConsumer<Leadership> leadershipFeed;
+    /** The node's probe of the members holding its forwarded writes (clustered nodes only). */
+    private lake.cluster.Liveness liveness;
     /** Long polls this node holds now, across all its API instances. */
     private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
     /** Index in {@link #deployments} of the election verticle: everything after it is ingress. */
@@ -129,8 +131,10 @@ public final class MetasrvNode {
         // instances leave together (larger batches, fewer messages each way) instead of one stream
         // per instance.
         BusBatch.Sender lane = clustered ? BusBatch.Sender.standard(((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext()) : null;
+        // One liveness probe per node: every instance's forwarder tells it what awaits an answer where.
+        liveness = clustered ? lake.cluster.Liveness.of(vertx).orElse(null) : null;
         NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, new lake.feed.Feed());
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, new lake.feed.Feed());
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
@@ -219,6 +223,7 @@ public final class MetasrvNode {
                 .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister())
                 .onComplete(ignored -> {
                     if (iceberg != null) iceberg.close();
+                    if (liveness != null) liveness.close();
                 });
     }
 

@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
 class ClusterFastFailureIT {
     /** The answer's bound after the kill: Hazelcast drops a killed member in about half a second when idle. */
     static final long ANSWER_WITHIN_MS = 2_000;
-    static final String LEFT = "which left the cluster before answering";
+    static final String LEFT = "which left the cluster before answering";  // by the probe or by Hazelcast
 
     Path dir;
     ClusterHarness cluster;
@@ -168,9 +168,11 @@ class ClusterFastFailureIT {
                     .filteredOn(a -> a.failure() instanceof ReplyException re && re.failureType() == ReplyFailure.TIMEOUT).hasSize(1);
             assertThat(directFailure.get(60, TimeUnit.SECONDS)).isInstanceOf(MetasrvException.OutcomeUnknown.class);
             assertThat(msAfter(killedAt, directDone.get())).as("the client's own write to the leader (ms)").isLessThanOrEqualTo(ANSWER_WITHIN_MS);
-            System.out.printf("in flight at the leader's kill: HTTP answered %s ms, bus %s ms, direct client %d ms after it%n",
+            System.out.printf("in flight at the leader's kill: HTTP answered %s ms, bus %s ms, direct client %d ms after it; learnt by %s%n",
                     http.stream().map(h -> msAfter(killedAt, h.join().doneNanos())).toList(),
-                    forwarded.stream().map(a -> msAfter(killedAt, a.doneNanos())).toList(), msAfter(killedAt, directDone.get()));
+                    forwarded.stream().map(a -> msAfter(killedAt, a.doneNanos())).toList(), msAfter(killedAt, directDone.get()),
+                    java.util.stream.Stream.concat(http.stream().map(h -> h.join().body()), forwarded.stream().map(a -> a.failure().getMessage()))
+                            .map(m -> m.contains(lake.cluster.Liveness.PROBED) ? "probe" : "hazelcast").toList());
 
             Node next = cluster.awaitLeader(Duration.ofSeconds(30), followers, epoch + 1);
             for (Node f : followers) assertThat(ClusterHarness.value(next, prefix + "http-" + f.id())).as("never read by the stopped leader").isEmpty();
