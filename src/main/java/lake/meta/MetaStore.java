@@ -74,9 +74,7 @@ public interface MetaStore {
      * does: where an append-only range (keys that sort in the order they were written) ends. A
      * strongly consistent read, like {@link #get}.
      */
-    default Future<Optional<String>> lastKey(String prefix) {
-        return Future.failedFuture(new MetaException.Unsupported(getClass().getSimpleName() + " cannot read a prefix's last key"));
-    }
+    Future<Optional<String>> lastKey(String prefix);
 
     /** Releases every resource; later calls fail. Idempotent. */
     Future<Void> close();

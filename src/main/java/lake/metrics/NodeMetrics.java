@@ -183,6 +183,7 @@ public final class NodeMetrics {
             @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return counted(store.guardedMutate(m)); }
             @Override public Future<TransactionOutcome> transact(Transaction t) { return counted(store.transact(t)); }
             @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return counted(store.scanPrefix(p, c, l)); }
+            @Override public Future<java.util.Optional<String>> lastKey(String p) { return counted(store.lastKey(p)); }
             @Override public Future<Void> close() { return store.close(); }
         };
     }

@@ -75,6 +75,7 @@ class ElectionTypesTest {
         @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return touched(); }
         @Override public Future<Boolean> delete(String key, byte[] expected) { return touched(); }
         @Override public Future<ScanPage> scanPrefix(String prefix, String continuation, int limit) { return touched(); }
+        @Override public Future<java.util.Optional<String>> lastKey(String prefix) { return touched(); }
         @Override public Future<Void> close() { return touched(); }
     }
 }

@@ -65,6 +65,11 @@ final class ProbeStore implements MetaStore {
         return delegate.scanPrefix(prefix, continuation, limit);
     }
 
+    @Override
+    public Future<java.util.Optional<String>> lastKey(String prefix) {
+        return delegate.lastKey(prefix);
+    }
+
     /** The decorated store is owned and closed by the test, not by this view of it. */
     @Override
     public Future<Void> close() {

@@ -54,6 +54,7 @@ class FollowerWriteTest {
         @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
         @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) { return real.transact(t); }
         @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return real.scanPrefix(p, c, l); }
+        @Override public Future<java.util.Optional<String>> lastKey(String p) { return real.lastKey(p); }
         @Override public Future<Void> close() { return real.close(); }
     }
 

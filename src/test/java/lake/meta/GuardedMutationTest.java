@@ -90,6 +90,7 @@ class GuardedMutationTest {
             @Override public io.vertx.core.Future<Boolean> cas(String k, byte[] e, byte[] v) { throw new AssertionError("not called"); }
             @Override public io.vertx.core.Future<Boolean> delete(String k, byte[] e) { throw new AssertionError("not called"); }
             @Override public io.vertx.core.Future<ScanPage> scanPrefix(String p, String c, int l) { throw new AssertionError("not called"); }
+            @Override public io.vertx.core.Future<java.util.Optional<String>> lastKey(String p) { throw new AssertionError("not called"); }
             @Override public io.vertx.core.Future<Void> close() { return io.vertx.core.Future.succeededFuture(); }
         };
         io.vertx.core.Future<Boolean> refused = plain.guardedMutate(GuardedMutation.create("g", b("l"), "t", b("v")));

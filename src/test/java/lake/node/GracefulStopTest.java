@@ -50,6 +50,7 @@ class GracefulStopTest {
         @Override public Future<Boolean> cas(String k, byte[] e, byte[] v) { return real.cas(k, e, v); }
         @Override public Future<Boolean> delete(String k, byte[] e) { return real.delete(k, e); }
         @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return real.scanPrefix(p, c, l); }
+        @Override public Future<java.util.Optional<String>> lastKey(String p) { return real.lastKey(p); }
         @Override public Future<Void> close() { return real.close(); }
         @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) { return real.transact(t); }
         @Override public Future<Boolean> guardedMutate(GuardedMutation m) {
