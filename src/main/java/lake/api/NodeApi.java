@@ -76,7 +76,7 @@ public final class NodeApi {
     public record Config(ElectionSettings settings, StoreLink store, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
                          AccessControl access, lake.iceberg.rest.IcebergService iceberg, BusBatch.Sender forwardingLane,
-                         lake.cluster.Liveness liveness, lake.feed.Feed feed) {}
+                         lake.cluster.Liveness liveness, lake.feed.Feed feed, lake.config.FeedSettings feedSettings) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -92,6 +92,7 @@ public final class NodeApi {
     private final Membership membership;
     private final BusMetaStore reads;
     private final FencedWriter writer;
+    private final lake.watch.Compactor compactor;
     private final Forwarder forwarder;
     private final CatalogWatch watch;
     private final CatalogApi catalog;
@@ -125,6 +126,8 @@ public final class NodeApi {
                 config.requestTimeoutMs(), config.forwardWindowMs(),
                 config.forwardingLane() != null ? config.forwardingLane() : BusBatch.Sender.standard(vertx),
                 metrics.forwardsInFlight(), config.liveness());
+        compactor = new lake.watch.Compactor(reads, writer::apply, clock::wallMillis, config.feedSettings().retentionMs(),
+                config.feedSettings().maxRecords());
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();
@@ -431,6 +434,18 @@ public final class NodeApi {
                         return ready.compose(l -> writeOrForward(op, body, headers, vouch, local, giveUpAt));
                     });
         });
+    }
+
+    /** Batches one compaction round of the change feed may write. */
+    private static final int COMPACTION_BATCHES = 16;
+
+    /**
+     * One round of the change feed's retention, on the leader (nothing on a follower): completes
+     * with what it compacted. The node's {@code ApiVerticle} runs it periodically; one per node.
+     */
+    public Future<lake.watch.Compactor.Round> compactFeed() {
+        if (!leadership.isLeader()) return Future.succeededFuture(new lake.watch.Compactor.Round(0, 0));
+        return compactor.round(COMPACTION_BATCHES);
     }
 
     /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */

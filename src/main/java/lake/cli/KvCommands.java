@@ -28,7 +28,10 @@ final class KvCommands {
     /** Prints a write's result; 0 if applied, 1 (and one line on stderr) if its condition did not hold. */
     static int written(Base cmd, WriteResult r, String what) {
         if (cmd.root().json()) cmd.println(Json.write(r.toMap()));
-        else if (r.applied()) cmd.println("applied (epoch " + Long.toUnsignedString(r.epoch()) + ")");
+        else if (r.applied()) {
+            cmd.println("applied (epoch " + Long.toUnsignedString(r.epoch())
+                    + (r.revision() == 0 ? "" : ", revision " + Long.toUnsignedString(r.revision())) + ")");
+        }
         if (r.applied()) return ExitCodes.OK;
         cmd.fail("not applied: " + what + (r.failed().isEmpty() ? "" : "; failed operations " + r.failed()));
         return ExitCodes.NOT_APPLIED;

@@ -33,7 +33,8 @@ public record Settings(
         ClusterSettings cluster,
         String catalogRoot,
         SecuritySettings security,
-        String icebergS3Endpoint) {
+        String icebergS3Endpoint,
+        FeedSettings feed) {
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
     public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
@@ -42,7 +43,7 @@ public record Settings(
                     long requestTimeoutMs, long storeTimeoutMs) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null);
+                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null, null);
     }
 
     /** All settings but the catalog root, which then defaults to {@code file://<data_dir>/tables}. */
@@ -53,12 +54,13 @@ public record Settings(
                     ClusterSettings cluster) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null);
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null, null);
     }
 
     public Settings {
         authTokens = authTokens == null ? List.of() : List.copyOf(authTokens);
         cluster = cluster == null ? ClusterSettings.single() : cluster;
+        feed = feed == null ? FeedSettings.DEFAULTS : feed;
         // Without a file, the inline tokens are the whole set: a reload re-reads nothing and keeps them.
         security = security == null ? new SecuritySettings(null, authTokens) : security;
         // Where new tables' data lives: <catalog_root>/<ns>/<name>/<incarnation>; no trailing slash.
@@ -99,7 +101,9 @@ public record Settings(
                 .put("cluster_tls_cert_file", str(security.clusterTlsCertFile()))
                 .put("cluster_tls_key_file", str(security.clusterTlsKeyFile()))
                 .put("cluster_tls_ca_file", str(security.clusterTlsCaFile()))
-                .put("iceberg_s3_endpoint", icebergS3Endpoint);
+                .put("iceberg_s3_endpoint", icebergS3Endpoint)
+                .put("feed_retention_ms", feed.retentionMs()).put("feed_max_records", feed.maxRecords())
+                .put("feed_compact_interval_ms", feed.compactIntervalMs());
     }
 
     private static String str(Path p) {
@@ -145,6 +149,7 @@ public record Settings(
         public String catalogRoot;
         public SecuritySettings security;
         public String icebergS3Endpoint;
+        public FeedSettings feed;
 
         private Fields(Settings s) {
             nodeId = s.nodeId;
@@ -169,10 +174,11 @@ public record Settings(
             catalogRoot = s.catalogRoot;
             security = s.security;
             icebergS3Endpoint = s.icebergS3Endpoint;
+            feed = s.feed;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint, feed);
         }
     }
 }

@@ -59,7 +59,10 @@ public final class SettingsLoader {
             new Option("cluster-tls-ca-file", Option.Type.PATH, "PEM CA every cluster member's certificate must be signed by"),
             new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"),
             new Option("catalog-root", Option.Type.STRING, "URI under which new tables' data lives (<root>/<ns>/<name>/<incarnation>); default: file://<data-dir>/tables"),
-            new Option("iceberg-s3-endpoint", Option.Type.STRING, "S3 endpoint of an s3:// catalog root for the Iceberg catalog's files (path-style; for S3-compatible stores); default: the AWS SDK's"));
+            new Option("iceberg-s3-endpoint", Option.Type.STRING, "S3 endpoint of an s3:// catalog root for the Iceberg catalog's files (path-style; for S3-compatible stores); default: the AWS SDK's"),
+            new Option("feed-retention-ms", Option.Type.LONG, "the change feed keeps records this long (by commit time)"),
+            new Option("feed-max-records", Option.Type.LONG, "the change feed keeps at most the newest this many revisions"),
+            new Option("feed-compact-interval-ms", Option.Type.LONG, "how often the leader compacts the change feed to its retention"));
 
     private SettingsLoader() {}
 
@@ -204,7 +207,7 @@ public final class SettingsLoader {
     private static final List<String> REQUIRED = List.of("http_host", "http_port", "data_dir", "store",
             "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
             "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port",
-            "cluster_bus_port");
+            "cluster_bus_port", "feed_retention_ms", "feed_max_records", "feed_compact_interval_ms");
 
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
@@ -308,7 +311,8 @@ public final class SettingsLoader {
                 c.getString("dynamo_region"), c.getString("dynamo_table"), c.getBoolean("dynamo_create_table", false),
                 leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster,
                 blank(catalogRoot) ? null : catalogRoot, security,
-                blank(c.getString("iceberg_s3_endpoint")) ? null : c.getString("iceberg_s3_endpoint"));
+                blank(c.getString("iceberg_s3_endpoint")) ? null : c.getString("iceberg_s3_endpoint"),
+                new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms")));
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {

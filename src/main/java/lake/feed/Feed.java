@@ -11,7 +11,8 @@ import lake.meta.MetaStore;
  * ones): the sequencer of epoch e starts above the feed's last record as read <em>after</em> this
  * node's lease for e was acknowledged. From that moment no transaction guarded by an earlier lease
  * can commit (the guard is checked atomically with each write), so the read sees every earlier
- * revision that will ever exist.
+ * revision that will ever exist. Compaction may have deleted the newest records too: the start is
+ * above the compaction floor as well, so no revision is ever handed out twice.
  */
 public final class Feed {
     private long epoch = -1;
@@ -26,7 +27,11 @@ public final class Feed {
         if (started && this.epoch == epoch && !(sequencer.isComplete() && sequencer.failed())) return sequencer;
         this.epoch = epoch;
         this.started = true;
-        this.sequencer = store.lastKey(Revisions.PREFIX).map(last -> new Sequencer(last.map(Revisions::parse).orElse(0L)));
+        this.sequencer = store.lastKey(Revisions.PREFIX).compose(last -> store.get(Revisions.FLOOR_KEY).map(floor -> {
+            long above = last.map(Revisions::parse).orElse(0L);
+            long compacted = Revisions.floor(floor);
+            return new Sequencer(Long.compareUnsigned(above, compacted) >= 0 ? above : compacted);
+        }));
         return sequencer;
     }
 }

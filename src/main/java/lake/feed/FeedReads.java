@@ -15,38 +15,55 @@ public final class FeedReads {
 
     private FeedReads() {}
 
+    /** A record as stored: the record and the keys of its items (part 0 first). */
+    public record Stored(ChangeRecord record, List<String> keys) {
+        public Stored {
+            keys = List.copyOf(keys);
+        }
+    }
+
     /**
      * The records (void ones included) with revisions in ({@code after}, {@code upTo}], at most
      * {@code limit}, ascending. Every record returned is whole: its parts were written in one
      * transaction, so a record's first part implies the rest.
      */
     public static Future<List<ChangeRecord>> read(MetaStore store, long after, long upTo, int limit) {
+        return items(store, after, upTo, limit).map(stored -> stored.stream().map(Stored::record).toList());
+    }
+
+    /** As {@link #read}, with each record's item keys. */
+    public static Future<List<Stored>> items(MetaStore store, long after, long upTo, int limit) {
         if (limit < 1) throw new IllegalArgumentException("limit must be positive");
-        List<ChangeRecord> out = new ArrayList<>();
+        List<Stored> out = new ArrayList<>();
         if (Long.compareUnsigned(after, upTo) >= 0) return Future.succeededFuture(out);
         // Past every part of `after` (its parts sort right after its key).
         String start = ScanPage.continuationAfter(Revisions.PREFIX, Revisions.partKey(after, Revisions.MAX_PARTS));
         return page(store, start, upTo, limit, out, new ArrayList<>());
     }
 
-    private static Future<List<ChangeRecord>> page(MetaStore store, String continuation, long upTo, int limit,
-                                                   List<ChangeRecord> out, List<KeyValue> pending) {
-        return store.scanPrefix(Revisions.PREFIX, continuation, PAGE_ITEMS).compose(p -> {
+    private static Future<List<Stored>> page(MetaStore store, String continuation, long upTo, int limit,
+                                             List<Stored> out, List<KeyValue> pending) {
+        // A small read asks for little more than it needs; a record in parts continues on the next page.
+        return store.scanPrefix(Revisions.PREFIX, continuation, Math.min(PAGE_ITEMS, limit + 1)).compose(p -> {
             for (KeyValue kv : p.entries()) {
                 long revision = Revisions.parse(kv.key());
                 boolean first = Revisions.part(kv.key()) == 0;
                 if (first && !pending.isEmpty()) {
-                    out.add(RecordItems.assemble(pending));
+                    out.add(stored(pending));
                     pending.clear();
                 }
                 if (first && (Long.compareUnsigned(revision, upTo) > 0 || out.size() >= limit)) return Future.succeededFuture(out);
                 pending.add(kv);
             }
             if (p.continuation() == null) {
-                if (!pending.isEmpty()) out.add(RecordItems.assemble(pending));
+                if (!pending.isEmpty()) out.add(stored(pending));
                 return Future.succeededFuture(out);
             }
             return page(store, p.continuation(), upTo, limit, out, pending);
         });
+    }
+
+    private static Stored stored(List<KeyValue> items) {
+        return new Stored(RecordItems.assemble(items), items.stream().map(KeyValue::key).toList());
     }
 }

@@ -11,6 +11,12 @@ package lake.feed;
  */
 public final class Revisions {
     public static final String PREFIX = "__lake_internal/feed/";
+    /**
+     * The compaction floor: the greatest revision compacted away, as unsigned decimal text (absent:
+     * none). Records at or below it are gone; it sits outside {@link #PREFIX}, so scans of records
+     * never meet it.
+     */
+    public static final String FLOOR_KEY = "__lake_internal/feed-floor";
     private static final int DIGITS = 20;
     /** Parts a record may have; more would not fit a store transaction of 4 MiB anyway. */
     public static final int MAX_PARTS = 99;
@@ -27,6 +33,23 @@ public final class Revisions {
     public static String partKey(long revision, int part) {
         if (part < 1 || part > MAX_PARTS) throw new IllegalArgumentException("part " + part + " is not between 1 and " + MAX_PARTS);
         return key(revision) + "/" + (part < 10 ? "0" : "") + part;
+    }
+
+    /** The floor stored at {@link #FLOOR_KEY} (0 when absent); throws {@link IllegalArgumentException} when it is not one. */
+    public static long floor(java.util.Optional<byte[]> stored) {
+        if (stored.isEmpty()) return 0;
+        String text = new String(stored.get(), java.nio.charset.StandardCharsets.US_ASCII);
+        try {
+            if (!text.matches("[0-9]{1,20}")) throw new NumberFormatException();
+            return Long.parseUnsignedLong(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("the feed's floor is not an unsigned decimal: '" + text + "'");
+        }
+    }
+
+    /** The bytes {@link #FLOOR_KEY} holds for {@code revision}. */
+    public static byte[] floorBytes(long revision) {
+        return Long.toUnsignedString(revision).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /** The part a record key names: 0 for {@link #key}, n for {@link #partKey}; assumes {@link #parse} accepts it. */

@@ -46,6 +46,10 @@ public final class ApiVerticle extends VerticleBase {
     private final List<MessageConsumer<?>> consumers = new ArrayList<>();
     private NodeApi api;
     private long announceTimer = -1;
+    private long compactionTimer = -1;
+    /** A compaction round in flight: the next tick skips rather than overlap it. */
+    private boolean compacting;
+
 
     /**
      * @param publicApi also answer on the shared {@code lake.v1.*} addresses
@@ -96,6 +100,20 @@ public final class ApiVerticle extends VerticleBase {
         return Future.all(registered).compose(v -> api.start()).onSuccess(v -> {
             announce();
             announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
+            compactionTimer = vertx.setPeriodic(config.feedSettings().compactIntervalMs(), id -> compactFeed());
+        });
+    }
+
+    private void compactFeed() {
+        if (compacting) return;
+        compacting = true;
+        api.compactFeed().onComplete(done -> {
+            compacting = false;
+            if (done.failed()) log.debug("change feed compaction failed: {}", done.cause().toString());
+            else if (done.result().records() > 0) {
+                log.debug("change feed compacted {} record(s), floor {}", done.result().records(),
+                        Long.toUnsignedString(done.result().floor()));
+            }
         });
     }
 
@@ -119,6 +137,7 @@ public final class ApiVerticle extends VerticleBase {
         List<Future<Void>> unregistered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) unregistered.add(c.unregister());
         vertx.cancelTimer(announceTimer);
+        vertx.cancelTimer(compactionTimer);
         Future<Void> withdrawn = api.membership().withdraw(config.settings().nodeId()).recover(t -> Future.succeededFuture());
         return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {
             if (inFlight == 0) return Future.succeededFuture();

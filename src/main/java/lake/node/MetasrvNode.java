@@ -134,7 +134,7 @@ public final class MetasrvNode {
         // One liveness probe per node: every instance's forwarder tells it what awaits an answer where.
         liveness = clustered ? lake.cluster.Liveness.of(vertx).orElse(null) : null;
         NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, new lake.feed.Feed());
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, new lake.feed.Feed(), s.feed());
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null

@@ -108,7 +108,7 @@ class AccessControlTest {
         expectError(http(HttpMethod.GET, "/v1/kv?prefix=kv/", "Bearer ", null), 401, "unauthorized");
         expectError(http(HttpMethod.GET, "/v1/leader", null, null), 401, "unauthorized");
 
-        assertThat(recording.guarded).as("nothing reached the store").isEmpty();
+        assertThat(recording.guardedWrites()).as("nothing reached the store").isZero();
         assertThat(h.status(node).isLeader()).as("the unauthenticated resign did nothing").isTrue();
         HttpResponse<Buffer> scan = http(HttpMethod.GET, "/v1/kv?prefix=kv/", "Bearer " + READ_ONLY, null);
         assertThat(scan.bodyAsJsonObject().getJsonArray("entries")).isEmpty();
@@ -148,7 +148,7 @@ class AccessControlTest {
     void readOnlyTokenReadsButItsWritesAre403() throws Exception {
         assertThat(http(HttpMethod.POST, "/v1/kv/cas", "Bearer " + READ_WRITE, create("kv/x")).bodyAsJsonObject().getBoolean("applied"))
                 .isTrue();
-        int guarded = recording.guarded.size();
+        int guarded = recording.guardedWrites();
 
         assertThat(http(HttpMethod.GET, "/v1/kv/kv/x", "Bearer " + READ_ONLY, null).statusCode()).isEqualTo(200);
         assertThat(http(HttpMethod.GET, "/v1/leader", "bearer " + READ_ONLY, null).statusCode()).as("scheme is case-insensitive")
@@ -161,7 +161,7 @@ class AccessControlTest {
                 new JsonObject().put("key", "kv/x").put("expected", b64("v"))), 403, "forbidden");
         expectError(http(HttpMethod.POST, "/v1/leader/resign", "Bearer " + READ_ONLY, null), 403, "forbidden");
 
-        assertThat(recording.guarded).as("no refused write reached the store").hasSize(guarded);
+        assertThat(recording.guardedWrites()).as("no refused write reached the store").isEqualTo(guarded);
         assertThat(http(HttpMethod.GET, "/v1/kv/kv/x", "Bearer " + READ_WRITE, null).bodyAsJsonObject().getString("value"))
                 .isEqualTo(b64("v"));
         assertThat(h.status(node).isLeader()).isTrue();
@@ -202,13 +202,13 @@ class AccessControlTest {
         expectBusError(Bus.KV_CAS, create("kv/bus"), READ_ONLY, 403, "forbidden");
         expectBusError(Bus.KV_DELETE, new JsonObject().put("key", "kv/bus").put("expected", b64("v")), READ_ONLY, 403, "forbidden");
         expectBusError(Bus.LEADER_RESIGN, new JsonObject(), READ_ONLY, 403, "forbidden");
-        assertThat(recording.guarded).as("nothing reached the store").isEmpty();
+        assertThat(recording.guardedWrites()).as("nothing reached the store").isZero();
         expectBusError(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), READ_ONLY, 404, "not_found");
 
         assertThat(bus(Bus.KV_CAS, create("kv/bus"), READ_WRITE).body().getBoolean("applied")).isTrue();
         assertThat(bus(Bus.KV_SCAN, new JsonObject().put("prefix", "kv/"), READ_ONLY).body().getJsonArray("entries")).hasSize(1);
         assertThat(bus(Bus.LEADER, new JsonObject(), READ_ONLY).body().getString("leader")).isEqualTo("a");
-        assertThat(recording.guarded).hasSize(1);
+        assertThat(recording.guardedWrites()).isEqualTo(1);
         assertThat(node.metrics().scrape())
                 .contains("lake_auth_rejections_total{code=\"unauthorized\",ingress=\"bus\",node=\"a\"} 4.0")
                 .contains("lake_auth_rejections_total{code=\"forbidden\",ingress=\"bus\",node=\"a\"} 3.0");

@@ -264,4 +264,37 @@ public abstract class ChangeRecordsContract {
         assertThat(applied()).flatExtracting(ChangeRecord::changes).doesNotContain(put("kv/x", "stale"), put("kv/y", "stale"));
     }
 
+
+    @Test
+    void retentionCompactsTheOldestAndRevisionsStayAboveTheFloor() throws Exception {
+        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
+        lake.config.FeedSettings keepThree = new lake.config.FeedSettings(3_600_000, 3, 50);
+        ManualClock clockA = new ManualClock(T0);
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000).with(f -> f.feed = keepThree), clockA,
+                v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000).with(f -> f.feed = keepThree),
+                new ManualClock(T0 + TTL), null);
+        h.campaign(a);
+        List<Long> written = new ArrayList<>();
+        for (int i = 0; i < 10; i++) written.add(revision(h.post(a, "/v1/kv/cas", cas("kv/" + i, null, "v"))));
+
+        // By count: only the newest three revisions stay, and the floor names the last one compacted.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> records().stream().map(ChangeRecord::revision).toList().equals(written.subList(7, 10)));
+        assertThat(floor()).isEqualTo(written.get(6));
+        assertThat(NodeHarness.await(recording.get("kv/0"))).as("compaction removes records, never data").isPresent();
+
+        // By age: once the retention has passed, even the newest record goes.
+        clockA.advanceWall(3_600_001);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> records().isEmpty());
+        assertThat(floor()).isEqualTo(written.get(9));
+
+        // A new epoch's revisions start above the floor, though no record is left to read.
+        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        assertThat(revision(h.post(b, "/v1/kv/cas", cas("kv/after", null, "v")))).isEqualTo(written.get(9) + 1);
+    }
+
+    long floor() throws Exception {
+        return lake.feed.Revisions.floor(NodeHarness.await(recording.get(lake.feed.Revisions.FLOOR_KEY)));
+    }
 }

@@ -61,7 +61,7 @@ class EventBusApiTest {
     void busClientsCasReadAndSeeTheEpoch() throws Exception {
         JsonObject cas = new JsonObject().put("key", "kv/bus").putNull("expected").put("value", b64("v1"));
         Message<JsonObject> applied = call(Bus.KV_CAS, cas, "1");
-        assertThat(applied.body()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(applied.body()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1).put("revision", 1));
         assertThat(applied.headers().get(Bus.EPOCH_HEADER)).isEqualTo("1");
 
         Message<JsonObject> read = call(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), null);
@@ -91,14 +91,14 @@ class EventBusApiTest {
                 .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(400));
         assertThatThrownBy(() -> call(Bus.KV_GET, new JsonObject().put("key", "kv/bus"), null))
                 .isInstanceOfSatisfying(ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(404));
-        assertThat(recording.guarded).isEmpty();
+        assertThat(recording.guardedWrites()).isZero();
     }
 
     @Test
     void storeRefusesLowerEpochWithoutTouchingTheStore() throws Exception {
         JsonObject cas = new JsonObject().put("key", "kv/bus").putNull("expected").put("value", b64("v1"));
         assertThat(call(Bus.KV_CAS, cas, null).body().getBoolean("applied")).isTrue();
-        assertThat(recording.guarded).hasSize(1);
+        assertThat(recording.guardedWrites()).isEqualTo(1);
 
         // A message straight to the store, guarded by the real lease but under a lower epoch.
         BusMetaStore direct = new BusMetaStore(h.vertx, Bus.STORE, () -> 0L, 5_000);
@@ -106,7 +106,7 @@ class EventBusApiTest {
         boolean applied = NodeHarness.await(direct.guardedMutate(
                 lake.meta.GuardedMutation.create("election/leader", lease, "kv/low", new byte[] {1})));
         assertThat(applied).isFalse();
-        assertThat(recording.guarded).as("refused on the fast path, never reached the store").hasSize(1);
+        assertThat(recording.guardedWrites()).as("refused on the fast path, never reached the store").isEqualTo(1);
         assertThat(NodeHarness.await(direct.get("kv/low"))).isEmpty();
 
         // A store message without the epoch header is refused outright.

@@ -9,7 +9,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import lake.bus.Bus;
 import lake.election.LeaseGuard;
-import lake.meta.GuardedMutation;
 import lake.meta.MetaStore;
 import lake.metasrv.Leadership;
 import lake.metasrv.NodeClock;
@@ -106,23 +105,24 @@ public abstract class FencingContract {
         MetasrvNode a = n.a();
         MetasrvNode b = n.b();
         assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1")).bodyAsJsonObject())
-                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1).put("revision", 1));
         assertThat(h.campaign(b).isLeader()).as("b follows while a's lease is valid").isFalse();
 
         assertThat(bTakesOver(n).isLeader()).isTrue();
         assertThat(h.get(a, "/ready").statusCode()).isEqualTo(200);
 
-        int guardedBefore = recording.guarded.size();
+        int sentBefore = recording.transactions.size();
         HttpResponse<Buffer> stale = h.post(a, "/v1/kv/cas", cas("kv/x", "a1", "stale"));
         expectError(stale, 409, "fenced", "epoch 1");
-        assertThat(recording.guarded).as("the stale write reached the store").hasSize(guardedBefore + 1);
-        assertThat(recording.guarded.get(guardedBefore).guardKey()).isEqualTo("election/leader");
+        assertThat(recording.transactions).as("the stale write reached the store").hasSize(sentBefore + 1);
+        assertThat(recording.transactions.get(sentBefore).guardKey()).contains("election/leader");
         assertThat(value(b, "kv/x")).as("target unchanged byte for byte").isEqualTo(b64("a1"));
         await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
         assertThat(h.get(a, "/v1/leader").bodyAsJsonObject().getString("role")).isEqualTo("follower");
 
+        // b's revisions start above the feed's last record (1); a's refused attempt left no record.
         assertThat(h.post(b, "/v1/kv/cas", cas("kv/x", "a1", "b1")).bodyAsJsonObject())
-                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 2));
+                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 2).put("revision", 2));
         assertThat(h.post(b, "/v1/kv/cas", cas("kv/y", null, "b2")).bodyAsJsonObject().getBoolean("applied")).isTrue();
         assertThat(value(a, "kv/x")).isEqualTo(b64("b1"));
     }
@@ -154,7 +154,7 @@ public abstract class FencingContract {
         HttpResponse<Buffer> fresh = h.post(b, "/v1/txn", txn.put("ops", new JsonArray()
                 .add(new JsonObject().put("key", "kv/x").put("expected", b64("a1")).put("value", b64("b1")))
                 .add(new JsonObject().put("key", "kv/y").putNull("expected").put("value", b64("b1")))));
-        assertThat(fresh.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 2));
+        assertThat(fresh.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 2).put("revision", 2));
         assertThat(value(a, "kv/y")).isEqualTo(b64("b1"));
     }
 
@@ -207,6 +207,7 @@ public abstract class FencingContract {
                 503, "not_leader", "deadline");
 
         assertThat(recording.guarded).as("nothing was sent to the store").isEmpty();
+        assertThat(recording.transactions).as("nothing was sent to the store").isEmpty();
         assertThat(h.get(a, "/v1/kv?prefix=kv/").bodyAsJsonObject().getJsonArray("entries")).isEmpty();
         assertThat(h.get(a, "/ready").statusCode()).isEqualTo(503);
     }
@@ -225,8 +226,8 @@ public abstract class FencingContract {
         assertThat(renewed.leaseBytes()).isNotEqualTo(first.leaseBytes());
 
         assertThat(h.post(a, "/v1/kv/cas", cas("kv/x", "v1", "v2")).bodyAsJsonObject())
-                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
-        GuardedMutation last = recording.guarded.get(recording.guarded.size() - 1);
+                .isEqualTo(new JsonObject().put("applied", true).put("epoch", 1).put("revision", 2));
+        lake.meta.Transaction last = recording.transactions.get(recording.transactions.size() - 1);
         assertThat(last.guardExpected()).isEqualTo(renewed.leaseBytes());
         byte[] stored = java.util.Base64.getDecoder().decode(value(a, "election/leader"));
         assertThat(stored).isEqualTo(renewed.leaseBytes());
@@ -234,7 +235,7 @@ public abstract class FencingContract {
         // in the same event-loop turn, before the publication's task, still holds the old guard.
         // The store refuses that attempt whole (the record changed) and the writer retries it under
         // the fresh guard: at most that one attempt, never an applied one (last and stored above).
-        assertThat(recording.guarded.subList(1, recording.guarded.size()))
+        assertThat(recording.transactions.subList(1, recording.transactions.size()))
                 .filteredOn(m -> java.util.Arrays.equals(m.guardExpected(), first.leaseBytes()))
                 .as("attempts under the guard the renewal replaced").hasSizeLessThanOrEqualTo(1);
         assertThat(value(a, "kv/x")).isEqualTo(b64("v2"));
@@ -268,8 +269,8 @@ public abstract class FencingContract {
         // Every write is a create of a fresh key, so a refusal can only be a guard that a renewal
         // replaced while the write was in flight: the race this test is about happened, and the
         // writer retried it with the fresh guard (no client saw a failure).
-        assertThat(recording.refused.get()).as("CAS writes that met a renewal in flight").isPositive();
-        assertThat(recording.refusedTransactions.get()).as("transactions that met a renewal in flight").isPositive();
+        assertThat(casRefused()).as("CAS writes that met a renewal in flight").isPositive();
+        assertThat(txnRefused()).as("transactions that met a renewal in flight").isPositive();
         assertThat(total).as("writes acknowledged").isGreaterThanOrEqualTo(writers * 25);
         assertThat(h.status(a).epoch()).isEqualTo(1L);
     }
@@ -308,13 +309,23 @@ public abstract class FencingContract {
         watcher.unregister();
     }
 
+    /** CAS writes the store refused on their guard: a CAS is sent as its one operation and its change record. */
+    private long casRefused() {
+        return recording.refusedGuarded.stream().filter(t -> t.ops().stream().noneMatch(op -> op.key().endsWith("/index"))).count();
+    }
+
+    /** Client transactions (of two creates, the second an index) the store refused on their guard. */
+    private long txnRefused() {
+        return recording.refusedGuarded.stream().filter(t -> t.ops().stream().anyMatch(op -> op.key().endsWith("/index"))).count();
+    }
+
     /**
      * Writes sequential creates until 12 renewals were seen and this writer made at least 25 writes
      * (or the bound); fails on the first error. Keyed to renewals, not to time, so a slow store only
      * makes it take longer.
      */
     private Future<Integer> writeLoop(MetasrvNode node, String writer, boolean txn, int i, int max, AtomicInteger renewals) {
-        boolean raced = recording.refused.get() > 0 && recording.refusedTransactions.get() > 0;
+        boolean raced = casRefused() > 0 && txnRefused() > 0;
         if (i >= max || (renewals.get() >= 12 && i >= 25 && raced)) return Future.succeededFuture(i);
         String key = "load/" + writer + "/" + i;
         JsonObject body = txn

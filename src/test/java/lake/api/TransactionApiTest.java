@@ -43,7 +43,7 @@ abstract class TransactionApiTest extends RecordedLeaderTest {
     void transactionRefusesInvalidShapesBeforeTheStore() throws Exception {
         JsonObject create = op("kv/a").putNull("expected").put("value", b64("v"));
         List<JsonObject> tooMany = new ArrayList<>();
-        for (int i = 0; i < 100; i++) tooMany.add(op("kv/many/" + i).put("value", b64("v")));
+        for (int i = 0; i < 99; i++) tooMany.add(op("kv/many/" + i).put("value", b64("v")));
         List<JsonObject> justOver = new ArrayList<>();
         for (int i = 0; i < 15; i++) justOver.add(op("kv/near/" + i).put("value", Base64.getEncoder().encodeToString(new byte[256 * 1024])));
         justOver.add(op("kv/near/last").put("value", Base64.getEncoder().encodeToString(new byte[250_000])));
@@ -63,8 +63,8 @@ abstract class TransactionApiTest extends RecordedLeaderTest {
                 new Refusal("bad base64", txn(op("kv/a").put("value", "eB==")), 400, "ops[0]: field 'value' is not canonical base64"),
                 new Refusal("unpadded base64 in expected", txn(op("kv/a").put("expected", "eA").put("delete", true)), 400,
                         "ops[0]: field 'expected' is not padded base64"),
-                new Refusal("no operations", txn(), 400, "has 0 operations; a transaction has 1 to 99"),
-                new Refusal("100 operations", txn(tooMany.toArray(JsonObject[]::new)), 400, "has 100 operations"),
+                new Refusal("no operations", txn(), 400, "has 0 operations; a transaction has 1 to 98"),
+                new Refusal("99 operations", txn(tooMany.toArray(JsonObject[]::new)), 400, "has 99 operations"),
                 new Refusal("the lease key", txn(create, op("election/leader").put("exists", true)), 400, "ops[1]: key 'election/leader' is the lease record"),
                 new Refusal("exists false", txn(op("kv/a").put("exists", false).put("value", b64("v"))), 400,
                         "ops[0]: field 'exists' must be true"),
@@ -76,7 +76,7 @@ abstract class TransactionApiTest extends RecordedLeaderTest {
                 new Refusal("an empty key", txn(op("").put("value", b64("v"))), 400, "ops[0]: field 'key'"),
                 new Refusal("epoch null", txn(create).putNull("epoch"), 400, "field 'epoch' must be an unsigned integer"),
                 new Refusal("more than 4 MiB of keys and values", txn(oversized.toArray(JsonObject[]::new)), 400, "4194304"),
-                new Refusal("under 4 MiB, over the client's share", txn(justOver.toArray(JsonObject[]::new)), 400, "at most 4177920"),
+                new Refusal("under 4 MiB, over the client's share", txn(justOver.toArray(JsonObject[]::new)), 400, "at most 1572864"),
                 new Refusal("a value over 256 KiB", txn(op("kv/a").put("value",
                         Base64.getEncoder().encodeToString(new byte[256 * 1024 + 1]))), 413, "ops[0]: field 'value'"));
         for (Refusal r : refusals) {
@@ -99,6 +99,13 @@ abstract class TransactionApiTest extends RecordedLeaderTest {
         expectError(h.send(node, HttpMethod.POST, "/v1/txn", "{\"ops\":[{\"key\":\"a\",\"key\":\"b\",\"value\":\"eA==\"}]}"),
                 400, "invalid_argument", "'ops[0].key' appears more than once");
         assertThat(store.transactions).as("no malformed transaction was sent").isEmpty();
+
+        // Within the operation and byte limits, but its change record needs more items than are left.
+        List<JsonObject> wide = new ArrayList<>();
+        String fifteenK = Base64.getEncoder().encodeToString(new byte[15_000]);
+        for (int i = 0; i < 98; i++) wide.add(op("kv/wide/" + i).put("value", fifteenK));
+        expectError(h.post(node, "/v1/txn", txn(wide.toArray(JsonObject[]::new))), 400, "invalid_argument", "change record's 8 item(s)");
+        assertThat(store.transactions).as("refused before the store").isEmpty();
     }
 
     @Test
@@ -107,7 +114,7 @@ abstract class TransactionApiTest extends RecordedLeaderTest {
                 op("kv/bus/b").put("value", b64("b")));
         Message<JsonObject> applied = NodeHarness.await(h.vertx.eventBus().request(Bus.KV_TXN, body,
                 new DeliveryOptions().addHeader(Bus.EPOCH_HEADER, "1")));
-        assertThat(applied.body()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(applied.body()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1).put("revision", 1));
         assertThat(applied.headers().get(Bus.EPOCH_HEADER)).isEqualTo("1");
 
         Message<JsonObject> refused = NodeHarness.await(h.vertx.eventBus().request(Bus.KV_TXN,

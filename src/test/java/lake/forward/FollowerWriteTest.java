@@ -87,7 +87,7 @@ class FollowerWriteTest {
 
         HttpResponse<Buffer> answer = write.get(5, TimeUnit.SECONDS);
         assertThat(answer.statusCode()).as(answer.bodyAsString()).isEqualTo(200);
-        assertThat(answer.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(answer.bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1).put("revision", 1));
         assertThat(h.get(node, "/v1/kv/kv/waiting").bodyAsJsonObject().getString("value")).isEqualTo(b64("v"));
     }
 }

@@ -75,7 +75,7 @@ public abstract class HttpApiContract {
 
         HttpResponse<Buffer> created = h.post(node, "/v1/kv/cas", cas("kv/a/one", null, "v1"));
         assertThat(created.statusCode()).isEqualTo(200);
-        assertThat(json(created)).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(json(created)).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1).put("revision", 1));
         assertThat(json(h.post(node, "/v1/kv/cas", cas("kv/a/one", null, "again"))).getBoolean("applied")).isFalse();
         assertThat(json(h.post(node, "/v1/kv/cas", cas("kv/a/one", "v1", "v2").put("epoch", 1))).getBoolean("applied")).isTrue();
 
@@ -244,7 +244,7 @@ public abstract class HttpApiContract {
                 + " ],\n \"epoch\": 1}";
         HttpResponse<Buffer> applied = h.send(node, HttpMethod.POST, "/v1/txn", example);
         assertThat(applied.statusCode()).as(applied.bodyAsString()).isEqualTo(200);
-        assertThat(json(applied)).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1));
+        assertThat(json(applied)).isEqualTo(new JsonObject().put("applied", true).put("epoch", 1).put("revision", 3));
         assertThat(json(h.get(node, "/v1/kv/tables/a")).getString("value")).isEqualTo("djE=");
         assertThat(h.get(node, "/v1/kv/tables/b").statusCode()).isEqualTo(404);
         assertThat(json(h.get(node, "/v1/kv/gen")).getString("value")).isEqualTo(b64("g1"));

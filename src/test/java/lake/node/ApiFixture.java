@@ -28,6 +28,18 @@ public final class ApiFixture {
         return new JsonObject().put("key", key).put("expected", expected == null ? null : b64(expected)).put("value", b64(value));
     }
 
+    /**
+     * A write's reply without its {@code revision}, which must be there and positive: for replies
+     * whose exact revision the test cannot know (a cluster whose earlier writes vary).
+     */
+    public static io.vertx.core.json.JsonObject withoutRevision(io.vertx.core.json.JsonObject reply) {
+        assertThat(reply.getValue("revision")).as("the revision of %s", reply).isInstanceOf(Number.class);
+        assertThat(reply.getLong("revision")).isPositive();
+        io.vertx.core.json.JsonObject copy = reply.copy();
+        copy.remove("revision");
+        return copy;
+    }
+
     /** {@code r} is the API's error envelope with this status and code, its message containing {@code messagePart}. */
     public static void expectError(HttpResponse<Buffer> r, int status, String code, String messagePart) {
         assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(status);

@@ -38,11 +38,11 @@ class GracefulStopTest {
     @TempDir Path dir;
     NodeHarness h;
     MetasrvNode node;
-    /** Guarded mutations wait for this gate while it is set. */
+    /** Client writes (guarded transactions) wait for this gate while it is set. */
     volatile Promise<Void> gate;
     final CompletableFuture<Void> entered = new CompletableFuture<>();
 
-    /** A real store whose guarded mutations can be held at the door, to have a write in flight. */
+    /** A real store whose client writes (guarded transactions) can be held at the door, to have a write in flight. */
     final class GatedStore implements MetaStore {
         final MetaStore real;
         GatedStore(MetaStore real) { this.real = real; }
@@ -52,12 +52,12 @@ class GracefulStopTest {
         @Override public Future<ScanPage> scanPrefix(String p, String c, int l) { return real.scanPrefix(p, c, l); }
         @Override public Future<java.util.Optional<String>> lastKey(String p) { return real.lastKey(p); }
         @Override public Future<Void> close() { return real.close(); }
-        @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) { return real.transact(t); }
-        @Override public Future<Boolean> guardedMutate(GuardedMutation m) {
+        @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
+        @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) {
             Promise<Void> g = gate;
-            if (g == null) return real.guardedMutate(m);
+            if (g == null || t.guardKey().isEmpty()) return real.transact(t);
             entered.complete(null);
-            return g.future().compose(v -> real.guardedMutate(m));
+            return g.future().compose(v -> real.transact(t));
         }
     }
 

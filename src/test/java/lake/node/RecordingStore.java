@@ -21,10 +21,17 @@ public final class RecordingStore implements MetaStore {
     private final AtomicInteger calls = new AtomicInteger();
     public final List<GuardedMutation> guarded = new CopyOnWriteArrayList<>();
     public final List<Transaction> transactions = new CopyOnWriteArrayList<>();
+    /** Transactions refused because their guard did not hold. */
+    public final List<Transaction> refusedGuarded = new CopyOnWriteArrayList<>();
     /** Guarded mutations the store answered {@code false}. */
     public final AtomicInteger refused = new AtomicInteger();
     /** Transactions the store answered with their guard failed. */
     public final AtomicInteger refusedTransactions = new AtomicInteger();
+
+    /** Writes guarded by a lease that reached the store: guarded mutations and guarded transactions. */
+    public int guardedWrites() {
+        return guarded.size() + (int) transactions.stream().filter(t -> t.guardKey().isPresent()).count();
+    }
 
     public RecordingStore(MetaStore real) {
         this.real = real;
@@ -62,7 +69,10 @@ public final class RecordingStore implements MetaStore {
         calls.incrementAndGet();
         if (transaction != null) transactions.add(transaction);
         return real.transact(transaction).onSuccess(o -> {
-            if (o.guardFailed()) refusedTransactions.incrementAndGet();
+            if (o.guardFailed()) {
+                refusedTransactions.incrementAndGet();
+                refusedGuarded.add(transaction);
+            }
         });
     }
 }

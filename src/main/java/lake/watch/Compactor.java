@@ -1,0 +1,92 @@
+package lake.watch;
+
+import io.vertx.core.Future;
+import lake.feed.ChangeRecord;
+import lake.feed.FeedReads;
+import lake.feed.Revisions;
+import lake.meta.MetaStore;
+import lake.meta.Transaction;
+import lake.metasrv.FeedCompaction;
+import lake.metasrv.FencedWriter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/**
+ * Retention: deletes the feed's oldest records, those older than the retention period and those
+ * more than {@code maxRecords} revisions below the newest, in fenced batches that raise the
+ * compaction floor in the same transaction. Compaction only ever removes a prefix of the feed, so
+ * "every record above the floor is held" stays true; a reader that finds the floor above where
+ * it resumes knows it missed records ({@code 410}). Run on the leader; a deposed leader's batch
+ * is fenced like any write.
+ */
+public final class Compactor {
+    /** Record items one batch deletes: a store transaction's operations less the floor's. */
+    static final int MAX_ITEMS = Transaction.MAX_OPERATIONS - 1;
+
+    /** What a round did: records deleted, and the floor it left. */
+    public record Round(int records, long floor) {}
+
+    private final MetaStore reads;
+    private final Function<FeedCompaction, Future<FencedWriter.Outcome>> writer;
+    private final LongSupplier wallMillis;
+    private final long retentionMs;
+    private final long maxRecords;
+
+    /**
+     * @param writer      the node's fenced writer
+     * @param retentionMs records older than this (by their commit time) are compacted
+     * @param maxRecords  records more than this many revisions below the newest are compacted
+     */
+    public Compactor(MetaStore reads, Function<FeedCompaction, Future<FencedWriter.Outcome>> writer, LongSupplier wallMillis,
+                     long retentionMs, long maxRecords) {
+        if (retentionMs <= 0 || maxRecords <= 0) throw new IllegalArgumentException("retention and max records must be positive");
+        this.reads = reads;
+        this.writer = writer;
+        this.wallMillis = wallMillis;
+        this.retentionMs = retentionMs;
+        this.maxRecords = maxRecords;
+    }
+
+    /** Compacts what retention allows, in at most {@code maxBatches} transactions. */
+    public Future<Round> round(int maxBatches) {
+        return batch(maxBatches, 0);
+    }
+
+    private Future<Round> batch(int left, int done) {
+        return reads.get(Revisions.FLOOR_KEY).compose(floorBytes -> reads.lastKey(Revisions.PREFIX).compose(lastKey -> {
+            long floor = Revisions.floor(floorBytes);
+            if (lastKey.isEmpty()) return Future.succeededFuture(new Round(done, floor));
+            long last = Revisions.parse(lastKey.get());
+            long countCut = Long.compareUnsigned(last, maxRecords) > 0 ? last - maxRecords : 0;
+            long ageCut = wallMillis.getAsLong() - retentionMs;
+            return FeedReads.items(reads, floor, last, MAX_ITEMS).compose(stored -> {
+                List<Transaction.Op> ops = new ArrayList<>();
+                long newFloor = floor;
+                for (FeedReads.Stored s : stored) {
+                    ChangeRecord r = s.record();
+                    boolean expired = Long.compareUnsigned(r.revision(), countCut) <= 0 || r.atMs() < ageCut;
+                    if (!expired || ops.size() + s.keys().size() > MAX_ITEMS) break;
+                    for (String key : s.keys()) ops.add(Transaction.Op.deleteAny(key));
+                    newFloor = r.revision();
+                }
+                if (ops.isEmpty()) return Future.succeededFuture(new Round(done, floor));
+                ops.add(floorOp(floorBytes, newFloor));
+                long reached = newFloor;
+                int deleted = done + (int) stored.stream().takeWhile(s -> Long.compareUnsigned(s.record().revision(), reached) <= 0).count();
+                return writer.apply(new FeedCompaction(Transaction.of(ops))).compose(o -> {
+                    if (!o.applied()) return Future.succeededFuture(new Round(done, floor));
+                    return left > 1 ? batch(left - 1, deleted) : Future.succeededFuture(new Round(deleted, reached));
+                });
+            });
+        }));
+    }
+
+    private static Transaction.Op floorOp(Optional<byte[]> current, long floor) {
+        return current.isPresent() ? Transaction.Op.update(Revisions.FLOOR_KEY, current.get(), Revisions.floorBytes(floor))
+                : Transaction.Op.create(Revisions.FLOOR_KEY, Revisions.floorBytes(floor));
+    }
+}
