@@ -19,6 +19,12 @@ public final class Feed {
     private boolean started;
     private Future<Sequencer> sequencer;
 
+    /** The sequencer of {@code epoch} if it has started (its read completed), else {@code null}. */
+    public synchronized Sequencer started(long epoch) {
+        if (!started || this.epoch != epoch || !sequencer.succeeded()) return null;
+        return sequencer.result();
+    }
+
     /**
      * The sequencer of {@code epoch}, started from {@code store} at its first use; the same future
      * for every caller of one epoch. A failed read is not kept: the next write tries again.

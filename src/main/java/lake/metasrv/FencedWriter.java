@@ -73,6 +73,7 @@ public final class FencedWriter {
     private final LongSupplier monoNanos;
     private final LongSupplier wallMillis;
     private final Feed feed;
+    private final java.util.concurrent.Executor ownLoop;
 
     /**
      * @param current        this node's latest leadership, as its election verticle published it
@@ -80,10 +81,14 @@ public final class FencedWriter {
      * @param storeAtEpoch   the store, reached with every request carrying the given epoch
      * @param stepDown       tells the election verticle to give up leadership now, with a reason
      * @param feed           the node's revisions (one for every instance of its write path)
+     * @param ownLoop        runs a task on this writer's event loop: the feed's sequencer may be
+     *                       started by another instance, on another loop, and this writer's state
+     *                       is confined to its own
      */
     public FencedWriter(String nodeId, String leaseKey, Supplier<Leadership> current,
                         Supplier<Future<Leadership>> nextLeadership, LongFunction<MetaStore> storeAtEpoch,
-                        Consumer<String> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed) {
+                        Consumer<String> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed,
+                        java.util.concurrent.Executor ownLoop) {
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
         this.current = current;
@@ -93,6 +98,7 @@ public final class FencedWriter {
         this.monoNanos = monoNanos;
         this.wallMillis = wallMillis;
         this.feed = feed;
+        this.ownLoop = ownLoop;
     }
 
     /** A revision held by one write across its attempts, settled exactly once. */
@@ -121,7 +127,7 @@ public final class FencedWriter {
             return Future.failedFuture(refused);
         }
         if (write.changes().isEmpty()) return attempt(write, 0, null, a);
-        return feed.sequencer(a.guard.epoch(), a.store).compose(sequencer -> {
+        return sequencer(a).compose(sequencer -> {
             Slot slot = new Slot(sequencer, a.guard.epoch());
             return attempt(write, 0, slot, a).transform(done -> {
                 if (done.failed() && done.cause() instanceof Unsettled u) return Future.failedFuture(u.getCause());
@@ -130,6 +136,18 @@ public final class FencedWriter {
                 return done.succeeded() ? Future.succeededFuture(done.result()) : Future.failedFuture(done.cause());
             });
         });
+    }
+
+    /**
+     * The epoch's sequencer, its callbacks on this writer's loop. A future another instance
+     * created would run them on that instance's loop; once started, the sequencer is taken as is.
+     */
+    private Future<Sequencer> sequencer(Admitted a) {
+        Sequencer ready = feed.started(a.guard.epoch());
+        if (ready != null) return Future.succeededFuture(ready);
+        io.vertx.core.Promise<Sequencer> here = io.vertx.core.Promise.promise();
+        feed.sequencer(a.guard.epoch(), a.store).onComplete(done -> ownLoop.execute(() -> here.handle(done)));
+        return here.future();
     }
 
     /** The guard and store a write is sent with, after the leadership checks. */

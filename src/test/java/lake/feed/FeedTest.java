@@ -50,6 +50,8 @@ class FeedTest {
         Sequencer first = join(feed.sequencer(1, store));
         assertThat(first.allocate()).as("an empty feed starts at 1").isEqualTo(1);
         assertThat(feed.sequencer(1, store)).as("one sequencer per epoch").isSameAs(feed.sequencer(1, store));
+        assertThat(feed.started(1)).as("started: taken without a future").isSameAs(first);
+        assertThat(feed.started(2)).as("an epoch not started").isNull();
         for (long r : new long[] {1, 2, 41, 7}) {
             assertThat(join(store.cas(Revisions.key(r), null, ChangeRecord.voidAt(r, 1, 0).encode()))).isTrue();
         }
