@@ -445,8 +445,8 @@ public final class NodeApi {
      * with what it compacted. The node's {@code ApiVerticle} runs it periodically; one per node.
      */
     public Future<lake.watch.Compactor.Round> compactFeed() {
-        if (!leadership.isLeader()) return Future.succeededFuture(new lake.watch.Compactor.Round(0, 0));
-        return compactor.round(COMPACTION_BATCHES);
+        if (!leadership.isLeader()) return Future.succeededFuture(lake.watch.Compactor.Round.NONE);
+        return writer.revisions().compose(revisions -> compactor.round(COMPACTION_BATCHES, revisions::watermark));
     }
 
     /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */

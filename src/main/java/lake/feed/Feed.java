@@ -19,6 +19,11 @@ public final class Feed {
     private boolean started;
     private Future<Sequencer> sequencer;
 
+    /** A write under an epoch older than the newest this node has started revisions for. */
+    public static final class StaleEpoch extends RuntimeException {
+        public StaleEpoch(String message) { super(message, null, false, false); }
+    }
+
     /** The sequencer of {@code epoch} if it has started (its read completed), else {@code null}. */
     public synchronized Sequencer started(long epoch) {
         if (!started || this.epoch != epoch || !sequencer.succeeded()) return null;
@@ -30,6 +35,12 @@ public final class Feed {
      * for every caller of one epoch. A failed read is not kept: the next write tries again.
      */
     public synchronized Future<Sequencer> sequencer(long epoch, MetaStore store) {
+        if (started && Long.compareUnsigned(epoch, this.epoch) < 0) {
+            // An instance still holding an older leadership: its writes are fenced anyway, and
+            // restarting the older epoch would lose the newer one's unsettled revisions.
+            return Future.failedFuture(new StaleEpoch("epoch " + Long.toUnsignedString(epoch) + " is older than epoch "
+                    + Long.toUnsignedString(this.epoch) + ", whose revisions this node hands out now"));
+        }
         if (started && this.epoch == epoch && !(sequencer.isComplete() && sequencer.failed())) return sequencer;
         this.epoch = epoch;
         this.started = true;

@@ -15,6 +15,11 @@ public final class FeedReads {
 
     private FeedReads() {}
 
+    /** A read met a record that compaction removed while it was being read. */
+    public static final class Compacted extends RuntimeException {
+        public Compacted(String message) { super(message, null, false, false); }
+    }
+
     /** A record as stored: the record and the keys of its items (part 0 first). */
     public record Stored(ChangeRecord record, List<String> keys) {
         public Stored {
@@ -25,7 +30,11 @@ public final class FeedReads {
     /**
      * The records (void ones included) with revisions in ({@code after}, {@code upTo}], at most
      * {@code limit}, ascending. Every record returned is whole: its parts were written in one
-     * transaction, so a record's first part implies the rest.
+     * transaction, so a record's first part implies the rest — unless compaction deleted it
+     * between two store pages; then the read fails with {@link Compacted}, and a reader re-reads
+     * the floor. (A read that completes may still have been overtaken by compaction below what
+     * it returned: readers that must not miss records compare the floor, read after, with
+     * {@code after}.)
      */
     public static Future<List<ChangeRecord>> read(MetaStore store, long after, long upTo, int limit) {
         return items(store, after, upTo, limit).map(stored -> stored.stream().map(Stored::record).toList());
@@ -48,6 +57,7 @@ public final class FeedReads {
             for (KeyValue kv : p.entries()) {
                 long revision = Revisions.parse(kv.key());
                 boolean first = Revisions.part(kv.key()) == 0;
+                if (!first && pending.isEmpty()) throw new Compacted("part " + kv.key() + " without its record's first part");
                 if (first && !pending.isEmpty()) {
                     out.add(stored(pending));
                     pending.clear();
@@ -64,6 +74,12 @@ public final class FeedReads {
     }
 
     private static Stored stored(List<KeyValue> items) {
-        return new Stored(RecordItems.assemble(items), items.stream().map(KeyValue::key).toList());
+        try {
+            return new Stored(RecordItems.assemble(items), items.stream().map(KeyValue::key).toList());
+        } catch (IllegalArgumentException partsGone) {
+            // Parts are written and deleted together: a record that does not assemble lost its
+            // later parts to compaction between two pages of this read.
+            throw new Compacted("record " + items.get(0).key() + " was compacted during the read: " + partsGone.getMessage());
+        }
     }
 }

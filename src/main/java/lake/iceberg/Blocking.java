@@ -46,6 +46,8 @@ final class Blocking {
     /** Lake's failure as Iceberg's; NotFound stays generic ({@link NotFoundException}) for callers to narrow. */
     static RuntimeException translate(Throwable t, boolean write) {
         if (t instanceof CatalogException.InvalidArgument e) return new IllegalArgumentException(e.getMessage(), e);
+        // Refused before the store, e.g. a commit whose change record needs more items than are left.
+        if (t instanceof MetaException.InvalidArgument e) return new IllegalArgumentException(e.getMessage(), e);
         if (t instanceof CatalogException.AlreadyExists e) return new AlreadyExistsException(e, "%s", e.getMessage());
         if (t instanceof CatalogException.NamespaceNotEmpty e) return new NamespaceNotEmptyException(e, "%s", e.getMessage());
         if (t instanceof CatalogException.PointerMoved e) return new CommitFailedException(e, "%s", e.getMessage());

@@ -104,16 +104,27 @@ public final class ApiVerticle extends VerticleBase {
         });
     }
 
+    /** One round of the feed's retention; another at once while expired records remain (so it keeps up with any write rate). */
     private void compactFeed() {
         if (compacting) return;
         compacting = true;
-        api.compactFeed().onComplete(done -> {
+        Future<lake.watch.Compactor.Round> round;
+        try {
+            round = api.compactFeed();
+        } catch (RuntimeException e) {
+            round = Future.failedFuture(e);
+        }
+        round.onComplete(done -> {
             compacting = false;
-            if (done.failed()) log.debug("change feed compaction failed: {}", done.cause().toString());
-            else if (done.result().records() > 0) {
+            if (done.failed()) {
+                log.debug("change feed compaction failed: {}", done.cause().toString());
+                return;
+            }
+            if (done.result().records() > 0) {
                 log.debug("change feed compacted {} record(s), floor {}", done.result().records(),
                         Long.toUnsignedString(done.result().floor()));
             }
+            if (done.result().more()) vertx.runOnContext(v -> compactFeed());
         });
     }
 

@@ -139,6 +139,19 @@ public final class FencedWriter {
     }
 
     /**
+     * The revisions of the epoch this node leads now, started if need be: the watermark that the
+     * feed's retention (and its readers) stay below. Fails {@code NotLeader} on a follower.
+     */
+    public Future<Sequencer> revisions() {
+        Leadership l = current.get();
+        if (!l.isLeader() || l.guard().isEmpty()) {
+            return Future.failedFuture(new MetasrvException.NotLeader("node " + nodeId + " is not the leader", l.leader().orElse(null)));
+        }
+        LeaseGuard g = l.guard().get();
+        return sequencer(new Admitted(g, storeAtEpoch.apply(g.epoch())));
+    }
+
+    /**
      * The epoch's sequencer, its callbacks on this writer's loop. A future another instance
      * created would run them on that instance's loop; once started, the sequencer is taken as is.
      */
@@ -147,7 +160,9 @@ public final class FencedWriter {
         if (ready != null) return Future.succeededFuture(ready);
         io.vertx.core.Promise<Sequencer> here = io.vertx.core.Promise.promise();
         feed.sequencer(a.guard.epoch(), a.store).onComplete(done -> ownLoop.execute(() -> here.handle(done)));
-        return here.future();
+        return here.future().recover(t -> Future.failedFuture(t instanceof Feed.StaleEpoch stale
+                ? new MetasrvException.NotLeader("node " + nodeId + " no longer leads epoch " + Long.toUnsignedString(a.guard.epoch())
+                        + ": " + stale.getMessage(), null) : t));
     }
 
     /** The guard and store a write is sent with, after the leadership checks. */
@@ -261,15 +276,45 @@ public final class FencedWriter {
     }
 
     private Future<Outcome> decided(boolean voidApplied, String key, Slot slot, Admitted a, MetaException.OutcomeUnknown lost) {
-        if (voidApplied) {
-            return Future.failedFuture(new MetaException.RetryableBackend("the write did not apply: its answer was lost ("
-                    + lost.getMessage() + "), and revision " + Long.toUnsignedString(slot.revision) + " was settled void", lost));
-        }
+        if (voidApplied) return Future.failedFuture(didNotApply(slot, lost));
         return a.store.get(key).transform(read -> {
-            if (read.failed()) return Future.failedFuture(lost);
-            return read.result().isPresent() ? Future.succeededFuture(new Outcome(true, List.of(), slot.epoch, slot.revision))
-                    : Future.failedFuture(fenced(a.guard, "the lease moved while the write's answer was lost; it did not apply"));
+            if (read.failed()) return unread(slot, lost);
+            if (read.result().isPresent()) {
+                // An earlier void attempt whose answer was lost may be what holds the key: only a
+                // record that is not void is the write's own (part 0 of a record in parts does not
+                // decode alone, and a void record is always whole).
+                if (isVoid(read.result().get())) return Future.failedFuture(didNotApply(slot, lost));
+                return Future.succeededFuture(new Outcome(true, List.of(), slot.epoch, slot.revision));
+            }
+            // Refused with the key absent: the guard failed, so the write (under the same guard)
+            // can never commit. This node's own renewal is no reason to step down.
+            return a.store.get(leaseKey).transform(lease -> {
+                if (lease.failed()) return unread(slot, lost);
+                if (lease.result().isPresent() && isOwnRenewal(lease.result().get(), a.guard)) {
+                    return Future.failedFuture(didNotApply(slot, lost));
+                }
+                return Future.failedFuture(fenced(a.guard, "the lease moved while the write's answer was lost; it did not apply"));
+            });
         });
+    }
+
+    /** The void record was refused, so the revision's fate is final (settled), but reading it failed. */
+    private static Future<Outcome> unread(Slot slot, MetaException.OutcomeUnknown lost) {
+        return Future.failedFuture(new MetaException.OutcomeUnknown(lost.getMessage() + "; revision "
+                + Long.toUnsignedString(slot.revision) + " holds its record if it applied", lost));
+    }
+
+    private static MetaException.RetryableBackend didNotApply(Slot slot, MetaException.OutcomeUnknown lost) {
+        return new MetaException.RetryableBackend("the write did not apply: its answer was lost (" + lost.getMessage()
+                + "), and revision " + Long.toUnsignedString(slot.revision) + " was settled void", lost);
+    }
+
+    private static boolean isVoid(byte[] stored) {
+        try {
+            return ChangeRecord.decode(stored).isVoid();
+        } catch (IllegalArgumentException partOfALargerRecord) {
+            return false;
+        }
     }
 
     /** A revision left unsettled: the watermark stays below it until the next leader's epoch. */

@@ -20,15 +20,18 @@ import java.util.function.LongSupplier;
  * more than {@code maxRecords} revisions below the newest, in fenced batches that raise the
  * compaction floor in the same transaction. Compaction only ever removes a prefix of the feed, so
  * "every record above the floor is held" stays true; a reader that finds the floor above where
- * it resumes knows it missed records ({@code 410}). Run on the leader; a deposed leader's batch
- * is fenced like any write.
+ * it resumes knows it missed records ({@code 410}). It never passes the leader's watermark: a
+ * revision still in flight looks like a gap, and its record must not land below the floor. Run
+ * on the leader; a deposed leader's batch is fenced like any write.
  */
 public final class Compactor {
     /** Record items one batch deletes: a store transaction's operations less the floor's. */
     static final int MAX_ITEMS = Transaction.MAX_OPERATIONS - 1;
 
-    /** What a round did: records deleted, and the floor it left. */
-    public record Round(int records, long floor) {}
+    /** What a round did: records deleted, the floor it left, and whether expired records remain (its batches ran out). */
+    public record Round(int records, long floor, boolean more) {
+        public static final Round NONE = new Round(0, 0, false);
+    }
 
     private final MetaStore reads;
     private final Function<FeedCompaction, Future<FencedWriter.Outcome>> writer;
@@ -51,35 +54,49 @@ public final class Compactor {
         this.maxRecords = maxRecords;
     }
 
-    /** Compacts what retention allows, in at most {@code maxBatches} transactions. */
-    public Future<Round> round(int maxBatches) {
-        return batch(maxBatches, 0);
+    /**
+     * Compacts what retention allows, below {@code watermark} (the leader's, read at each batch),
+     * in at most {@code maxBatches} transactions.
+     */
+    public Future<Round> round(int maxBatches, LongSupplier watermark) {
+        return batch(maxBatches, 0, watermark);
     }
 
-    private Future<Round> batch(int left, int done) {
+    private Future<Round> batch(int left, int done, LongSupplier watermark) {
         return reads.get(Revisions.FLOOR_KEY).compose(floorBytes -> reads.lastKey(Revisions.PREFIX).compose(lastKey -> {
             long floor = Revisions.floor(floorBytes);
-            if (lastKey.isEmpty()) return Future.succeededFuture(new Round(done, floor));
+            if (lastKey.isEmpty()) return Future.succeededFuture(new Round(done, floor, false));
             long last = Revisions.parse(lastKey.get());
+            long mark = watermark.getAsLong();
+            long upTo = Long.compareUnsigned(last, mark) <= 0 ? last : mark;
             long countCut = Long.compareUnsigned(last, maxRecords) > 0 ? last - maxRecords : 0;
             long ageCut = wallMillis.getAsLong() - retentionMs;
-            return FeedReads.items(reads, floor, last, MAX_ITEMS).compose(stored -> {
+            return FeedReads.items(reads, floor, upTo, MAX_ITEMS).compose(stored -> {
                 List<Transaction.Op> ops = new ArrayList<>();
                 long newFloor = floor;
+                boolean full = false;
                 for (FeedReads.Stored s : stored) {
                     ChangeRecord r = s.record();
                     boolean expired = Long.compareUnsigned(r.revision(), countCut) <= 0 || r.atMs() < ageCut;
-                    if (!expired || ops.size() + s.keys().size() > MAX_ITEMS) break;
+                    if (!expired) break;
+                    if (ops.size() + s.keys().size() > MAX_ITEMS) {
+                        full = true;
+                        break;
+                    }
                     for (String key : s.keys()) ops.add(Transaction.Op.deleteAny(key));
                     newFloor = r.revision();
                 }
-                if (ops.isEmpty()) return Future.succeededFuture(new Round(done, floor));
+                // Read as many records as one batch holds: if all were expired, more may follow.
+                full |= !ops.isEmpty() && stored.size() == MAX_ITEMS && newFloor == stored.get(stored.size() - 1).record().revision();
+                if (ops.isEmpty()) return Future.succeededFuture(new Round(done, floor, false));
                 ops.add(floorOp(floorBytes, newFloor));
                 long reached = newFloor;
                 int deleted = done + (int) stored.stream().takeWhile(s -> Long.compareUnsigned(s.record().revision(), reached) <= 0).count();
+                boolean more = full;
                 return writer.apply(new FeedCompaction(Transaction.of(ops))).compose(o -> {
-                    if (!o.applied()) return Future.succeededFuture(new Round(done, floor));
-                    return left > 1 ? batch(left - 1, deleted) : Future.succeededFuture(new Round(deleted, reached));
+                    if (!o.applied()) return Future.succeededFuture(new Round(done, floor, false));
+                    if (!more) return Future.succeededFuture(new Round(deleted, reached, false));
+                    return left > 1 ? batch(left - 1, deleted, watermark) : Future.succeededFuture(new Round(deleted, reached, true));
                 });
             });
         }));

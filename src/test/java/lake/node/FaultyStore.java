@@ -59,10 +59,31 @@ public final class FaultyStore implements MetaStore {
     /** Transactions still to apply whose answers are then lost ({@link MetaException.OutcomeUnknown}). */
     public final java.util.concurrent.atomic.AtomicInteger loseAnswers = new java.util.concurrent.atomic.AtomicInteger();
 
+    /** What happens to the next transactions, one each, before {@link #loseAnswers} and injected faults. */
+    public enum TransactFault {
+        /** Fails {@link MetaException.OutcomeUnknown} without reaching the store. */
+        NOT_SENT,
+        /** Applies, then fails {@link MetaException.OutcomeUnknown}. */
+        ANSWER_LOST
+    }
+
+    public final java.util.Queue<TransactFault> transactFaults = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Runs before each transaction reaches the store (or its fault), which waits for it. */
+    public volatile java.util.function.Function<Transaction, Future<Void>> beforeTransact = t -> Future.succeededFuture();
+
     @Override
     public Future<TransactionOutcome> transact(Transaction t) {
+        return beforeTransact.apply(t).compose(v -> transactNow(t));
+    }
+
+    private Future<TransactionOutcome> transactNow(Transaction t) {
         if (answerNothing.get()) return real.transact(t).compose(o -> io.vertx.core.Promise.<TransactionOutcome>promise().future());
-        if (loseAnswers.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        TransactFault f = transactFaults.poll();
+        if (f == TransactFault.NOT_SENT) {
+            injected.incrementAndGet();
+            return Future.failedFuture(new MetaException.OutcomeUnknown("the connection broke before the request was sent (test)", null));
+        }
+        if (f == TransactFault.ANSWER_LOST || loseAnswers.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             injected.incrementAndGet();
             return real.transact(t).transform(done -> Future.failedFuture(
                     new MetaException.OutcomeUnknown("the answer was lost after the transaction reached the store (test)", null)));
