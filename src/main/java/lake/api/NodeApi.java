@@ -446,7 +446,8 @@ public final class NodeApi {
      */
     public Future<lake.watch.Compactor.Round> compactFeed() {
         if (!leadership.isLeader()) return Future.succeededFuture(lake.watch.Compactor.Round.NONE);
-        return writer.revisions().compose(revisions -> compactor.round(COMPACTION_BATCHES, revisions::watermark));
+        long epoch = leadership.epoch();
+        return writer.revisions().compose(revisions -> compactor.round(COMPACTION_BATCHES, epoch, revisions::watermark));
     }
 
     /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */

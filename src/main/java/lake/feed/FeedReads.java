@@ -15,7 +15,7 @@ public final class FeedReads {
 
     private FeedReads() {}
 
-    /** A read met a record that compaction removed while it was being read. */
+    /** A read met a record it could not read whole: compacted while being read, or (DynamoDB) seen mid-commit. */
     public static final class Compacted extends RuntimeException {
         public Compacted(String message) { super(message, null, false, false); }
     }
@@ -31,8 +31,10 @@ public final class FeedReads {
      * The records (void ones included) with revisions in ({@code after}, {@code upTo}], at most
      * {@code limit}, ascending. Every record returned is whole: its parts were written in one
      * transaction, so a record's first part implies the rest — unless compaction deleted it
-     * between two store pages; then the read fails with {@link Compacted}, and a reader re-reads
-     * the floor. (A read that completes may still have been overtaken by compaction below what
+     * between two store pages, or (DynamoDB: a Query is read-committed per item, not per
+     * transaction) the read saw a record's transaction half committed; then the read fails with
+     * {@link Compacted}, and a reader re-reads the floor: above {@code after}, records are gone;
+     * else it reads again. (A read that completes may still have been overtaken by compaction below what
      * it returned: readers that must not miss records compare the floor, read after, with
      * {@code after}.)
      */

@@ -49,6 +49,9 @@ public final class ApiVerticle extends VerticleBase {
     private long compactionTimer = -1;
     /** A compaction round in flight: the next tick skips rather than overlap it. */
     private boolean compacting;
+    private volatile boolean stopped;
+    /** Pause between back-to-back compaction rounds, so client writes go first. */
+    private static final long COMPACTION_PAUSE_MS = 20;
 
 
     /**
@@ -106,7 +109,7 @@ public final class ApiVerticle extends VerticleBase {
 
     /** One round of the feed's retention; another at once while expired records remain (so it keeps up with any write rate). */
     private void compactFeed() {
-        if (compacting) return;
+        if (compacting || stopped) return;
         compacting = true;
         Future<lake.watch.Compactor.Round> round;
         try {
@@ -124,7 +127,7 @@ public final class ApiVerticle extends VerticleBase {
                 log.debug("change feed compacted {} record(s), floor {}", done.result().records(),
                         Long.toUnsignedString(done.result().floor()));
             }
-            if (done.result().more()) vertx.runOnContext(v -> compactFeed());
+            if (done.result().more() && !stopped) vertx.setTimer(COMPACTION_PAUSE_MS, id -> compactFeed());
         });
     }
 
@@ -148,6 +151,7 @@ public final class ApiVerticle extends VerticleBase {
         List<Future<Void>> unregistered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) unregistered.add(c.unregister());
         vertx.cancelTimer(announceTimer);
+        stopped = true;
         vertx.cancelTimer(compactionTimer);
         Future<Void> withdrawn = api.membership().withdraw(config.settings().nodeId()).recover(t -> Future.succeededFuture());
         return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {

@@ -13,8 +13,9 @@ import java.util.List;
  * The leader's deletion of the feed's oldest records, raising the compaction floor in the same
  * fenced transaction. The one write that is not itself recorded (recording the feed's own
  * housekeeping would feed it forever); it may touch nothing but record items and the floor.
+ * It is pinned to the epoch whose watermark bounded it: under any other, it is refused.
  */
-public record FeedCompaction(Transaction transaction) implements ClientWrite {
+public record FeedCompaction(Transaction transaction, long leaderEpoch) implements ClientWrite {
     public FeedCompaction {
         if (transaction == null) throw new MetaException.InvalidArgument("transaction must not be null");
         if (transaction.guardKey().isPresent()) throw new MetaException.InvalidArgument("the leader adds the guard");
@@ -25,7 +26,7 @@ public record FeedCompaction(Transaction transaction) implements ClientWrite {
         }
     }
 
-    @Override public Long epoch() { return null; }
+    @Override public Long epoch() { return leaderEpoch; }
 
     @Override public void refuseLeaseKey(String leaseKey) { }
 

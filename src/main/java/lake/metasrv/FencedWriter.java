@@ -5,6 +5,7 @@ import lake.election.LeaseGuard;
 import lake.election.LeaseRecord;
 import lake.feed.ChangeRecord;
 import lake.feed.Feed;
+import lake.feed.FeedReads;
 import lake.feed.RecordItems;
 import lake.feed.Revisions;
 import lake.feed.Sequencer;
@@ -159,7 +160,7 @@ public final class FencedWriter {
         Sequencer ready = feed.started(a.guard.epoch());
         if (ready != null) return Future.succeededFuture(ready);
         io.vertx.core.Promise<Sequencer> here = io.vertx.core.Promise.promise();
-        feed.sequencer(a.guard.epoch(), a.store).onComplete(done -> ownLoop.execute(() -> here.handle(done)));
+        feed.sequencer(a.guard.epoch(), a.store, leaseKey, a.guard.leaseBytes()).onComplete(done -> ownLoop.execute(() -> here.handle(done)));
         return here.future().recover(t -> Future.failedFuture(t instanceof Feed.StaleEpoch stale
                 ? new MetasrvException.NotLeader("node " + nodeId + " no longer leads epoch " + Long.toUnsignedString(a.guard.epoch())
                         + ": " + stale.getMessage(), null) : t));
@@ -269,6 +270,9 @@ public final class FencedWriter {
             }
             String message = "revision " + Long.toUnsignedString(slot.revision) + " could not be settled after " + attempt
                     + " attempt(s) (" + done.cause().getMessage() + "); node " + nodeId + " steps down";
+            // The epoch's revisions start again from the feed's tail only under a later lease
+            // record (after which this guard can never commit); the node steps down meanwhile.
+            feed.retire(slot.epoch, a.guard.leaseBytes());
             stepDown.accept(message);
             return Future.failedFuture(new Unsettled(new MetaException.OutcomeUnknown(lost.getMessage()
                     + "; its change record would be revision " + Long.toUnsignedString(slot.revision), lost)));
@@ -277,23 +281,25 @@ public final class FencedWriter {
 
     private Future<Outcome> decided(boolean voidApplied, String key, Slot slot, Admitted a, MetaException.OutcomeUnknown lost) {
         if (voidApplied) return Future.failedFuture(didNotApply(slot, lost));
-        return a.store.get(key).transform(read -> {
+        return FeedReads.read(a.store, slot.revision - 1, slot.revision, 1).transform(read -> {
             if (read.failed()) return unread(slot, lost);
-            if (read.result().isPresent()) {
-                // An earlier void attempt whose answer was lost may be what holds the key: only a
-                // record that is not void is the write's own (part 0 of a record in parts does not
-                // decode alone, and a void record is always whole).
-                if (isVoid(read.result().get())) return Future.failedFuture(didNotApply(slot, lost));
+            ChangeRecord held = read.result().isEmpty() || read.result().get(0).revision() != slot.revision ? null : read.result().get(0);
+            // Only this write's own record proves it applied: not a void record (an earlier
+            // settling attempt whose answer was lost), and not another epoch's record at the same
+            // revision (a later leader may reuse a revision no record held when it took over).
+            if (held != null && !held.isVoid() && held.epoch() == slot.epoch) {
                 return Future.succeededFuture(new Outcome(true, List.of(), slot.epoch, slot.revision));
             }
-            // Refused with the key absent: the guard failed, so the write (under the same guard)
-            // can never commit. This node's own renewal is no reason to step down.
+            if (held != null && held.isVoid()) return Future.failedFuture(didNotApply(slot, lost));
+            // The void record was refused on its guard: the write, under the same guard, never
+            // applied and never will. Whether this node is fenced is the lease's to say; its own
+            // renewal is no reason to step down.
             return a.store.get(leaseKey).transform(lease -> {
-                if (lease.failed()) return unread(slot, lost);
-                if (lease.result().isPresent() && isOwnRenewal(lease.result().get(), a.guard)) {
-                    return Future.failedFuture(didNotApply(slot, lost));
+                if (lease.succeeded() && lease.result().isPresent() && !isOwnRenewal(lease.result().get(), a.guard)
+                        && !Arrays.equals(lease.result().get(), a.guard.leaseBytes())) {
+                    return Future.failedFuture(fenced(a.guard, "the lease moved while the write's answer was lost; it did not apply"));
                 }
-                return Future.failedFuture(fenced(a.guard, "the lease moved while the write's answer was lost; it did not apply"));
+                return Future.failedFuture(didNotApply(slot, lost));
             });
         });
     }
@@ -306,21 +312,14 @@ public final class FencedWriter {
 
     private static MetaException.RetryableBackend didNotApply(Slot slot, MetaException.OutcomeUnknown lost) {
         return new MetaException.RetryableBackend("the write did not apply: its answer was lost (" + lost.getMessage()
-                + "), and revision " + Long.toUnsignedString(slot.revision) + " was settled void", lost);
+                + "), and revision " + Long.toUnsignedString(slot.revision) + " is settled: no record of it will appear", lost);
     }
 
-    private static boolean isVoid(byte[] stored) {
-        try {
-            return ChangeRecord.decode(stored).isVoid();
-        } catch (IllegalArgumentException partOfALargerRecord) {
-            return false;
-        }
-    }
-
-    /** A revision left unsettled: the watermark stays below it until the next leader's epoch. */
+    /** A revision left unsettled: its sequencer is retired until this node writes under a later lease record. */
     private static final class Unsettled extends RuntimeException {
         Unsettled(MetaException.OutcomeUnknown cause) { super(cause.getMessage(), cause, false, false); }
     }
+
     private boolean isOwnRenewal(byte[] lease, LeaseGuard used) {
         try {
             LeaseRecord r = LeaseRecord.decode(lease);

@@ -55,14 +55,15 @@ public final class Compactor {
     }
 
     /**
-     * Compacts what retention allows, below {@code watermark} (the leader's, read at each batch),
-     * in at most {@code maxBatches} transactions.
+     * Compacts what retention allows, below {@code watermark} (that of the leader's {@code epoch},
+     * read at each batch; every batch is refused under any other epoch), in at most
+     * {@code maxBatches} transactions.
      */
-    public Future<Round> round(int maxBatches, LongSupplier watermark) {
-        return batch(maxBatches, 0, watermark);
+    public Future<Round> round(int maxBatches, long epoch, LongSupplier watermark) {
+        return batch(maxBatches, 0, epoch, watermark);
     }
 
-    private Future<Round> batch(int left, int done, LongSupplier watermark) {
+    private Future<Round> batch(int left, int done, long epoch, LongSupplier watermark) {
         return reads.get(Revisions.FLOOR_KEY).compose(floorBytes -> reads.lastKey(Revisions.PREFIX).compose(lastKey -> {
             long floor = Revisions.floor(floorBytes);
             if (lastKey.isEmpty()) return Future.succeededFuture(new Round(done, floor, false));
@@ -93,10 +94,10 @@ public final class Compactor {
                 long reached = newFloor;
                 int deleted = done + (int) stored.stream().takeWhile(s -> Long.compareUnsigned(s.record().revision(), reached) <= 0).count();
                 boolean more = full;
-                return writer.apply(new FeedCompaction(Transaction.of(ops))).compose(o -> {
+                return writer.apply(new FeedCompaction(Transaction.of(ops), epoch)).compose(o -> {
                     if (!o.applied()) return Future.succeededFuture(new Round(done, floor, false));
                     if (!more) return Future.succeededFuture(new Round(deleted, reached, false));
-                    return left > 1 ? batch(left - 1, deleted, watermark) : Future.succeededFuture(new Round(deleted, reached, true));
+                    return left > 1 ? batch(left - 1, deleted, epoch, watermark) : Future.succeededFuture(new Round(deleted, reached, true));
                 });
             });
         }));

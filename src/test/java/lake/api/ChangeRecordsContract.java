@@ -233,20 +233,83 @@ public abstract class ChangeRecordsContract {
         // record was sent: the void is refused on its guard with the key absent. The old guard
         // can never commit, so the write did not apply; a renewal is no reason to step down.
         faulty.transactFaults.add(FaultyStore.TransactFault.NOT_SENT);
+        java.util.concurrent.atomic.AtomicBoolean renewed = new java.util.concurrent.atomic.AtomicBoolean();
+        byte[] leaseBefore = NodeHarness.await(recording.get("election/leader")).orElseThrow();
+        int recordsBefore = records().size();
         faulty.beforeTransact = t -> {
             if (t.ops().size() != 1 || !t.ops().get(0).key().startsWith(lake.feed.Revisions.PREFIX)) return Future.succeededFuture();
             faulty.beforeTransact = x -> Future.succeededFuture();
+            renewed.set(true);
             clock.advanceWall(3_000);
             clock.advanceMono(3_000);
             return h.vertx.eventBus().request(lake.bus.Bus.election("a"), null,
                     new io.vertx.core.eventbus.DeliveryOptions().addHeader(lake.bus.Bus.OP_HEADER, "campaign")).mapEmpty();
         };
         expectError(h.post(a, "/v1/kv/cas", cas("kv/b", null, "b1")), 503, "backend_unavailable", "did not apply");
+        assertThat(renewed).as("the renewal came between the write and its void record").isTrue();
+        assertThat(NodeHarness.await(recording.get("election/leader")).orElseThrow()).as("the lease was renewed").isNotEqualTo(leaseBefore);
+        assertThat(records()).as("the void record was refused: no record at all").hasSize(recordsBefore);
         assertThat(h.get(a, "/v1/kv/kv/b").statusCode()).isEqualTo(404);
         assertThat(h.status(a).isLeader()).as("still leads epoch 1").isTrue();
         assertThat(h.status(a).epoch()).isEqualTo(1L);
         assertThat(applied()).extracting(ChangeRecord::revision).containsExactly(before);
         assertThat(revision(h.post(a, "/v1/kv/cas", cas("kv/c", null, "c1")))).as("writes go on").isGreaterThan(before);
+    }
+
+    /** Second review: a later epoch may hand out the revision again; only the write's own record proves it applied. */
+    @Test
+    void anotherEpochsRecordAtTheRevisionIsNotTheWrite() throws Exception {
+        MetasrvNode a = hostNode("a", new ManualClock(T0));
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), new ManualClock(T0 + TTL), null);
+        h.campaign(a);
+        long before = revision(h.post(a, "/v1/kv/cas", cas("kv/seen", null, "s")));
+
+        // a's write never reaches the store; before its void record is sent, b takes over and
+        // writes, starting above the last record: at the very revision a's write held.
+        faulty.transactFaults.add(FaultyStore.TransactFault.NOT_SENT);
+        java.util.concurrent.atomic.AtomicReference<io.vertx.core.json.JsonObject> bWrote = new java.util.concurrent.atomic.AtomicReference<>();
+        faulty.beforeTransact = t -> {
+            if (t.ops().size() != 1 || !t.ops().get(0).key().startsWith(lake.feed.Revisions.PREFIX)) return Future.succeededFuture();
+            faulty.beforeTransact = x -> Future.succeededFuture();
+            return h.vertx.eventBus().request(lake.bus.Bus.election("b"), null,
+                            new io.vertx.core.eventbus.DeliveryOptions().addHeader(lake.bus.Bus.OP_HEADER, "campaign"))
+                    .compose(x -> h.http.post(b.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/b", null, "b1")))
+                    .map(r -> {
+                        bWrote.set(r.bodyAsJsonObject());
+                        return null;
+                    });
+        };
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/a", null, "a1")), 409, "fenced", "did not apply");
+        assertThat(bWrote.get().getLong("revision")).as("b's write took the revision a's write held").isEqualTo(before + 1);
+        assertThat(h.get(b, "/v1/kv/kv/a").statusCode()).isEqualTo(404);
+        assertThat(applied()).filteredOn(r -> r.revision() == before + 1).singleElement()
+                .satisfies(r -> assertThat(r.epoch()).isEqualTo(2L));
+    }
+
+    /** Second review: an unsettled revision retires the epoch's revisions only until the next renewal. */
+    @Test
+    void anUnsettledRevisionHoldsNothingBackAfterTheNextRenewal() throws Exception {
+        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
+        ManualClock clock = new ManualClock(T0);
+        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000)
+                        .with(f -> f.feed = new lake.config.FeedSettings(3_600_000, 1, 50)), clock,
+                v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
+        h.campaign(a);
+        revision(h.post(a, "/v1/kv/cas", cas("kv/seen", null, "s")));
+        faulty.loseAnswers.set(4);
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/c", null, "c1")), 504, "outcome_unknown", "would be revision");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        long unsettled = records().get(records().size() - 1).revision();
+
+        // The same node wins again, at the same epoch, under a later lease record.
+        clock.advanceWall(3_000);
+        clock.advanceMono(3_000);
+        assertThat(h.campaign(a).epoch()).isEqualTo(1L);
+        long next = revision(h.post(a, "/v1/kv/cas", cas("kv/d", null, "d1")));
+        assertThat(next).as("above the unsettled revision").isGreaterThan(unsettled);
+        // Retention (one record kept) passes the unsettled revision: the watermark moved on.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> floor() >= unsettled);
+        assertThat(records()).extracting(ChangeRecord::revision).containsExactly(next);
     }
 
     @Test
