@@ -53,22 +53,35 @@ public final class Election {
      * re-read. On success the lease expires at {@code nowMs + ttlMs}.
      */
     public Future<LeaseStatus> campaign(long nowMs) {
+        return campaign(nowMs, 0);
+    }
+
+    /**
+     * As {@link #campaign(long)}, leading (or renewing) at no epoch below {@code minEpoch} (0: no
+     * constraint): a node that gave up an epoch (its change feed could not settle a revision of
+     * it) renews into a later one, so every write guarded by the old epoch's lease fails.
+     */
+    public Future<LeaseStatus> campaign(long nowMs, long minEpoch) {
         if (nowMs < 0) return negativeClock(nowMs);
         long expiresAtMs = nowMs + ttlMs; // both non-negative longs: the unsigned sum cannot wrap
         return store.get(leaseKey).compose(read -> {
             if (read.isEmpty()) {
-                return install(null, new LeaseRecord(nodeId, expiresAtMs, Epochs.FIRST), nowMs);
+                return install(null, new LeaseRecord(nodeId, expiresAtMs, atLeast(Epochs.FIRST, minEpoch)), nowMs);
             }
             byte[] current = read.get();
             LeaseRecord held = decode(current);
             if (held.holder().equals(nodeId)) {
-                return install(current, new LeaseRecord(nodeId, expiresAtMs, Epochs.renewed(held.epoch())), nowMs);
+                return install(current, new LeaseRecord(nodeId, expiresAtMs, atLeast(Epochs.renewed(held.epoch()), minEpoch)), nowMs);
             }
             if (!held.expiredAt(nowMs)) {
                 return Future.succeededFuture(new LeaseStatus.Follower(Optional.of(held)));
             }
-            return install(current, new LeaseRecord(nodeId, expiresAtMs, takeoverEpoch(held)), nowMs);
+            return install(current, new LeaseRecord(nodeId, expiresAtMs, atLeast(takeoverEpoch(held), minEpoch)), nowMs);
         });
+    }
+
+    private static long atLeast(long epoch, long minEpoch) {
+        return Long.compareUnsigned(epoch, minEpoch) >= 0 ? epoch : minEpoch;
     }
 
     /**

@@ -18,17 +18,23 @@ public final class Feed {
     private long epoch = -1;
     private boolean started;
     private Future<Sequencer> sequencer;
-    /** The lease record under which the epoch's sequencer was retired, or null. */
-    private byte[] retiredUnder;
+    /** The highest epoch retired (0: none): no revision of it or below is handed out again. */
+    private long retired;
 
     /**
-     * Retires {@code epoch}'s sequencer after one of its revisions could not be settled (its
-     * write's outcome unknown under the lease record {@code lease}): its watermark can never
-     * pass that revision. The epoch's revisions start again, from the feed's tail, once this node
-     * writes under a later lease record.
+     * Retires {@code epoch} after one of its revisions could not be settled (its write's outcome
+     * unknown): that epoch's watermark can never pass the revision, so no revision of it is
+     * handed out again. The node leads again only from a later epoch ({@link #minEpoch}), whose
+     * lease write makes every write guarded by this epoch's lease fail, so the new epoch's tail
+     * read sees every revision that will ever exist (the argument of invariant 3).
      */
-    public synchronized void retire(long epoch, byte[] lease) {
-        if (started && this.epoch == epoch) retiredUnder = lease.clone();
+    public synchronized void retire(long epoch) {
+        if (Long.compareUnsigned(epoch, retired) > 0) retired = epoch;
+    }
+
+    /** The lowest epoch this node may lead: above every retired one (0: no constraint). */
+    public synchronized long minEpoch() {
+        return retired == 0 ? 0 : retired + 1;
     }
 
     /** A write under an epoch older than the newest this node has started revisions for. */
@@ -38,7 +44,8 @@ public final class Feed {
 
     /** The sequencer of {@code epoch} if it has started (its read completed), else {@code null}. */
     public synchronized Sequencer started(long epoch) {
-        if (!started || this.epoch != epoch || retiredUnder != null || !sequencer.succeeded()) return null;
+        if (!started || this.epoch != epoch || !sequencer.succeeded()) return null;
+        if (retired != 0 && Long.compareUnsigned(epoch, retired) <= 0) return null;
         return sequencer.result();
     }
 
@@ -46,33 +53,18 @@ public final class Feed {
      * The sequencer of {@code epoch}, started from {@code store} at its first use; the same future
      * for every caller of one epoch. A failed read is not kept: the next write tries again.
      */
-    public synchronized Future<Sequencer> sequencer(long epoch, MetaStore store, String leaseKey, byte[] lease) {
+    public synchronized Future<Sequencer> sequencer(long epoch, MetaStore store) {
+        if (retired != 0 && Long.compareUnsigned(epoch, retired) <= 0) {
+            return Future.failedFuture(new StaleEpoch("epoch " + Long.toUnsignedString(epoch) + " has a revision whose write's"
+                    + " outcome could not be settled; this node writes again from epoch " + Long.toUnsignedString(retired + 1)));
+        }
         if (started && Long.compareUnsigned(epoch, this.epoch) < 0) {
             // An instance still holding an older leadership: its writes are fenced anyway, and
             // restarting the older epoch would lose the newer one's unsettled revisions.
             return Future.failedFuture(new StaleEpoch("epoch " + Long.toUnsignedString(epoch) + " is older than epoch "
                     + Long.toUnsignedString(this.epoch) + ", whose revisions this node hands out now"));
         }
-        if (started && this.epoch == epoch && retiredUnder != null) {
-            byte[] retired = retiredUnder;
-            // Restart only once the store's lease record is the caller's and not the retired one:
-            // then nothing guarded by the retired record can commit any more, and the tail read
-            // that follows sees every revision that will ever exist.
-            return store.get(leaseKey).compose(now -> {
-                synchronized (this) {
-                    if (retiredUnder == null || this.epoch != epoch) return sequencer(epoch, store, leaseKey, lease);
-                    if (now.isEmpty() || !java.util.Arrays.equals(now.get(), lease) || java.util.Arrays.equals(now.get(), retired)) {
-                        return Future.failedFuture(new StaleEpoch("a revision of epoch " + Long.toUnsignedString(epoch)
-                                + " is unsettled under the current lease record; revisions resume after the next renewal"));
-                    }
-                    retiredUnder = null;
-                    started = false;
-                    return sequencer(epoch, store, leaseKey, lease);
-                }
-            });
-        }
         if (started && this.epoch == epoch && !(sequencer.isComplete() && sequencer.failed())) return sequencer;
-        this.retiredUnder = null;
         this.epoch = epoch;
         this.started = true;
         this.sequencer = store.lastKey(Revisions.PREFIX).compose(last -> store.get(Revisions.FLOOR_KEY).map(floor -> {

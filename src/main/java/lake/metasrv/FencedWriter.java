@@ -160,7 +160,7 @@ public final class FencedWriter {
         Sequencer ready = feed.started(a.guard.epoch());
         if (ready != null) return Future.succeededFuture(ready);
         io.vertx.core.Promise<Sequencer> here = io.vertx.core.Promise.promise();
-        feed.sequencer(a.guard.epoch(), a.store, leaseKey, a.guard.leaseBytes()).onComplete(done -> ownLoop.execute(() -> here.handle(done)));
+        feed.sequencer(a.guard.epoch(), a.store).onComplete(done -> ownLoop.execute(() -> here.handle(done)));
         return here.future().recover(t -> Future.failedFuture(t instanceof Feed.StaleEpoch stale
                 ? new MetasrvException.NotLeader("node " + nodeId + " no longer leads epoch " + Long.toUnsignedString(a.guard.epoch())
                         + ": " + stale.getMessage(), null) : t));
@@ -270,9 +270,9 @@ public final class FencedWriter {
             }
             String message = "revision " + Long.toUnsignedString(slot.revision) + " could not be settled after " + attempt
                     + " attempt(s) (" + done.cause().getMessage() + "); node " + nodeId + " steps down";
-            // The epoch's revisions start again from the feed's tail only under a later lease
-            // record (after which this guard can never commit); the node steps down meanwhile.
-            feed.retire(slot.epoch, a.guard.leaseBytes());
+            // No revision of this epoch is handed out again: the node leads again only from a
+            // later epoch (the election installs one above it), whose lease write ends this one.
+            feed.retire(slot.epoch);
             stepDown.accept(message);
             return Future.failedFuture(new Unsettled(new MetaException.OutcomeUnknown(lost.getMessage()
                     + "; its change record would be revision " + Long.toUnsignedString(slot.revision), lost)));
@@ -315,7 +315,7 @@ public final class FencedWriter {
                 + "), and revision " + Long.toUnsignedString(slot.revision) + " is settled: no record of it will appear", lost);
     }
 
-    /** A revision left unsettled: its sequencer is retired until this node writes under a later lease record. */
+    /** A revision left unsettled: its epoch is retired, and this node leads again only from a later one. */
     private static final class Unsettled extends RuntimeException {
         Unsettled(MetaException.OutcomeUnknown cause) { super(cause.getMessage(), cause, false, false); }
     }

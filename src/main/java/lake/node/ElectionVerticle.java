@@ -66,11 +66,20 @@ public final class ElectionVerticle extends VerticleBase {
     private static final long OWN_RELEASE_WAIT_MS = 1_000;
 
     public ElectionVerticle(ElectionSettings settings, StoreLink storeLink, NodeClock clock, NodeMetrics metrics) {
+        this(settings, storeLink, clock, metrics, () -> 0);
+    }
+
+    /** @param minEpoch the lowest epoch this node may lead (its change feed retires epochs it cannot settle) */
+    public ElectionVerticle(ElectionSettings settings, StoreLink storeLink, NodeClock clock, NodeMetrics metrics,
+                            java.util.function.LongSupplier minEpoch) {
         this.settings = settings;
         this.storeLink = storeLink;
         this.clock = clock;
         this.metrics = metrics;
+        this.minEpoch = minEpoch;
     }
+
+    private final java.util.function.LongSupplier minEpoch;
 
     @Override
     public Future<?> start() {
@@ -155,7 +164,7 @@ public final class ElectionVerticle extends VerticleBase {
         long startNanos = clock.monoNanos();
         // A leader has nothing to take over: an announcement that reaches it (its own round won
         // first, or a replay) is an ordinary round, which renews.
-        return (released == null || leadership.isLeader() ? election.campaign(clock.wallMillis())
+        return (released == null || leadership.isLeader() ? election.campaign(clock.wallMillis(), minEpoch.getAsLong())
                 : election.takeOverReleased(clock.wallMillis(), released))
                 .compose(status -> {
                     // Lost: step down at once, learning the lease the campaign read (no second read).

@@ -133,8 +133,11 @@ public final class MetasrvNode {
         BusBatch.Sender lane = clustered ? BusBatch.Sender.standard(((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext()) : null;
         // One liveness probe per node: every instance's forwarder tells it what awaits an answer where.
         liveness = clustered ? lake.cluster.Liveness.of(vertx).orElse(null) : null;
+        // The node's revisions: every API instance's writer hands them out; the election leads no
+        // epoch the feed retired.
+        lake.feed.Feed revisions = new lake.feed.Feed();
         NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, new lake.feed.Feed(), s.feed());
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, revisions, s.feed());
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null
@@ -156,7 +159,7 @@ public final class MetasrvNode {
                 // Before the election verticle, so the timeline sees the node's first publication.
                 .compose(v -> deploy(new TimelineVerticle(s.nodeId(), Bus.leadership(s.nodeId()), Bus.timeline(s.nodeId()),
                         options.clock(), EpochTimeline.DEFAULT_CAPACITY), new DeploymentOptions()))
-                .compose(v -> deploy(new ElectionVerticle(election, storeLink, options.clock(), metrics), new DeploymentOptions()))
+                .compose(v -> deploy(new ElectionVerticle(election, storeLink, options.clock(), metrics, revisions::minEpoch), new DeploymentOptions()))
                 .onSuccess(v -> electionIndex = deployments.size() - 1)
                 .compose(v -> deploy(new ApiVerticle(api, options.publicApi(), s.httpHost(),
                         () -> http != null && http.isBound() ? http.actualPort() : 0, access, drainMs()), new DeploymentOptions()))

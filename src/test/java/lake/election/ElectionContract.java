@@ -32,6 +32,19 @@ public abstract class ElectionContract extends StoreFixture {
         return new Election(store, KEY, id, TTL);
     }
 
+    /** A node that gave up an epoch (its change feed retired it) renews into a later one, ending the old lease. */
+    @Test
+    void renewalRisesToTheLowestEpochAllowed() throws Exception {
+        Election a = node("node-a");
+        LeaseStatus.Leader first = leader(a.campaign(1_000));
+        assertThat(first.epoch()).isEqualTo(1);
+        LeaseStatus.Leader raised = leader(a.campaign(1_200, 2));
+        assertThat(raised.guard().record()).isEqualTo(new LeaseRecord("node-a", 2_200, 2));
+        assertThat(leader(a.campaign(1_300, 2)).epoch()).as("then renews that epoch").isEqualTo(2);
+        assertThat(leader(a.campaign(1_400, 0)).epoch()).as("a lower bound never lowers it").isEqualTo(2);
+        assertThat(leader(node("node-b").campaign(2_500, 5)).epoch()).as("a takeover too").isEqualTo(5);
+    }
+
     @Test
     void leaseLifecycleOverInjectedClock() throws Exception {
         Election a = node("node-a");

@@ -47,16 +47,16 @@ class FeedTest {
     @Test
     void revisionsOfANewEpochStartAboveEveryEarlierRecord() throws Exception {
         Feed feed = new Feed();
-        Sequencer first = join(feed.sequencer(1, store, "election/leader", new byte[] {1}));
+        Sequencer first = join(feed.sequencer(1, store));
         assertThat(first.allocate()).as("an empty feed starts at 1").isEqualTo(1);
-        assertThat(feed.sequencer(1, store, "election/leader", new byte[] {1})).as("one sequencer per epoch").isSameAs(feed.sequencer(1, store, "election/leader", new byte[] {1}));
+        assertThat(feed.sequencer(1, store)).as("one sequencer per epoch").isSameAs(feed.sequencer(1, store));
         assertThat(feed.started(1)).as("started: taken without a future").isSameAs(first);
         assertThat(feed.started(2)).as("an epoch not started").isNull();
         for (long r : new long[] {1, 2, 41, 7}) {
             assertThat(join(store.cas(Revisions.key(r), null, ChangeRecord.voidAt(r, 1, 0).encode()))).isTrue();
         }
         assertThat(join(store.cas("__lake_internal/feedx", null, new byte[1]))).as("a key past the prefix").isTrue();
-        Sequencer second = join(feed.sequencer(2, store, "election/leader", new byte[] {2}));
+        Sequencer second = join(feed.sequencer(2, store));
         assertThat(second.allocate()).as("above the greatest record, 41").isEqualTo(42);
     }
 

@@ -56,6 +56,9 @@ public final class FaultyStore implements MetaStore {
         if (answerNothing.get()) return real.guardedMutate(m).compose(applied -> io.vertx.core.Promise.<Boolean>promise().future());
         return or(() -> real.guardedMutate(m));
     }
+    /** Which transactions {@link #loseAnswers} counts (all by default). */
+    public volatile java.util.function.Predicate<Transaction> loseOnly = t -> true;
+
     /** Transactions still to apply whose answers are then lost ({@link MetaException.OutcomeUnknown}). */
     public final java.util.concurrent.atomic.AtomicInteger loseAnswers = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -83,7 +86,7 @@ public final class FaultyStore implements MetaStore {
             injected.incrementAndGet();
             return Future.failedFuture(new MetaException.OutcomeUnknown("the connection broke before the request was sent (test)", null));
         }
-        if (f == TransactFault.ANSWER_LOST || loseAnswers.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        if (f == TransactFault.ANSWER_LOST || (loseOnly.test(t) && loseAnswers.getAndUpdate(n -> Math.max(0, n - 1)) > 0)) {
             injected.incrementAndGet();
             return real.transact(t).transform(done -> Future.failedFuture(
                     new MetaException.OutcomeUnknown("the answer was lost after the transaction reached the store (test)", null)));
