@@ -260,11 +260,12 @@ public final class NodeApi {
         return p.future();
     }
 
-    private void stepDown(String reason) {
+    private void stepDown(String reason, long epoch) {
         log.warn("fenced rejection on node {}: {}", settings.nodeId(), reason);
-        // Marked as a fenced step-down, so the epoch timeline can say why leadership changed.
-        vertx.eventBus().request(Bus.election(settings.nodeId()), new JsonObject().put("reason", Leadership.FENCED_PREFIX + reason),
-                new DeliveryOptions().addHeader(Bus.OP_HEADER, "step-down"));
+        // Marked as a fenced step-down, so the epoch timeline can say why leadership changed;
+        // about its epoch only, so a later leadership of this node is left alone.
+        vertx.eventBus().request(Bus.election(settings.nodeId()), new JsonObject().put("reason", Leadership.FENCED_PREFIX + reason)
+                        .put("epoch", epoch), new DeliveryOptions().addHeader(Bus.OP_HEADER, "step-down"));
     }
 
     /**

@@ -18,8 +18,10 @@ import java.util.Optional;
  *       it resigns; the resigned record a release announcement carries), never a re-encoding of
  *       them, so a record is replaced only if it is still byte for byte what was seen.</li>
  *   <li>An epoch names one holder: the first lease is epoch 1, a renewal by the holder keeps its
- *       epoch (a legacy 0 becomes 1), and only a takeover by another node advances it, by one,
- *       failing closed with {@link ElectionException.EpochExhausted} at 2^64-1.</li>
+ *       epoch (a legacy 0 becomes 1), and a takeover by another node advances it, by one,
+ *       failing closed with {@link ElectionException.EpochExhausted} at 2^64-1. A caller may ask
+ *       for a lowest epoch ({@code minEpoch}): a node whose change feed retired an epoch renews
+ *       into a later one.</li>
  *   <li>Faults fail the returned future: a backend {@link lake.meta.MetaException} keeps its type,
  *       damaged lease bytes fail with {@link ElectionException.LeaseRecordCorrupt}. A fault is
  *       never reported as {@link LeaseStatus.Follower} or {@code false}.</li>
@@ -145,17 +147,22 @@ public final class Election {
      * and nothing is written, as in {@link #campaign}.
      */
     public Future<LeaseStatus> takeOverReleased(long nowMs, byte[] released) {
+        return takeOverReleased(nowMs, released, 0);
+    }
+
+    /** As {@link #takeOverReleased(long, byte[])}, at no epoch below {@code minEpoch} (see {@link #campaign(long, long)}). */
+    public Future<LeaseStatus> takeOverReleased(long nowMs, byte[] released, long minEpoch) {
         if (nowMs < 0) return negativeClock(nowMs);
         LeaseRecord held;
         try {
             held = decode(released);
         } catch (RuntimeException e) {
-            return campaign(nowMs);
+            return campaign(nowMs, minEpoch);
         }
-        if (held.holder().equals(nodeId) || !held.expiredAt(nowMs)) return campaign(nowMs);
+        if (held.holder().equals(nodeId) || !held.expiredAt(nowMs)) return campaign(nowMs, minEpoch);
         LeaseRecord next;
         try {
-            next = new LeaseRecord(nodeId, nowMs + ttlMs, takeoverEpoch(held));
+            next = new LeaseRecord(nodeId, nowMs + ttlMs, atLeast(takeoverEpoch(held), minEpoch));
         } catch (ElectionException.EpochExhausted e) {
             // As campaign does: a fault fails the future, nothing is written.
             return Future.failedFuture(e);
@@ -163,7 +170,7 @@ public final class Election {
         byte[] bytes = next.encode();
         return store.cas(leaseKey, released, bytes).compose(won -> won
                 ? Future.succeededFuture(new LeaseStatus.Leader(new LeaseGuard(leaseKey, bytes, next), next.expiresAtMs()))
-                : campaign(nowMs));
+                : campaign(nowMs, minEpoch));
     }
 
     /** The lease record at {@code nowMs} if it is unexpired, or empty when there is none. */

@@ -34,6 +34,7 @@ public final class Feed {
 
     /** The lowest epoch this node may lead: above every retired one (0: no constraint). */
     public synchronized long minEpoch() {
+        if (retired == -1L) throw new IllegalStateException("epoch 2^64-1 is retired: no later epoch exists (fail closed)");
         return retired == 0 ? 0 : retired + 1;
     }
 

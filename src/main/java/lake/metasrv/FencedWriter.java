@@ -70,7 +70,7 @@ public final class FencedWriter {
     private final Supplier<Leadership> current;
     private final Supplier<Future<Leadership>> nextLeadership;
     private final LongFunction<MetaStore> storeAtEpoch;
-    private final Consumer<String> stepDown;
+    private final java.util.function.BiConsumer<String, Long> stepDown;
     private final LongSupplier monoNanos;
     private final LongSupplier wallMillis;
     private final Feed feed;
@@ -80,7 +80,7 @@ public final class FencedWriter {
      * @param current        this node's latest leadership, as its election verticle published it
      * @param nextLeadership completes with the next leadership this node publishes (bounded wait)
      * @param storeAtEpoch   the store, reached with every request carrying the given epoch
-     * @param stepDown       tells the election verticle to give up leadership now, with a reason
+     * @param stepDown       tells the election verticle to give up leadership of the given epoch now, with a reason
      * @param feed           the node's revisions (one for every instance of its write path)
      * @param ownLoop        runs a task on this writer's event loop: the feed's sequencer may be
      *                       started by another instance, on another loop, and this writer's state
@@ -88,7 +88,7 @@ public final class FencedWriter {
      */
     public FencedWriter(String nodeId, String leaseKey, Supplier<Leadership> current,
                         Supplier<Future<Leadership>> nextLeadership, LongFunction<MetaStore> storeAtEpoch,
-                        Consumer<String> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed,
+                        java.util.function.BiConsumer<String, Long> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed,
                         java.util.concurrent.Executor ownLoop) {
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
@@ -215,7 +215,7 @@ public final class FencedWriter {
             if (v.recordTaken()) {
                 String message = "revision " + Long.toUnsignedString(slot.revision) + "'s change record already exists; "
                         + "node " + nodeId + " steps down so that the next leader starts above it";
-                stepDown.accept(message);
+                stepDown.accept(message, guard.epoch());
                 return Future.failedFuture(new MetaException.PermanentBackend(message, null));
             }
             if (v.applied()) return Future.succeededFuture(new Outcome(true, List.of(), guard.epoch(), slot == null ? 0 : slot.revision));
@@ -273,9 +273,10 @@ public final class FencedWriter {
             // No revision of this epoch is handed out again: the node leads again only from a
             // later epoch (the election installs one above it), whose lease write ends this one.
             feed.retire(slot.epoch);
-            stepDown.accept(message);
+            stepDown.accept(message, slot.epoch);
             return Future.failedFuture(new Unsettled(new MetaException.OutcomeUnknown(lost.getMessage()
-                    + "; its change record would be revision " + Long.toUnsignedString(slot.revision), lost)));
+                    + "; its change record would be revision " + Long.toUnsignedString(slot.revision) + " of epoch "
+                    + Long.toUnsignedString(slot.epoch), lost)));
         });
     }
 
@@ -332,7 +333,7 @@ public final class FencedWriter {
     private MetasrvException.Fenced fenced(LeaseGuard used, String why) {
         String message = "write under epoch " + Long.toUnsignedString(used.epoch()) + " by node " + nodeId
                 + " refused: " + why;
-        stepDown.accept(message);
+        stepDown.accept(message, used.epoch());
         return new MetasrvException.Fenced(message);
     }
 

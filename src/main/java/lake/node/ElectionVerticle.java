@@ -121,7 +121,10 @@ public final class ElectionVerticle extends VerticleBase {
             case "campaign" -> round().onComplete(ar -> msg.reply(leadership, new DeliveryOptions().setCodecName(codec)));
             case "step-down" -> {
                 String reason = msg.body() == null ? "requested" : msg.body().getString("reason", "requested");
-                stepDown(reason);
+                Long epoch = msg.body() == null ? null : msg.body().getLong("epoch");
+                // A step-down names the epoch it is about: one about an epoch this node no longer
+                // leads (its own renewal into a later one, say) leaves the new leadership alone.
+                if (epoch == null || epoch == leadership.epoch()) stepDown(reason);
                 msg.reply(leadership, new DeliveryOptions().setCodecName(codec));
             }
             case "resign" -> resign().onComplete(ar -> {
@@ -164,8 +167,9 @@ public final class ElectionVerticle extends VerticleBase {
         long startNanos = clock.monoNanos();
         // A leader has nothing to take over: an announcement that reaches it (its own round won
         // first, or a replay) is an ordinary round, which renews.
-        return (released == null || leadership.isLeader() ? election.campaign(clock.wallMillis(), minEpoch.getAsLong())
-                : election.takeOverReleased(clock.wallMillis(), released))
+        long lowest = minEpoch.getAsLong();
+        return (released == null || leadership.isLeader() ? election.campaign(clock.wallMillis(), lowest)
+                : election.takeOverReleased(clock.wallMillis(), released, lowest))
                 .compose(status -> {
                     // Lost: step down at once, learning the lease the campaign read (no second read).
                     if (status instanceof LeaseStatus.Follower f) onFollower(f.lease());
@@ -185,6 +189,13 @@ public final class ElectionVerticle extends VerticleBase {
     }
 
     private void onLeader(LeaseStatus.Leader l, long startNanos) {
+        long lowest = minEpoch.getAsLong();
+        if (lowest != 0 && Long.compareUnsigned(l.guard().epoch(), lowest) < 0) {
+            // Won at an epoch retired while this round was in flight: lead only from the next
+            // round, which renews into a later epoch.
+            vertx.setTimer(1, id -> round());
+            return;
+        }
         boolean wasLeader = leadership.isLeader();
         long previousEpoch = leadership.epoch();
         long deadline = startNanos + settings.authorityNanos();

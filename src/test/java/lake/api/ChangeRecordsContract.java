@@ -314,6 +314,11 @@ public abstract class ChangeRecordsContract {
         // Retention (one record kept) passes the unsettled revision: the new epoch's watermark moves on.
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> floor() >= unsettled);
         assertThat(records()).extracting(ChangeRecord::revision).containsExactly(next);
+        // A late step-down about epoch 1 (a write of it refused after the renewal) leaves epoch 2 alone.
+        NodeHarness.await(h.vertx.eventBus().request(lake.bus.Bus.election("a"), new JsonObject().put("reason", "late").put("epoch", 1),
+                new io.vertx.core.eventbus.DeliveryOptions().addHeader(lake.bus.Bus.OP_HEADER, "step-down")));
+        assertThat(h.status(a).isLeader()).isTrue();
+        assertThat(h.status(a).epoch()).isEqualTo(2L);
     }
 
     @Test

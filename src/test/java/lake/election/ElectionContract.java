@@ -42,6 +42,7 @@ public abstract class ElectionContract extends StoreFixture {
         assertThat(raised.guard().record()).isEqualTo(new LeaseRecord("node-a", 2_200, 2));
         assertThat(leader(a.campaign(1_300, 2)).epoch()).as("then renews that epoch").isEqualTo(2);
         assertThat(leader(a.campaign(1_400, 0)).epoch()).as("a lower bound never lowers it").isEqualTo(2);
+        assertThat(holderSeen(await(node("node-b").campaign(1_500, 9)))).as("a valid foreign lease is still followed").isEqualTo("node-a");
         assertThat(leader(node("node-b").campaign(2_500, 5)).epoch()).as("a takeover too").isEqualTo(5);
     }
 

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A new epoch's revisions start above the feed's last record, read once per epoch (real RocksDB). */
 class FeedTest {
@@ -81,5 +82,22 @@ class FeedTest {
         long last = written.get(written.size() - 1).revision();
         assertThat(join(FeedReads.read(store, last, -1L, 10))).isEmpty();
         assertThat(join(FeedReads.read(store, 0, -1L, written.size() - 1))).isEqualTo(written.subList(0, written.size() - 1));
+    }
+
+    @Test
+    void aRetiredEpochHandsOutNoRevisionAgain() throws Exception {
+        Feed feed = new Feed();
+        assertThat(feed.minEpoch()).as("no constraint").isZero();
+        Sequencer three = join(feed.sequencer(3, store));
+        feed.retire(3);
+        assertThat(feed.minEpoch()).isEqualTo(4);
+        assertThat(feed.started(3)).as("retired: not handed out").isNull();
+        assertThatThrownBy(() -> join(feed.sequencer(3, store))).isInstanceOf(Feed.StaleEpoch.class).hasMessageContaining("epoch 4");
+        assertThatThrownBy(() -> join(feed.sequencer(2, store))).isInstanceOf(Feed.StaleEpoch.class);
+        feed.retire(1);
+        assertThat(feed.minEpoch()).as("a late retire of an older epoch changes nothing").isEqualTo(4);
+        assertThat(join(feed.sequencer(4, store))).isNotSameAs(three);
+        feed.retire(-1L);
+        assertThatThrownBy(feed::minEpoch).as("no epoch after the last").isInstanceOf(IllegalStateException.class);
     }
 }
