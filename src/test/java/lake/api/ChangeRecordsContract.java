@@ -90,6 +90,31 @@ public abstract class ChangeRecordsContract {
         return r.bodyAsJsonObject().getLong("revision");
     }
 
+    /**
+     * A CAS sent right after {@code node} won a campaign: each API instance learns its leadership
+     * from the election's publication, so one may still refuse with {@code not_leader} (nothing
+     * written) for a moment; sent again until another answer comes (at most 10 s).
+     */
+    HttpResponse<Buffer> afterCampaign(MetasrvNode node, JsonObject cas) throws Exception {
+        java.util.concurrent.atomic.AtomicReference<HttpResponse<Buffer>> answer = new java.util.concurrent.atomic.AtomicReference<>();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).pollInterval(java.time.Duration.ofMillis(20)).until(() -> {
+            HttpResponse<Buffer> r = h.post(node, "/v1/kv/cas", cas);
+            answer.set(r);
+            return r.statusCode() != 503 || !r.bodyAsString().contains("not_leader");
+        });
+        return answer.get();
+    }
+
+    /** As {@link #afterCampaign}, without blocking (for store hooks): sent again every 20 ms, at most {@code tries} times. */
+    Future<HttpResponse<Buffer>> postWhenLeading(MetasrvNode node, JsonObject cas, int tries) {
+        return h.http.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas).compose(r -> {
+            if (tries <= 1 || r.statusCode() != 503 || !r.bodyAsString().contains("not_leader")) return Future.succeededFuture(r);
+            io.vertx.core.Promise<Void> later = io.vertx.core.Promise.promise();
+            h.vertx.setTimer(20, id -> later.complete());
+            return later.future().compose(v -> postWhenLeading(node, cas, tries - 1));
+        });
+    }
+
     static JsonObject txn(JsonObject... ops) {
         JsonArray a = new JsonArray();
         for (JsonObject op : ops) a.add(op);
@@ -171,7 +196,7 @@ public abstract class ChangeRecordsContract {
         expectError(h.post(a, "/v1/kv/cas", cas("kv/x", "x1", "stale")), 409, "fenced", "epoch 1");
         assertThat(records()).extracting(ChangeRecord::revision).containsExactly(first);
         // The refused writes' revisions are gaps: the next applied one is simply higher.
-        assertThat(revision(h.post(b, "/v1/kv/cas", cas("kv/x", "x1", "b1")))).isGreaterThan(first);
+        assertThat(revision(afterCampaign(b, cas("kv/x", "x1", "b1")))).isGreaterThan(first);
     }
 
     @Test
@@ -273,7 +298,7 @@ public abstract class ChangeRecordsContract {
             faulty.beforeTransact = x -> Future.succeededFuture();
             return h.vertx.eventBus().request(lake.bus.Bus.election("b"), null,
                             new io.vertx.core.eventbus.DeliveryOptions().addHeader(lake.bus.Bus.OP_HEADER, "campaign"))
-                    .compose(x -> h.http.post(b.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/b", null, "b1")))
+                    .compose(x -> postWhenLeading(b, cas("kv/b", null, "b1"), 500))
                     .map(r -> {
                         bWrote.set(r.bodyAsJsonObject());
                         return null;
@@ -309,7 +334,7 @@ public abstract class ChangeRecordsContract {
         clock.advanceWall(3_000);
         clock.advanceMono(3_000);
         assertThat(h.campaign(a).epoch()).as("not epoch 1 again").isEqualTo(2L);
-        long next = revision(h.post(a, "/v1/kv/cas", cas("kv/d", null, "d1")));
+        long next = revision(afterCampaign(a, cas("kv/d", null, "d1")));
         assertThat(next).as("above the unsettled revision").isGreaterThan(unsettled);
         // Retention (one record kept) passes the unsettled revision: the new epoch's watermark moves on.
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> floor() >= unsettled);
@@ -333,12 +358,12 @@ public abstract class ChangeRecordsContract {
         h.post(a, "/v1/kv/cas", cas("kv/a0", "wrong", "v"));
 
         assertThat(h.campaign(b).epoch()).isEqualTo(2L);
-        for (int i = 0; i < 5; i++) seen.add(revision(h.post(b, "/v1/kv/cas", cas("kv/b" + i, null, "v"))));
+        for (int i = 0; i < 5; i++) seen.add(revision(afterCampaign(b, cas("kv/b" + i, null, "v"))));
         // And back to a, at epoch 3, after b's records.
         clockA.setWall(T0 + 3 * TTL);
         clockA.advanceMono(3 * TTL);
         assertThat(h.campaign(a).epoch()).isEqualTo(3L);
-        for (int i = 0; i < 5; i++) seen.add(revision(h.post(a, "/v1/kv/cas", cas("kv/c" + i, null, "v"))));
+        for (int i = 0; i < 5; i++) seen.add(revision(afterCampaign(a, cas("kv/c" + i, null, "v"))));
 
         assertThat(seen).isSorted().doesNotHaveDuplicates();
         assertThat(applied()).extracting(ChangeRecord::revision).containsExactlyElementsOf(seen);
@@ -381,7 +406,7 @@ public abstract class ChangeRecordsContract {
                     .anyMatch(op -> op.key().startsWith(lake.feed.Revisions.PREFIX));
             assertThat(records()).as("%s: nothing it tried after the takeover is in the feed", w.getKey()).isEqualTo(before);
 
-            long next = revision(h.post(b, "/v1/kv/cas", cas("kv/x", "a1", "b1")));
+            long next = revision(afterCampaign(b, cas("kv/x", "a1", "b1")));
             assertThat(before).allMatch(r -> r.revision() < next);
             assertThat(applied()).flatExtracting(ChangeRecord::changes).as(w.getKey())
                     .doesNotContain(put("kv/x", "stale"), put("kv/y", "stale"));
@@ -424,7 +449,7 @@ public abstract class ChangeRecordsContract {
 
         // A new epoch's revisions start above the floor, though no record is left to read.
         assertThat(h.campaign(b).epoch()).isEqualTo(2L);
-        assertThat(revision(h.post(b, "/v1/kv/cas", cas("kv/after", null, "v")))).isEqualTo(written.get(9) + 1);
+        assertThat(revision(afterCampaign(b, cas("kv/after", null, "v")))).isEqualTo(written.get(9) + 1);
     }
 
     long floor() throws Exception {
