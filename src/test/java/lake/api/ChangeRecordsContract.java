@@ -61,11 +61,21 @@ public abstract class ChangeRecordsContract {
         h.close();
     }
 
-    /** Node "a" hosts the store (faults injectable, recorded); timers off: rounds run on request. */
+    /** Node {@code id} hosts the store (faults injectable, recorded); timers off: rounds run on request. */
     MetasrvNode hostNode(String id, NodeClock clock) throws Exception {
-        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
-        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock,
+        return hostNode(id, clock, lake.config.FeedSettings.DEFAULTS, dir);
+    }
+
+    /** As {@link #hostNode(String, NodeClock)}, with the feed's retention {@code feed}, the store under {@code storeDir}. */
+    MetasrvNode hostNode(String id, NodeClock clock, lake.config.FeedSettings feed, Path storeDir) throws Exception {
+        Function<Vertx, Future<? extends MetaStore>> real = backend(storeDir);
+        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000).with(f -> f.feed = feed), clock,
                 v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
+    }
+
+    /** Node {@code id} shares the host's store, its clock already past the host's first lease. */
+    MetasrvNode sharingNode(String id, lake.config.FeedSettings feed) throws Exception {
+        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000).with(f -> f.feed = feed), new ManualClock(T0 + TTL), null);
     }
 
     /** Every record in the store, void ones included, in revision order. */
@@ -176,7 +186,7 @@ public abstract class ChangeRecordsContract {
     void refusedMutationLeavesNoRecord() throws Exception {
         ManualClock clockA = new ManualClock(T0);
         MetasrvNode a = hostNode("a", clockA);
-        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), new ManualClock(T0 + TTL), null);
+        MetasrvNode b = sharingNode("b", lake.config.FeedSettings.DEFAULTS);
         h.campaign(a);
         long first = revision(h.post(a, "/v1/kv/cas", cas("kv/x", null, "x1")));
 
@@ -285,7 +295,7 @@ public abstract class ChangeRecordsContract {
     @Test
     void anotherEpochsRecordAtTheRevisionIsNotTheWrite() throws Exception {
         MetasrvNode a = hostNode("a", new ManualClock(T0));
-        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), new ManualClock(T0 + TTL), null);
+        MetasrvNode b = sharingNode("b", lake.config.FeedSettings.DEFAULTS);
         h.campaign(a);
         long before = revision(h.post(a, "/v1/kv/cas", cas("kv/seen", null, "s")));
 
@@ -314,11 +324,8 @@ public abstract class ChangeRecordsContract {
     /** Second and third reviews: an unsettled revision ends its epoch; the node leads again from the next one. */
     @Test
     void anUnsettledRevisionEndsItsEpoch() throws Exception {
-        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
         ManualClock clock = new ManualClock(T0);
-        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000)
-                        .with(f -> f.feed = new lake.config.FeedSettings(3_600_000, 1, 50)), clock,
-                v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
+        MetasrvNode a = hostNode("a", clock, new lake.config.FeedSettings(3_600_000, 1, 50), dir);
         h.campaign(a);
         revision(h.post(a, "/v1/kv/cas", cas("kv/seen", null, "s")));
         // The write and all three of its void records lose their answers (retention's own
@@ -350,7 +357,7 @@ public abstract class ChangeRecordsContract {
     void revisionsIncreaseAcrossEpochs() throws Exception {
         ManualClock clockA = new ManualClock(T0);
         MetasrvNode a = hostNode("a", clockA);
-        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000), new ManualClock(T0 + TTL), null);
+        MetasrvNode b = sharingNode("b", lake.config.FeedSettings.DEFAULTS);
         h.campaign(a);
         List<Long> seen = new ArrayList<>();
         for (int i = 0; i < 5; i++) seen.add(revision(h.post(a, "/v1/kv/cas", cas("kv/a" + i, null, "v"))));
@@ -386,11 +393,8 @@ public abstract class ChangeRecordsContract {
                 h.close();
                 h = new NodeHarness();
             }
-            Function<Vertx, Future<? extends MetaStore>> real = backend(dir.resolve("run" + run));
-            MetasrvNode a = h.deploy(NodeHarness.settings("a" + run, dir.resolve("a" + run), TTL, 0, 1_000), new ManualClock(T0),
-                    v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
-            MetasrvNode b = h.deploy(NodeHarness.settings("b" + run, dir.resolve("b" + run), TTL, 0, 1_000),
-                    new ManualClock(T0 + TTL), null);
+            MetasrvNode a = hostNode("a" + run, new ManualClock(T0), lake.config.FeedSettings.DEFAULTS, dir.resolve("run" + run));
+            MetasrvNode b = sharingNode("b" + run, lake.config.FeedSettings.DEFAULTS);
             h.campaign(a);
             assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "robots")).statusCode()).isEqualTo(200);
             revision(h.post(a, "/v1/kv/cas", cas("kv/x", null, "a1")));
@@ -425,13 +429,10 @@ public abstract class ChangeRecordsContract {
 
     @Test
     void retentionCompactsTheOldestAndRevisionsStayAboveTheFloor() throws Exception {
-        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
         lake.config.FeedSettings keepThree = new lake.config.FeedSettings(3_600_000, 3, 50);
         ManualClock clockA = new ManualClock(T0);
-        MetasrvNode a = h.deploy(NodeHarness.settings("a", dir.resolve("a"), TTL, 0, 1_000).with(f -> f.feed = keepThree), clockA,
-                v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
-        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000).with(f -> f.feed = keepThree),
-                new ManualClock(T0 + TTL), null);
+        MetasrvNode a = hostNode("a", clockA, keepThree, dir);
+        MetasrvNode b = sharingNode("b", keepThree);
         h.campaign(a);
         List<Long> written = new ArrayList<>();
         for (int i = 0; i < 10; i++) written.add(revision(h.post(a, "/v1/kv/cas", cas("kv/" + i, null, "v"))));
