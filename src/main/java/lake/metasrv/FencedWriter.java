@@ -62,7 +62,7 @@ public final class FencedWriter {
     }
 
     private static final int MAX_RENEWAL_RETRIES = 3;
-    /** Attempts at settling a revision whose write's outcome is unknown, before the node steps down. */
+    /** Attempts at settling a revision whose write's answer was lost before the write is answered unknown (settling goes on). */
     private static final int SETTLE_ATTEMPTS = 3;
 
     private final String nodeId;
@@ -75,6 +75,7 @@ public final class FencedWriter {
     private final LongSupplier wallMillis;
     private final Feed feed;
     private final java.util.concurrent.Executor ownLoop;
+    private final java.util.function.BiConsumer<Long, Runnable> later;
 
     /**
      * @param current        this node's latest leadership, as its election verticle published it
@@ -85,11 +86,12 @@ public final class FencedWriter {
      * @param ownLoop        runs a task on this writer's event loop: the feed's sequencer may be
      *                       started by another instance, on another loop, and this writer's state
      *                       is confined to its own
+     * @param later          runs a task on this writer's event loop after the given milliseconds
      */
     public FencedWriter(String nodeId, String leaseKey, Supplier<Leadership> current,
                         Supplier<Future<Leadership>> nextLeadership, LongFunction<MetaStore> storeAtEpoch,
                         java.util.function.BiConsumer<String, Long> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed,
-                        java.util.concurrent.Executor ownLoop) {
+                        java.util.concurrent.Executor ownLoop, java.util.function.BiConsumer<Long, Runnable> later) {
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
         this.current = current;
@@ -100,6 +102,7 @@ public final class FencedWriter {
         this.wallMillis = wallMillis;
         this.feed = feed;
         this.ownLoop = ownLoop;
+        this.later = later;
     }
 
     /** A revision held by one write across its attempts, settled exactly once. */
@@ -131,6 +134,7 @@ public final class FencedWriter {
         return sequencer(a).compose(sequencer -> {
             Slot slot = new Slot(sequencer, a.guard.epoch());
             return attempt(write, 0, slot, a).transform(done -> {
+                // Unsettled: settling goes on in the background, which settles the slot (or retires its epoch).
                 if (done.failed() && done.cause() instanceof Unsettled u) return Future.failedFuture(u.getCause());
                 // Its outcome is known: the record exists, or never will.
                 slot.sequencer.settle(slot.revision);
@@ -260,24 +264,56 @@ public final class FencedWriter {
      * key absent, the lease moved, and with it any chance of the write committing.
      */
     private Future<Outcome> settleUnknown(Slot slot, Admitted a, MetaException.OutcomeUnknown lost, int attempt) {
-        String key = Revisions.key(slot.revision);
-        Transaction settle = Transaction.guarded(leaseKey, a.guard.leaseBytes(), List.of(Transaction.Op.create(key,
-                ChangeRecord.voidAt(slot.revision, slot.epoch, wallMillis.getAsLong()).encode())));
-        return a.store.transact(settle).transform(done -> {
-            if (done.succeeded()) return decided(done.result().applied(), key, slot, a, lost);
+        return a.store.transact(voidRecord(slot, a)).transform(done -> {
+            if (done.succeeded()) return decided(done.result().applied(), Revisions.key(slot.revision), slot, a, lost);
             if (done.cause() instanceof MetaException.RetryableBackend && attempt < SETTLE_ATTEMPTS) {
                 return settleUnknown(slot, a, lost, attempt + 1);
             }
-            String message = "revision " + Long.toUnsignedString(slot.revision) + " could not be settled after " + attempt
-                    + " attempt(s) (" + done.cause().getMessage() + "); node " + nodeId + " steps down";
-            // No revision of this epoch is handed out again: the node leads again only from a
-            // later epoch (the election installs one above it), whose lease write ends this one.
-            feed.retire(slot.epoch);
-            stepDown.accept(message, slot.epoch);
+            // Not decided now: the client hears so at once, and settling goes on in the background
+            // while this node still leads the slot's epoch with authority.
+            if (done.cause() instanceof MetaException.RetryableBackend) settleLater(slot, a, 1);
+            else giveUp(slot, done.cause().getMessage());
             return Future.failedFuture(new Unsettled(new MetaException.OutcomeUnknown(lost.getMessage()
                     + "; its change record would be revision " + Long.toUnsignedString(slot.revision) + " of epoch "
                     + Long.toUnsignedString(slot.epoch), lost)));
         });
+    }
+
+    /** The guarded void record that settles {@code slot}'s revision (condition absent). */
+    private Transaction voidRecord(Slot slot, Admitted a) {
+        return Transaction.guarded(leaseKey, a.guard.leaseBytes(), List.of(Transaction.Op.create(Revisions.key(slot.revision),
+                ChangeRecord.voidAt(slot.revision, slot.epoch, wallMillis.getAsLong()).encode())));
+    }
+
+    /**
+     * Tries the void record again after a pause (backing off to a second). Any answer settles the
+     * revision: applied, the write never can; refused, its record is there or its guard is gone.
+     * Once this node no longer leads the slot's epoch with authority, it gives up.
+     */
+    private void settleLater(Slot slot, Admitted a, int tries) {
+        later.accept(Math.min(1_000L, 50L << Math.min(tries, 5)), () -> {
+            Leadership l = current.get();
+            if (!l.isLeader() || l.epoch() != slot.epoch || !l.hasAuthorityAt(monoNanos.getAsLong())) {
+                giveUp(slot, "this node no longer leads epoch " + Long.toUnsignedString(slot.epoch) + " with authority");
+                return;
+            }
+            a.store.transact(voidRecord(slot, a)).onComplete(done -> {
+                if (done.succeeded()) slot.sequencer.settle(slot.revision);
+                else if (done.cause() instanceof MetaException.RetryableBackend) settleLater(slot, a, tries + 1);
+                else giveUp(slot, done.cause().getMessage());
+            });
+        });
+    }
+
+    /**
+     * The revision stays unsettled, so its epoch's watermark can never pass it: no revision of
+     * that epoch is handed out again, and the node leads again only from a later epoch (the
+     * election installs one above it), whose lease write ends every write of this one.
+     */
+    private void giveUp(Slot slot, String why) {
+        feed.retire(slot.epoch);
+        stepDown.accept("revision " + Long.toUnsignedString(slot.revision) + " of epoch " + Long.toUnsignedString(slot.epoch)
+                + " could not be settled (" + why + "); node " + nodeId + " steps down", slot.epoch);
     }
 
     private Future<Outcome> decided(boolean voidApplied, String key, Slot slot, Admitted a, MetaException.OutcomeUnknown lost) {
@@ -316,7 +352,7 @@ public final class FencedWriter {
                 + "), and revision " + Long.toUnsignedString(slot.revision) + " is settled: no record of it will appear", lost);
     }
 
-    /** A revision left unsettled: its epoch is retired, and this node leads again only from a later one. */
+    /** A revision not settled when its write is answered: settling goes on in the background. */
     private static final class Unsettled extends RuntimeException {
         Unsettled(MetaException.OutcomeUnknown cause) { super(cause.getMessage(), cause, false, false); }
     }

@@ -236,15 +236,17 @@ public abstract class ChangeRecordsContract {
         assertThat(settled.revision()).isGreaterThan(applied);
         assertThat(all).filteredOn(r -> !r.isVoid()).extracting(ChangeRecord::revision).containsExactly(before, applied);
 
-        // Neither the write's answer nor any settling attempt comes back: the outcome stays
-        // unknown, the node steps down (its watermark cannot pass the revision), and whatever
-        // happened, the feed agrees with the data.
+        // Neither the write's answer nor its three settling attempts come back: the client hears
+        // "unknown" at once; settling goes on in the background and succeeds once answers come
+        // back, so the node leads on, and whatever happened, the feed agrees with the data.
         faulty.loseAnswers.set(4);
         HttpResponse<Buffer> unknown = h.post(a, "/v1/kv/cas", cas("kv/c", null, "c1"));
         expectError(unknown, 504, "outcome_unknown", "its change record would be revision");
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
         boolean written = NodeHarness.await(recording.get("kv/c")).isPresent();
         assertThat(applied().stream().anyMatch(r -> r.changes().contains(put("kv/c", "c1")))).isEqualTo(written).isTrue();
+        long after = revision(h.post(a, "/v1/kv/cas", cas("kv/e", null, "e1")));
+        assertThat(h.status(a).isLeader()).as("settled in the background: no step-down").isTrue();
+        assertThat(applied()).extracting(ChangeRecord::revision).endsWith(after);
     }
 
     /** Review of the first part: the void record's own answer lost, and a renewal between the write and its void record. */
@@ -328,12 +330,16 @@ public abstract class ChangeRecordsContract {
         MetasrvNode a = hostNode("a", clock, new lake.config.FeedSettings(3_600_000, 1, 50), dir);
         h.campaign(a);
         revision(h.post(a, "/v1/kv/cas", cas("kv/seen", null, "s")));
-        // The write and all three of its void records lose their answers (retention's own
-        // batches are spared, so the count is the write path's alone).
+        // The write and every void record sent for it lose their answers (retention's own batches
+        // are spared): the background settling goes on until this node's authority ends, then
+        // gives up and steps down.
         faulty.loseOnly = t -> t.ops().stream().noneMatch(op -> op.key().equals(lake.feed.Revisions.FLOOR_KEY));
-        faulty.loseAnswers.set(4);
+        faulty.loseAnswers.set(Integer.MAX_VALUE);
         expectError(h.post(a, "/v1/kv/cas", cas("kv/c", null, "c1")), 504, "outcome_unknown", "would be revision");
+        assertThat(h.status(a).isLeader()).as("still settling").isTrue();
+        clock.advanceMono(TTL);
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        faulty.loseAnswers.set(0);
         long unsettled = applied().stream().filter(r -> r.changes().contains(put("kv/c", "c1"))).findFirst().orElseThrow().revision();
 
         // The same node wins again, and its own lease record is renewed into the next epoch, so
