@@ -16,7 +16,7 @@ import lake.meta.MetaStore;
  */
 public final class Feed {
     private long epoch = -1;
-    private boolean started;
+    /** The current epoch's sequencer, or null before the first. */
     private Future<Sequencer> sequencer;
     /** The highest epoch retired (0: none): no revision of it or below is handed out again. */
     private long retired;
@@ -45,7 +45,7 @@ public final class Feed {
 
     /** The sequencer of {@code epoch} if it has started (its read completed), else {@code null}. */
     public synchronized Sequencer started(long epoch) {
-        if (!started || this.epoch != epoch || !sequencer.succeeded()) return null;
+        if (sequencer == null || this.epoch != epoch || !sequencer.succeeded()) return null;
         if (retired != 0 && Long.compareUnsigned(epoch, retired) <= 0) return null;
         return sequencer.result();
     }
@@ -59,15 +59,14 @@ public final class Feed {
             return Future.failedFuture(new StaleEpoch("epoch " + Long.toUnsignedString(epoch) + " has a revision whose write's"
                     + " outcome could not be settled; this node writes again from epoch " + Long.toUnsignedString(retired + 1)));
         }
-        if (started && Long.compareUnsigned(epoch, this.epoch) < 0) {
+        if (sequencer != null && Long.compareUnsigned(epoch, this.epoch) < 0) {
             // An instance still holding an older leadership: its writes are fenced anyway, and
             // restarting the older epoch would lose the newer one's unsettled revisions.
             return Future.failedFuture(new StaleEpoch("epoch " + Long.toUnsignedString(epoch) + " is older than epoch "
                     + Long.toUnsignedString(this.epoch) + ", whose revisions this node hands out now"));
         }
-        if (started && this.epoch == epoch && !(sequencer.isComplete() && sequencer.failed())) return sequencer;
+        if (sequencer != null && this.epoch == epoch && !(sequencer.isComplete() && sequencer.failed())) return sequencer;
         this.epoch = epoch;
-        this.started = true;
         this.sequencer = store.lastKey(Revisions.PREFIX).compose(last -> store.get(Revisions.FLOOR_KEY).map(floor -> {
             long above = last.map(Revisions::parse).orElse(0L);
             long compacted = Revisions.floor(floor);
