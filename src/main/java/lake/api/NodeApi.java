@@ -59,7 +59,7 @@ import java.util.function.Supplier;
 public final class NodeApi {
     private static final Logger log = LoggerFactory.getLogger(NodeApi.class);
 
-    private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(Ops.LEADER, Ops.RESIGN, Ops.READY, Ops.CLUSTER);
+    private static final java.util.Set<String> WITHOUT_FIELDS = java.util.Set.of(Ops.LEADER, Ops.RESIGN, Ops.READY, Ops.CLUSTER, Ops.REVISION);
 
     /**
      * How long a write that found the lease naming this node waits for the node's leadership
@@ -76,7 +76,8 @@ public final class NodeApi {
     public record Config(ElectionSettings settings, StoreLink store, NodeClock clock, boolean clustered, long forwardWindowMs,
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
                          AccessControl access, lake.iceberg.rest.IcebergService iceberg, BusBatch.Sender forwardingLane,
-                         lake.cluster.Liveness liveness, lake.feed.Feed feed, lake.config.FeedSettings feedSettings) {}
+                         lake.cluster.Liveness liveness, lake.feed.Feed feed, lake.config.FeedSettings feedSettings,
+                         lake.watch.Tail tail) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -91,6 +92,9 @@ public final class NodeApi {
     private final List<Promise<Leadership>> waitingForLeadership = new ArrayList<>();
     private final Membership membership;
     private final BusMetaStore reads;
+    private final lake.watch.Watches watches;
+    private final Config config;
+    private final AtomicInteger waiting;
     private final FencedWriter writer;
     private final lake.watch.Compactor compactor;
     private final Forwarder forwarder;
@@ -111,6 +115,7 @@ public final class NodeApi {
         this.context = context;
         this.settings = config.settings();
         this.storeSecret = config.store().secret();
+        this.config = config;
         this.clock = config.clock();
         this.metrics = config.metrics();
         this.access = config.access();
@@ -130,6 +135,8 @@ public final class NodeApi {
         compactor = new lake.watch.Compactor(reads, writer::apply, clock::wallMillis, config.feedSettings().retentionMs(),
                 config.feedSettings().maxRecords());
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
+        watches = new lake.watch.Watches(context, config.tail(), reads);
+        waiting = config.waiting();
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();
     }
@@ -147,6 +154,7 @@ public final class NodeApi {
                     java.util.Objects.requireNonNullElse(m.headers().get(lake.cluster.Liveness.REASON_HEADER), lake.cluster.Liveness.DROPPED)));
             listening = listening.compose(v -> departures.completion());
         }
+        watches.start();
         return listening.compose(v -> watch.start()).compose(v -> vertx.eventBus()
                 .<Leadership>request(Bus.election(settings.nodeId()), null, new DeliveryOptions().addHeader(Bus.OP_HEADER, "status"))
                 .onSuccess(m -> learn(m.body()))).mapEmpty();
@@ -154,6 +162,7 @@ public final class NodeApi {
 
     /** Stops learning leadership; call once no request is in flight. */
     public Future<Void> stop() {
+        watches.stop();
         Future<Void> watching = watch.stop();
         if (departures != null) watching = Future.join(watching, departures.unregister()).mapEmpty();
         return feed == null ? watching : Future.join(watching, feed.unregister()).mapEmpty();
@@ -233,6 +242,104 @@ public final class NodeApi {
         });
     }
 
+    /** What {@code caller} sees of the feed under {@code prefix}: the keys it may read (filtered, never refused). */
+    private static lake.watch.Watches.Filter filter(Caller caller, String prefix) {
+        lake.config.AuthToken p = caller.principal();
+        return new lake.watch.Watches.Filter(prefix, key -> lake.security.Authorizer.keyInside(p, key));
+    }
+
+    private static ApiError feedNotReady() {
+        return new ApiError(503, "feed_not_ready", "this node has not yet heard the change feed's position from a leader", 1);
+    }
+
+    /** The answer to a watch that failed: {@code 410} for a compacted revision, else as any failure. */
+    private static Throwable watchFailure(Throwable t) {
+        if (t instanceof lake.watch.Watches.Gone g) {
+            return new ApiError(410, "compacted", g.getMessage(), null,
+                    new JsonObject().put("compact_revision", ApiRequests.u64(g.floor())));
+        }
+        return t;
+    }
+
+    private Future<JsonObject> watch(lake.watch.Watches.Filter filter, ApiRequests.Watch w, Future<?> abandoned) {
+        if (w.waitMs() == 0) {
+            if (watches.currentRevision() == null) return Future.failedFuture(feedNotReady());
+            return watches.read(filter, w.after(), w.limit()).map(NodeApi::pageJson).recover(t -> Future.failedFuture(watchFailure(t)));
+        }
+        if (waiting.incrementAndGet() > MAX_WAITING) {
+            waiting.decrementAndGet();
+            return Future.failedFuture(new ApiError(503, "too_many_waiting", "this node already holds " + MAX_WAITING
+                    + " waiting requests; retry, or ask without wait_ms", 1));
+        }
+        Promise<JsonObject> answer = Promise.promise();
+        long[] timer = {-1};
+        lake.watch.Watches.Watch watch = watches.watch(filter, w.after(), w.limit(), new lake.watch.Watches.Receiver() {
+            @Override public lake.watch.Watches.Flow deliver(lake.watch.Watches.Page page) {
+                answer.tryComplete(pageJson(page));
+                return lake.watch.Watches.Flow.STOP;
+            }
+
+            @Override public void fail(Throwable cause) {
+                answer.tryFail(watchFailure(cause));
+            }
+        });
+        if (!answer.future().isComplete()) {
+            timer[0] = vertx.setTimer(w.waitMs(), id -> {
+                watch.cancel();
+                answer.tryComplete(pageJson(new lake.watch.Watches.Page(List.of(), watch.cursor(), false)));
+            });
+            abandoned.onComplete(gone -> {
+                watch.cancel();
+                answer.tryFail(new ApiError(499, "abandoned", "the client stopped waiting", null));
+            });
+        }
+        return answer.future().onComplete(done -> {
+            vertx.cancelTimer(timer[0]);
+            watch.cancel();
+            waiting.decrementAndGet();
+        });
+    }
+
+    private static JsonObject pageJson(lake.watch.Watches.Page page) {
+        List<Object> events = new ArrayList<>(page.records().size());
+        for (lake.feed.ChangeRecord r : page.records()) events.add(lake.watch.Watches.render(r));
+        return new JsonObject(lake.wire.WatchEvent.Page.toMap(events, page.cursor(), page.more()));
+    }
+
+    /**
+     * Checks that {@code caller} may stream the feed from {@code after} (SSE): authorized like a
+     * long poll, and failing {@code 410} at once when {@code after} is compacted, before the stream
+     * answers {@code 200}.
+     */
+    public Future<Void> openStream(Caller caller, String prefix, long after) {
+        try {
+            access.authorize(caller, new Action.Open(Ops.WATCH));
+        } catch (ApiError refused) {
+            return Future.failedFuture(refused);
+        }
+        return watches.read(filter(caller, prefix), after, 1).<Void>mapEmpty().recover(t -> Future.failedFuture(watchFailure(t)));
+    }
+
+    /** Streams the change feed under {@code prefix} after {@code after} to {@code receiver}, filtered to the keys {@code caller} may read. */
+    public lake.watch.Watches.Watch stream(Caller caller, String prefix, long after, lake.watch.Watches.Receiver receiver) {
+        return watches.watch(filter(caller, prefix), after, ApiRequests.MAX_WATCH_LIMIT, receiver);
+    }
+
+    /** The answer an SSE stream ends with when its watch fails. */
+    public static ApiError watchError(Throwable t) {
+        return ApiError.from(watchFailure(t));
+    }
+
+    /** The revisions of the epoch this node leads (fails on a follower): the leader's heartbeat publishes their watermark. */
+    public Future<lake.feed.Sequencer> revisions() {
+        return writer.revisions();
+    }
+
+    /** The store as this instance reads it. */
+    public lake.meta.MetaStore reads() {
+        return reads;
+    }
+
     private void learn(Leadership next) {
         boolean roleChanged = leadership.isLeader() != next.isLeader() || leadership.epoch() != next.epoch();
         leadership = next;
@@ -309,6 +416,17 @@ public final class NodeApi {
             // entry (an older or newer version's) never fails the listing.
             case Ops.CLUSTER -> membership.list().map(members -> new JsonObject().put("node_id", settings.nodeId()).put("members", members));
             case Ops.LEADER -> leader();
+            case Ops.WATCH -> {
+                ApiRequests.Watch w = ApiRequests.watch(body);
+                access.authorize(caller, new Action.Open(op));
+                yield watch(filter(caller, w.prefix()), w, abandoned);
+            }
+            case Ops.REVISION -> {
+                access.authorize(caller, new Action.Open(op));
+                Long revision = watches.currentRevision();
+                if (revision == null) yield Future.failedFuture(feedNotReady());
+                yield Future.succeededFuture(new JsonObject().put("revision", ApiRequests.u64(revision)));
+            }
             case Ops.RESIGN -> {
                 access.authorize(caller, new Action.Admin(op, null));
                 yield audited(caller, headers, op, null, vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
@@ -448,7 +566,9 @@ public final class NodeApi {
     public Future<lake.watch.Compactor.Round> compactFeed() {
         if (!leadership.isLeader()) return Future.succeededFuture(lake.watch.Compactor.Round.NONE);
         long epoch = leadership.epoch();
-        return writer.revisions().compose(revisions -> compactor.round(COMPACTION_BATCHES, epoch, revisions::watermark));
+        return writer.revisions().compose(revisions -> compactor.round(COMPACTION_BATCHES, epoch, revisions::watermark))
+                // The floor travels with the feed's publications: every tail drops what compaction removed.
+                .onSuccess(round -> config.feed().compacted(round.floor()));
     }
 
     /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */

@@ -32,6 +32,13 @@ public final class Bus {
     /** Published cluster-wide by the leader after every acknowledged catalog write: long polls look again. */
     public static final String CATALOG_CHANGED = "lake.cluster.catalog-changed";
 
+    /**
+     * Published cluster-wide by the leader: each run of the change feed its watermark passed
+     * ({@link lake.feed.Published} as JSON), with {@link #SECRET_HEADER} when the cluster has one.
+     * Every node's tail is fed from it.
+     */
+    public static final String FEED_RUNS = "lake.cluster.feed-runs";
+
     /** Published cluster-wide when a leader resigns, so standbys campaign at once. */
     public static final String LEASE_RELEASED = "lake.cluster.lease-released";
     public static final String CLUSTER = "lake.v1.cluster";
@@ -46,6 +53,10 @@ public final class Bus {
     public static final String KV_DELETE = "lake.v1.kv.delete";
     public static final String KV_TXN = "lake.v1.kv.txn";
     public static final String LEADER = "lake.v1.leader";
+    /** A page of the change feed ({@code {"prefix","after","limit","wait_ms"}}), as {@code GET /v1/watch}'s long poll. */
+    public static final String WATCH = "lake.v1.watch";
+    /** The change feed's current revision on the node that answers. */
+    public static final String REVISION = "lake.v1.revision";
     public static final String LEADER_RESIGN = "lake.v1.leader.resign";
 
     /** The address of one node's API handler, used by its own HTTP ingress and for forwarding. */

@@ -3,13 +3,26 @@ package lake.config;
 /**
  * Retention of the change feed: records older than {@code retentionMs} (by commit time) and
  * records more than {@code maxRecords} revisions below the newest are compacted by the leader,
- * which looks every {@code compactIntervalMs}.
+ * which looks every {@code compactIntervalMs}. Every node keeps the newest records in memory for
+ * its watchers, at most {@code tailRecords} of them and about {@code tailBytes}; a watcher behind
+ * that reads the store, and an SSE watcher that falls behind it while it reads nothing is cut off.
  */
-public record FeedSettings(long retentionMs, long maxRecords, long compactIntervalMs) {
-    /** A day of history, at most a million records (a few hundred MB at typical sizes), looked at every minute. */
+public record FeedSettings(long retentionMs, long maxRecords, long compactIntervalMs, int tailRecords, long tailBytes) {
+    public static final int DEFAULT_TAIL_RECORDS = 65_536;
+    public static final int MAX_TAIL_RECORDS = 16 * 1024 * 1024;
+    public static final long DEFAULT_TAIL_BYTES = 64L * 1024 * 1024;
+    /** A day of history, at most a million records (a few hundred MB at typical sizes), looked at every minute; a 64 MiB tail. */
     public static final FeedSettings DEFAULTS = new FeedSettings(24L * 3600 * 1000, 1_000_000, 60_000);
 
+    /** Retention as given, the default tail. */
+    public FeedSettings(long retentionMs, long maxRecords, long compactIntervalMs) {
+        this(retentionMs, maxRecords, compactIntervalMs, DEFAULT_TAIL_RECORDS, DEFAULT_TAIL_BYTES);
+    }
+
     public FeedSettings {
+        if (tailRecords > MAX_TAIL_RECORDS) throw new ConfigException("feed-tail-records: at most " + MAX_TAIL_RECORDS + ", got " + tailRecords);
+        if (tailRecords <= 0) throw new ConfigException("feed-tail-records: must be positive, got " + tailRecords);
+        if (tailBytes <= 0) throw new ConfigException("feed-tail-bytes: must be positive, got " + tailBytes);
         if (retentionMs <= 0) throw new ConfigException("feed-retention-ms: must be positive, got " + retentionMs);
         if (maxRecords <= 0) throw new ConfigException("feed-max-records: must be positive, got " + maxRecords);
         if (compactIntervalMs <= 0) throw new ConfigException("feed-compact-interval-ms: must be positive, got " + compactIntervalMs);

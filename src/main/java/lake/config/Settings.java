@@ -103,7 +103,8 @@ public record Settings(
                 .put("cluster_tls_ca_file", str(security.clusterTlsCaFile()))
                 .put("iceberg_s3_endpoint", icebergS3Endpoint)
                 .put("feed_retention_ms", feed.retentionMs()).put("feed_max_records", feed.maxRecords())
-                .put("feed_compact_interval_ms", feed.compactIntervalMs());
+                .put("feed_compact_interval_ms", feed.compactIntervalMs()).put("feed_tail_records", (long) feed.tailRecords())
+                .put("feed_tail_bytes", feed.tailBytes());
     }
 
     private static String str(Path p) {

@@ -62,7 +62,9 @@ public final class SettingsLoader {
             new Option("iceberg-s3-endpoint", Option.Type.STRING, "S3 endpoint of an s3:// catalog root for the Iceberg catalog's files (path-style; for S3-compatible stores); default: the AWS SDK's"),
             new Option("feed-retention-ms", Option.Type.LONG, "the change feed keeps records this long (by commit time)"),
             new Option("feed-max-records", Option.Type.LONG, "the change feed keeps at most the newest this many revisions"),
-            new Option("feed-compact-interval-ms", Option.Type.LONG, "how often the leader compacts the change feed to its retention"));
+            new Option("feed-compact-interval-ms", Option.Type.LONG, "how often the leader compacts the change feed to its retention"),
+            new Option("feed-tail-records", Option.Type.LONG, "change records each node keeps in memory for its watchers, at most"),
+            new Option("feed-tail-bytes", Option.Type.LONG, "bytes of change records each node keeps in memory for its watchers, about"));
 
     private SettingsLoader() {}
 
@@ -207,7 +209,8 @@ public final class SettingsLoader {
     private static final List<String> REQUIRED = List.of("http_host", "http_port", "data_dir", "store",
             "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
             "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port",
-            "cluster_bus_port", "feed_retention_ms", "feed_max_records", "feed_compact_interval_ms");
+            "cluster_bus_port", "feed_retention_ms", "feed_max_records", "feed_compact_interval_ms",
+            "feed_tail_records", "feed_tail_bytes");
 
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
@@ -312,7 +315,8 @@ public final class SettingsLoader {
                 leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster,
                 blank(catalogRoot) ? null : catalogRoot, security,
                 blank(c.getString("iceberg_s3_endpoint")) ? null : c.getString("iceberg_s3_endpoint"),
-                new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms")));
+                new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms"),
+                        Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes")));
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {

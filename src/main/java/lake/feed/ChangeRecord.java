@@ -36,6 +36,9 @@ public record ChangeRecord(long revision, long epoch, long atMs, List<Change> ch
 
         public boolean deleted() { return value == null; }
 
+        /** The new value's length in bytes (0 when deleted), without copying it. */
+        public int valueLength() { return value == null ? 0 : value.length; }
+
         @Override public boolean equals(Object o) {
             return o instanceof Change c && c.key.equals(key) && Arrays.equals(c.value, value);
         }
@@ -70,9 +73,14 @@ public record ChangeRecord(long revision, long epoch, long atMs, List<Change> ch
     @Override public JsonObject event() { return event == null ? null : event.copy(); }
 
     public byte[] encode() {
+        return toJson().encode().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The record as JSON (what {@link #encode} stores). */
+    public JsonObject toJson() {
         JsonObject o = new JsonObject().put("revision", Long.toUnsignedString(revision)).put("epoch", Long.toUnsignedString(epoch))
                 .put("at_ms", atMs);
-        if (isVoid) return o.put("void", true).encode().getBytes(StandardCharsets.UTF_8);
+        if (isVoid) return o.put("void", true);
         JsonArray cs = new JsonArray();
         for (Change c : changes) {
             JsonObject j = new JsonObject().put("key", c.key());
@@ -81,16 +89,28 @@ public record ChangeRecord(long revision, long epoch, long atMs, List<Change> ch
             cs.add(j);
         }
         o.put("changes", cs);
-        if (event != null) o.put("event", event);
-        return o.encode().getBytes(StandardCharsets.UTF_8);
+        if (event != null) o.put("event", event.copy());
+        return o;
     }
 
     /**
      * @throws IllegalArgumentException when {@code bytes} is not a record this class wrote
      */
     public static ChangeRecord decode(byte[] bytes) {
+        JsonObject o;
         try {
-            JsonObject o = new JsonObject(new String(bytes, StandardCharsets.UTF_8));
+            o = new JsonObject(new String(bytes, StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a change record: " + e.getMessage(), e);
+        }
+        return fromJson(o);
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code o} is not a record {@link #toJson} wrote
+     */
+    public static ChangeRecord fromJson(JsonObject o) {
+        try {
             long revision = Long.parseUnsignedLong(o.getString("revision"));
             long epoch = Long.parseUnsignedLong(o.getString("epoch"));
             long atMs = o.getLong("at_ms");

@@ -15,6 +15,13 @@ import lake.meta.MetaStore;
  * above the compaction floor as well, so no revision is ever handed out twice.
  */
 public final class Feed {
+    /** Runs kept for the publisher at most; older ones are dropped (tails read a dropped run from the store). */
+    static final int MAX_QUEUED_RUNS = 4_096;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Published> runs = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Runnable onRun = () -> {};
+    /** The compaction floor as this node last learned it (only rises). */
+    private final java.util.concurrent.atomic.AtomicLong floor = new java.util.concurrent.atomic.AtomicLong();
     private long epoch = -1;
     /** The current epoch's sequencer, or null before the first. */
     private Future<Sequencer> sequencer;
@@ -36,6 +43,40 @@ public final class Feed {
     public synchronized long minEpoch() {
         if (retired == -1L) throw new IllegalStateException("epoch 2^64-1 is retired: no later epoch exists (fail closed)");
         return retired == 0 ? 0 : retired + 1;
+    }
+
+    /**
+     * Called (on whichever thread settled) each time a run is queued; the publisher drains the
+     * runs with {@link #nextRun} on its own context.
+     */
+    public void onRun(Runnable listener) {
+        onRun = listener;
+    }
+
+    /** The oldest queued run, or {@code null}. Runs leave in the order their sequencers made them. */
+    public Published nextRun() {
+        Published p = runs.poll();
+        if (p != null) queued.decrementAndGet();
+        return p;
+    }
+
+    /** Called under the sequencer's lock, so runs queue in revision order. */
+    private void queue(Published run) {
+        runs.add(run);
+        // Nobody draining (a node stopping, a test without a publisher): the oldest runs go; a
+        // tail that misses one finds the gap in the next run's start and reads it from the store.
+        if (queued.incrementAndGet() > MAX_QUEUED_RUNS) nextRun();
+        onRun.run();
+    }
+
+    /** Compaction raised the floor to {@code revision} (a lower value is ignored). */
+    public void compacted(long revision) {
+        floor.accumulateAndGet(revision, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
+    }
+
+    /** The greatest revision compaction removed, as far as this node knows (0: none). */
+    public long floor() {
+        return floor.get();
     }
 
     /** A write under an epoch older than the newest this node has started revisions for. */
@@ -70,7 +111,12 @@ public final class Feed {
         this.sequencer = store.lastKey(Revisions.PREFIX).compose(last -> store.get(Revisions.FLOOR_KEY).map(floor -> {
             long above = last.map(Revisions::parse).orElse(0L);
             long compacted = Revisions.floor(floor);
-            return new Sequencer(Long.compareUnsigned(above, compacted) >= 0 ? above : compacted);
+            compacted(compacted);
+            Sequencer started = new Sequencer(Long.compareUnsigned(above, compacted) >= 0 ? above : compacted, epoch, this::queue);
+            // The epoch's starting point, published at once: tails learn of the takeover (and read
+            // the old epoch's last runs from the store) before the first write.
+            started.heartbeat();
+            return started;
         }));
         return sequencer;
     }

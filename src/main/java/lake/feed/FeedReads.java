@@ -44,16 +44,35 @@ public final class FeedReads {
 
     /** As {@link #read}, with each record's item keys. */
     public static Future<List<Stored>> items(MetaStore store, long after, long upTo, int limit) {
+        return items(store, after, upTo, limit, Long.MAX_VALUE, new boolean[1]);
+    }
+
+    /** Records read, and whether they are every record up to the read's end ({@code false}: it stopped at its limit or byte budget). */
+    public record Batch(List<ChangeRecord> records, boolean whole) {
+        public Batch {
+            records = List.copyOf(records);
+        }
+    }
+
+    /** As {@link #read}, stopping once the records read hold {@code maxBytes} (at least one record is read). */
+    public static Future<Batch> batch(MetaStore store, long after, long upTo, int limit, long maxBytes) {
+        boolean[] whole = {true};
+        return items(store, after, upTo, limit, maxBytes, whole)
+                .map(stored -> new Batch(stored.stream().map(Stored::record).toList(), whole[0]));
+    }
+
+    private static Future<List<Stored>> items(MetaStore store, long after, long upTo, int limit, long maxBytes, boolean[] whole) {
         if (limit < 1) throw new IllegalArgumentException("limit must be positive");
         List<Stored> out = new ArrayList<>();
+        whole[0] = true;
         if (Long.compareUnsigned(after, upTo) >= 0) return Future.succeededFuture(out);
         // Past every part of `after` (its parts sort right after its key).
         String start = ScanPage.continuationAfter(Revisions.PREFIX, Revisions.partKey(after, Revisions.MAX_PARTS));
-        return page(store, start, upTo, limit, out, new ArrayList<>());
+        return page(store, start, upTo, limit, maxBytes, new long[1], whole, out, new ArrayList<>());
     }
 
-    private static Future<List<Stored>> page(MetaStore store, String continuation, long upTo, int limit,
-                                             List<Stored> out, List<KeyValue> pending) {
+    private static Future<List<Stored>> page(MetaStore store, String continuation, long upTo, int limit, long maxBytes, long[] bytes,
+                                             boolean[] whole, List<Stored> out, List<KeyValue> pending) {
         // A small read asks for little more than it needs; a record in parts continues on the next page.
         return store.scanPrefix(Revisions.PREFIX, continuation, Math.min(PAGE_ITEMS, limit + 1)).compose(p -> {
             for (KeyValue kv : p.entries()) {
@@ -64,14 +83,19 @@ public final class FeedReads {
                     out.add(stored(pending));
                     pending.clear();
                 }
-                if (first && (Long.compareUnsigned(revision, upTo) > 0 || out.size() >= limit)) return Future.succeededFuture(out);
+                if (first && Long.compareUnsigned(revision, upTo) > 0) return Future.succeededFuture(out);
+                if (first && (out.size() >= limit || bytes[0] >= maxBytes)) {
+                    whole[0] = false;
+                    return Future.succeededFuture(out);
+                }
                 pending.add(kv);
+                bytes[0] += kv.valueLength();
             }
             if (p.continuation() == null) {
                 if (!pending.isEmpty()) out.add(stored(pending));
                 return Future.succeededFuture(out);
             }
-            return page(store, p.continuation(), upTo, limit, out, pending);
+            return page(store, p.continuation(), upTo, limit, maxBytes, bytes, whole, out, pending);
         });
     }
 

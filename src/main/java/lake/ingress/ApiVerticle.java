@@ -47,6 +47,10 @@ public final class ApiVerticle extends VerticleBase {
     private NodeApi api;
     private long announceTimer = -1;
     private long compactionTimer = -1;
+    private long heartbeatTimer = -1;
+    private lake.watch.Publisher publisher;
+    /** How often a leader that published nothing meanwhile publishes its watermark, so every tail knows where the feed stands. */
+    static final long FEED_HEARTBEAT_MS = 500;
     /** A compaction round in flight: the next tick skips rather than overlap it. */
     private boolean compacting;
     private volatile boolean stopped;
@@ -75,7 +79,12 @@ public final class ApiVerticle extends VerticleBase {
     public Future<?> start() {
         String node = config.settings().nodeId();
         api = new NodeApi(context, config);
-        api.onRoleChange(this::announce);
+        api.onRoleChange(() -> {
+            announce();
+            // A new leader starts its revisions at once: its first publication tells every tail
+            // where the new epoch begins, before its first write.
+            if (api.leadership().isLeader()) api.revisions().onFailure(t -> log.debug("change feed not started: {}", t.toString()));
+        });
         consumers.add(vertx.eventBus().<Object>localConsumer(Bus.nodeApi(node), m -> serve(m.headers().get(Bus.OP_HEADER), m, lake.security.Caller.INTERNAL)));
         if (config.clustered()) {
             // Forwarded writes arrive from other nodes, so they present the client's token like any bus request.
@@ -95,12 +104,17 @@ public final class ApiVerticle extends VerticleBase {
                 consumers.add(vertx.eventBus().<Object>consumer(Ops.catalogAddress(op), m -> servePublic(op, m)));
             }
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(Ops.LEADER, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.WATCH, m -> servePublic(Ops.WATCH, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.REVISION, m -> servePublic(Ops.REVISION, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(Ops.RESIGN, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(Ops.CLUSTER, m)));
         }
         List<Future<Void>> registered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) registered.add(c.completion());
-        return Future.all(registered).compose(v -> api.start()).onSuccess(v -> {
+        publisher = new lake.watch.Publisher(context, config.feed(), new lake.watch.TailFeeder(config.tail(), api.reads()),
+                config.store().secret());
+        return Future.all(registered).compose(v -> api.start()).compose(v -> publisher.start()).onSuccess(v -> {
+            heartbeatTimer = vertx.setPeriodic(FEED_HEARTBEAT_MS, id -> heartbeat());
             announce();
             announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
             compactionTimer = vertx.setPeriodic(config.feedSettings().compactIntervalMs(), id -> compactFeed());
@@ -131,6 +145,12 @@ public final class ApiVerticle extends VerticleBase {
         });
     }
 
+    /** The leader's watermark, published when nothing else was: tails that missed a run, or just started, catch up. */
+    private void heartbeat() {
+        if (stopped || publisher.sentSinceLastAsked() || !api.leadership().isLeader()) return;
+        api.revisions().onSuccess(lake.feed.Sequencer::heartbeat);
+    }
+
     private void announce() {
         Leadership l = api.leadership();
         api.membership().announce(new JsonObject(new lake.wire.ClusterInfo.Member(config.settings().nodeId(),
@@ -153,13 +173,14 @@ public final class ApiVerticle extends VerticleBase {
         vertx.cancelTimer(announceTimer);
         stopped = true;
         vertx.cancelTimer(compactionTimer);
+        vertx.cancelTimer(heartbeatTimer);
         Future<Void> withdrawn = api.membership().withdraw(config.settings().nodeId()).recover(t -> Future.succeededFuture());
         return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {
             if (inFlight == 0) return Future.succeededFuture();
             drained = Promise.promise();
             long timer = vertx.setTimer(Math.max(1, drainMs), id -> drained.tryComplete());
             return drained.future().onComplete(ar -> vertx.cancelTimer(timer));
-        }).transform(ignored -> api.stop());
+        }).transform(ignored -> publisher == null ? Future.succeededFuture() : publisher.stop()).transform(ignored -> api.stop());
     }
 
     /** Authenticates (401 here); what the principal may do is decided by {@link NodeApi} once the request is decoded. */

@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -64,7 +65,12 @@ public final class HttpVerticle extends VerticleBase {
     private static final String KV_PATH = "/v1/kv/";
     /** The raw paths of the routes the router serves (key reads and the catalog are matched before it). */
     private static final Set<String> EXACT_ROUTES = Set.of("/metrics", "/health", "/ready", "/v1/leader", "/v1/cluster",
-            "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH);
+            "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH, "/v1/watch", "/v1/revision");
+    private static final Set<String> WATCH_PARAMETERS = Set.of("prefix", "after", "limit", "wait_ms");
+    /** Bytes an SSE watcher may leave unread before it is cut off (with the revision to resume after). */
+    public static final int WATCH_MAX_PENDING_BYTES = 1024 * 1024;
+    /** How often an idle SSE stream gets a comment line, so proxies keep it and dead clients are noticed. */
+    static final long WATCH_KEEPALIVE_MS = 15_000;
     private static final Set<String> SCAN_PARAMETERS = Set.of("prefix", "limit", "continuation", "hide_system");
     private static final String JSON = "application/json";
     /** Where the Iceberg REST catalog is mounted: a client's {@code uri} is {@code http://host:port/iceberg}. */
@@ -84,6 +90,9 @@ public final class HttpVerticle extends VerticleBase {
     private volatile HttpServer server;
     private NodeApi api;
     private Runnable stopRotating = () -> {};
+    /** Open SSE streams on this instance: each is ended (with where to resume) when the instance stops. */
+    private final java.util.Map<HttpServerResponse, lake.watch.Watches.Watch> streams = new java.util.HashMap<>();
+    private long keepalive = -1;
 
     /**
      * @param drainMs on stop, how long requests in flight may take to finish before connections close
@@ -151,6 +160,8 @@ public final class HttpVerticle extends VerticleBase {
         post(router, "/v1/kv/delete", Ops.DELETE, DELETE_BODY_BYTES);
         post(router, "/v1/txn", Ops.TXN, TXN_BODY_BYTES);
         router.get("/v1/kv").handler(this::scan);
+        router.get("/v1/watch").handler(this::watch);
+        router.get("/v1/revision").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/revision", () -> call(ctx, Ops.REVISION, null)));
         // "/v1/kv/" (the scan) with another method: 405 rather than 404. Other raw paths under
         // /v1/kv/ never get here: key reads are served above, other methods refused above.
         router.route("/v1/kv/*").handler(ctx -> ctx.fail(405));
@@ -269,6 +280,12 @@ public final class HttpVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         stopRotating.run();
+        vertx.cancelTimer(keepalive);
+        for (var open : new java.util.ArrayList<>(streams.entrySet())) {
+            open.getValue().cancel();
+            endStream(open.getKey(), "cutoff", new JsonObject().put("resume_after", ApiRequests.u64(open.getValue().cursor()))
+                    .put("reason", "the node is stopping"));
+        }
         Future<Void> drained = server == null ? Future.succeededFuture() : server.shutdown(drainMs, TimeUnit.MILLISECONDS);
         return drained.eventually(() -> api == null ? Future.succeededFuture() : api.stop());
     }
@@ -417,6 +434,120 @@ public final class HttpVerticle extends VerticleBase {
             return;
         }
         call(ctx, Ops.SCAN, body);
+    }
+
+    /**
+     * {@code GET /v1/watch}: with {@code Accept: text/event-stream}, a Server-Sent Events stream
+     * ({@code id:} = revision; {@code Last-Event-ID} resumes after it); otherwise one JSON page,
+     * waiting up to {@code wait_ms} for a change.
+     */
+    private void watch(RoutingContext ctx) {
+        JsonObject body = new JsonObject();
+        String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
+        boolean sse = accept != null && accept.contains("text/event-stream");
+        long waitMs = 0;
+        ApiRequests.Watch w;
+        try {
+            noBody(ctx, "GET /v1/watch");
+            Map<String, String> params = HttpInput.query(ctx.request().query(), WATCH_PARAMETERS);
+            if (params.containsKey("prefix")) body.put("prefix", params.get("prefix"));
+            if (params.containsKey("after")) body.put("after", ApiRequests.u64(HttpInput.u64(params.get("after"), "query parameter 'after'")));
+            String lastEventId = ctx.request().getHeader("Last-Event-ID");
+            if (sse && lastEventId != null) {
+                // An EventSource reconnecting says where it stopped; that wins over the URL it was opened with.
+                body.put("after", ApiRequests.u64(HttpInput.u64(lastEventId.trim(), "header 'Last-Event-ID'")));
+            }
+            if (params.containsKey("limit")) {
+                if (sse) throw ApiError.invalid("query parameter 'limit' is for the long poll; a stream sends every change");
+                body.put("limit", (long) HttpInput.count(params.get("limit"), "query parameter 'limit'", 1, ApiRequests.MAX_WATCH_LIMIT));
+            }
+            if (params.containsKey("wait_ms")) {
+                if (sse) throw ApiError.invalid("query parameter 'wait_ms' is for the long poll; a stream waits on its own");
+                waitMs = HttpInput.count(params.get("wait_ms"), "query parameter 'wait_ms'", 0, Ops.MAX_WAIT_MS);
+                body.put("wait_ms", waitMs);
+            }
+            w = ApiRequests.watch(body);
+        } catch (ApiError e) {
+            fail(ctx, e);
+            return;
+        }
+        if (!sse) {
+            call(ctx, Ops.WATCH, body, waitMs);
+            return;
+        }
+        lake.security.Caller caller = ctx.get(AccessControl.CALLER);
+        if (caller == null) {
+            fail(ctx, new ApiError(401, "unauthorized", "the request was not authenticated", null));
+            return;
+        }
+        api.openStream(caller, w.prefix(), w.after()).onComplete(opened -> {
+            if (ctx.response().ended() || ctx.response().closed()) return;
+            if (opened.failed()) {
+                fail(ctx, ApiError.from(opened.cause()));
+                return;
+            }
+            stream(ctx.response(), caller, w);
+        });
+    }
+
+    /** Serves one SSE stream until the client leaves, falls too far behind, or the node stops. */
+    private void stream(HttpServerResponse res, lake.security.Caller caller, ApiRequests.Watch w) {
+        res.setChunked(true).setWriteQueueMaxSize(WATCH_MAX_PENDING_BYTES)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+                .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
+                .putHeader("X-Accel-Buffering", "no");
+        // The reconnection delay an EventSource uses, and the first bytes: the client knows the stream is open.
+        res.write("retry: 1000\n: watching after " + Long.toUnsignedString(w.after()) + "\n\n");
+        lake.watch.Watches.Watch[] watch = new lake.watch.Watches.Watch[1];
+        watch[0] = api.stream(caller, w.prefix(), w.after(), new lake.watch.Watches.Receiver() {
+            @Override public lake.watch.Watches.Flow deliver(lake.watch.Watches.Page page) {
+                if (res.ended() || res.closed()) return lake.watch.Watches.Flow.STOP;
+                Buffer out = Buffer.buffer();
+                for (lake.feed.ChangeRecord r : page.records()) {
+                    out.appendString("id: ").appendString(Long.toUnsignedString(r.revision())).appendString("\ndata: ")
+                            .appendString(new JsonObject(lake.watch.Watches.render(r)).encode()).appendString("\n\n");
+                }
+                res.write(out);
+                if (!res.writeQueueFull()) return lake.watch.Watches.Flow.MORE;
+                // A watcher whose client does not read waits with at most this node's write queue
+                // and one page unsent; it resumes when its queue drains.
+                res.drainHandler(v -> {
+                    if (watch[0] != null) watch[0].resume();
+                });
+                return lake.watch.Watches.Flow.PAUSE;
+            }
+
+            @Override public void fail(Throwable cause) {
+                endStream(res, "error", NodeApi.watchError(cause).toJson());
+            }
+
+            @Override public void fellBehind(long cursor) {
+                // Neither writers nor other watchers wait for it: once the tail has moved past what
+                // it was sent, it is cut off with the revision to resume after.
+                metrics.watchersCutOff();
+                endStream(res, "cutoff", new JsonObject().put("resume_after", ApiRequests.u64(cursor))
+                        .put("reason", "the watcher fell behind this node's tail of the feed while reading nothing"));
+            }
+        });
+        if (res.ended()) return;
+        streams.put(res, watch[0]);
+        res.closeHandler(v -> {
+            lake.watch.Watches.Watch open = streams.remove(res);
+            if (open != null) open.cancel();
+        });
+        if (keepalive == -1) {
+            keepalive = vertx.setPeriodic(WATCH_KEEPALIVE_MS, id -> {
+                for (HttpServerResponse r : streams.keySet()) if (!r.writeQueueFull()) r.write(": keepalive\n\n");
+            });
+        }
+    }
+
+    /** Ends an SSE stream with a last event naming why (and, when cut off, where to resume). */
+    private void endStream(HttpServerResponse res, String event, JsonObject data) {
+        lake.watch.Watches.Watch open = streams.remove(res);
+        if (open != null) open.cancel();
+        if (res.ended() || res.closed()) return;
+        res.end("event: " + event + "\ndata: " + data.encode() + "\n\n");
     }
 
     /**

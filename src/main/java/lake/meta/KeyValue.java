@@ -12,6 +12,9 @@ public record KeyValue(String key, byte[] value) {
 
     @Override public byte[] value() { return value.clone(); }
 
+    /** The value's length in bytes, without copying it. */
+    public int valueLength() { return value.length; }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof KeyValue kv && key.equals(kv.key) && Arrays.equals(value, kv.value);

@@ -110,6 +110,8 @@ public final class FencedWriter {
         final Sequencer sequencer;
         final long epoch;
         final long revision;
+        /** The record the write stored, once known to have applied (published when settled). */
+        ChangeRecord stored;
 
         Slot(Sequencer sequencer, long epoch) {
             this.sequencer = sequencer;
@@ -137,7 +139,12 @@ public final class FencedWriter {
                 // Unsettled: settling goes on in the background, which settles the slot (or retires its epoch).
                 if (done.failed() && done.cause() instanceof Unsettled u) return Future.failedFuture(u.getCause());
                 // Its outcome is known: the record exists, or never will.
-                slot.sequencer.settle(slot.revision);
+                boolean unread = done.failed() && done.cause() instanceof MetaException.OutcomeUnknown;
+                if (unread || (done.succeeded() && done.result().applied() && slot.stored == null)) {
+                    slot.sequencer.settleFromStore(slot.revision);
+                } else {
+                    slot.sequencer.settle(slot.revision, done.succeeded() && done.result().applied() ? slot.stored : null);
+                }
                 return done.succeeded() ? Future.succeededFuture(done.result()) : Future.failedFuture(done.cause());
             });
         });
@@ -197,10 +204,11 @@ public final class FencedWriter {
     private Future<Outcome> attempt(ClientWrite write, int renewalRetries, Slot slot, Admitted a) {
         LeaseGuard guard = a.guard;
         List<Transaction.Op> record;
+        ChangeRecord built;
         Future<ClientWrite.Verdict> sent;
         try {
-            record = slot == null ? List.of() : RecordItems.ops(ChangeRecord.of(slot.revision, guard.epoch(), wallMillis.getAsLong(),
-                    write.changes(), write.event()));
+            built = slot == null ? null : ChangeRecord.of(slot.revision, guard.epoch(), wallMillis.getAsLong(), write.changes(), write.event());
+            record = slot == null ? List.of() : RecordItems.ops(built);
             if (write.items() + record.size() > Transaction.MAX_OPERATIONS) {
                 throw new MetaException.InvalidArgument("the write's " + write.items() + " operations and its change record's "
                         + record.size() + " item(s) need " + (write.items() + record.size()) + " of a store transaction's "
@@ -222,7 +230,10 @@ public final class FencedWriter {
                 stepDown.accept(message, guard.epoch());
                 return Future.failedFuture(new MetaException.PermanentBackend(message, null));
             }
-            if (v.applied()) return Future.succeededFuture(new Outcome(true, List.of(), guard.epoch(), slot == null ? 0 : slot.revision));
+            if (v.applied()) {
+                if (slot != null) slot.stored = built;
+                return Future.succeededFuture(new Outcome(true, List.of(), guard.epoch(), slot == null ? 0 : slot.revision));
+            }
             // Even a transaction whose store names only operations is explained by the lease:
             // a backend need not report every failed condition (DynamoDB documents no such
             // promise), so "the guard was not named" does not prove the guard held.
@@ -298,10 +309,28 @@ public final class FencedWriter {
                 return;
             }
             a.store.transact(voidRecord(slot, a)).onComplete(done -> {
-                if (done.succeeded()) slot.sequencer.settle(slot.revision);
+                if (done.succeeded() && done.result().applied()) slot.sequencer.settle(slot.revision, null);
+                else if (done.succeeded()) settleRead(slot);
                 else if (done.cause() instanceof MetaException.RetryableBackend) settleLater(slot, a, tries + 1);
                 else giveUp(slot, done.cause().getMessage());
             });
+        });
+    }
+
+    /**
+     * The void record was refused: the revision's fate is final. Settles it with the write's own
+     * record if the store holds it (else nothing applied); a failed read leaves the run to readers
+     * to take from the store.
+     */
+    private void settleRead(Slot slot) {
+        FeedReads.read(storeAtEpoch.apply(slot.epoch), slot.revision - 1, slot.revision, 1).onComplete(read -> {
+            if (read.failed()) {
+                slot.sequencer.settleFromStore(slot.revision);
+                return;
+            }
+            ChangeRecord held = read.result().isEmpty() ? null : read.result().get(0);
+            boolean own = held != null && held.revision() == slot.revision && !held.isVoid() && held.epoch() == slot.epoch;
+            slot.sequencer.settle(slot.revision, own ? held : null);
         });
     }
 
@@ -325,6 +354,7 @@ public final class FencedWriter {
             // settling attempt whose answer was lost), and not another epoch's record at the same
             // revision (a later leader may reuse a revision no record held when it took over).
             if (held != null && !held.isVoid() && held.epoch() == slot.epoch) {
+                slot.stored = held;
                 return Future.succeededFuture(new Outcome(true, List.of(), slot.epoch, slot.revision));
             }
             if (held != null && held.isVoid()) return Future.failedFuture(didNotApply(slot, lost));

@@ -51,6 +51,7 @@ public final class NodeMetrics {
     private final Map<Class<?>, Counter> storeErrors = new ConcurrentHashMap<>();
     private final Counter renewals;
     private final Counter renewalFailures;
+    private final Counter watchersCutOff;
     private final Counter leadershipChanges;
     private final Counter fenced;
     private final Counter epochMismatch;
@@ -67,6 +68,7 @@ public final class NodeMetrics {
                 .description("the fencing epoch this node leads under; 0 when it does not lead").register(registry);
         renewals = counter("lake.lease.renewals", "successful lease renewals by this node while leading");
         renewalFailures = counter("lake.lease.renewal.failures", "lease renewal rounds that failed while leading");
+        watchersCutOff = counter("lake.watch.cutoffs", "SSE watchers cut off for falling behind (each told the revision to resume after)");
         leadershipChanges = counter("lake.leadership.changes", "times this node became or stopped being leader, or changed epoch");
         fenced = counter("lake.fenced.rejections", "writes refused because the lease moved away from this node (409 fenced)");
         epochMismatch = counter("lake.epoch.mismatch.rejections", "writes refused because they named another epoch (409 epoch_mismatch)");
@@ -156,6 +158,10 @@ public final class NodeMetrics {
     public void waitingLongPolls(java.util.concurrent.atomic.AtomicInteger waiting) {
         Gauge.builder("lake.catalog.waiting", waiting, java.util.concurrent.atomic.AtomicInteger::get).tag("node", node)
                 .description("catalog long polls (snapshot and resolve with wait_ms) this node holds now").register(registry);
+    }
+
+    public void watchersCutOff() {
+        watchersCutOff.increment();
     }
 
     public void renewalFailed() {

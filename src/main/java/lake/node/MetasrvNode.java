@@ -78,6 +78,8 @@ public final class MetasrvNode {
     private final Options options;
     private final List<String> deployments = new ArrayList<>();
     private volatile HttpVerticle http;
+    /** The node's tail of the change feed, fed by the leader's publications. */
+    private volatile lake.watch.Tail tail;
     /** The node's Iceberg REST catalog (its worker threads), closed once the ingress stopped. */
     private lake.iceberg.rest.IcebergService iceberg;
     /** Worker threads for Iceberg's blocking calls: enough to overlap store and file latency, bounded. */
@@ -97,6 +99,15 @@ public final class MetasrvNode {
     private MetasrvNode(Vertx vertx, Options options) {
         this.vertx = vertx;
         this.options = options;
+    }
+
+    /**
+     * The highest epoch whose publication of the change feed this node's tail has taken, or -1
+     * before the first: a leader whose epoch is here has started its revisions.
+     */
+    public long feedEpoch() {
+        lake.watch.Tail t = tail;
+        return t == null || !t.ready() ? -1 : t.epoch();
     }
 
     public static Future<MetasrvNode> deploy(Vertx vertx, Options options) {
@@ -136,8 +147,10 @@ public final class MetasrvNode {
         // The node's revisions: every API instance's writer hands them out; the election leads no
         // epoch the feed retired.
         lake.feed.Feed revisions = new lake.feed.Feed();
+        tail = new lake.watch.Tail(s.feed().tailRecords(), s.feed().tailBytes());
         NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
-                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, revisions, s.feed());
+                s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, revisions, s.feed(),
+                tail);
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null

@@ -17,12 +17,22 @@ public final class ApiError extends RuntimeException {
     private final int status;
     private final String code;
     private final Integer retryAfterSeconds;
+    /** Fields the error object carries besides code and message (say, where a compacted feed resumes); never null. */
+    private final JsonObject details;
 
     public ApiError(int status, String code, String message, Integer retryAfterSeconds) {
+        this(status, code, message, retryAfterSeconds, null);
+    }
+
+    public ApiError(int status, String code, String message, Integer retryAfterSeconds, JsonObject details) {
         super(message, null, false, false);
         this.status = status;
         this.code = code;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.details = details == null ? new JsonObject() : details.copy();
+        if (this.details.containsKey("code") || this.details.containsKey("message")) {
+            throw new IllegalArgumentException("details may not replace an error's code or message");
+        }
     }
 
     public static ApiError invalid(String message) { return new ApiError(400, "invalid_argument", message, null); }
@@ -34,8 +44,10 @@ public final class ApiError extends RuntimeException {
     /** Seconds a client should wait before retrying, for 503s; {@code null} otherwise. */
     public Integer retryAfterSeconds() { return retryAfterSeconds; }
 
+    public JsonObject details() { return details.copy(); }
+
     public JsonObject toJson() {
-        return new JsonObject().put("error", new JsonObject().put("code", code).put("message", getMessage()));
+        return new JsonObject().put("error", details.copy().put("code", code).put("message", getMessage()));
     }
 
     /** Classifies any failure of a request; never turns a fault into a success. */
@@ -78,8 +90,11 @@ public final class ApiError extends RuntimeException {
         try {
             JsonObject e = new JsonObject(re.getMessage()).getJsonObject("error");
             if (e == null) return null;
+            JsonObject details = e.copy();
+            details.remove("code");
+            details.remove("message");
             return new ApiError(re.failureCode(), e.getString("code"), e.getString("message"),
-                    re.failureCode() == 503 ? 1 : null);
+                    re.failureCode() == 503 ? 1 : null, details);
         } catch (DecodeException | NullPointerException | ClassCastException notOurs) {
             return null;
         }

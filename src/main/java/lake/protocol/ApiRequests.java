@@ -179,6 +179,42 @@ public final class ApiRequests {
         return new Scan(prefix, continuation, limit, Boolean.TRUE.equals(hide));
     }
 
+    /** Records one watch page holds at most, and by default. */
+    public static final int MAX_WATCH_LIMIT = 1000;
+    public static final int DEFAULT_WATCH_LIMIT = 100;
+
+    /** A watch request: changes under {@code prefix} after revision {@code after}; a long poll when {@code waitMs > 0}. */
+    public record Watch(String prefix, long after, int limit, long waitMs) {}
+
+    public static Watch watch(JsonObject body) {
+        allowOnly(body, Set.of("prefix", "after", "limit", "wait_ms"));
+        String prefix = body.containsKey("prefix") ? string(body, "prefix") : "";
+        try {
+            Keys.validatePrefix(prefix);
+        } catch (MetaException.InvalidArgument e) {
+            throw ApiError.invalid("field 'prefix': " + e.getMessage());
+        }
+        long after = body.containsKey("after") ? u64(body, "after", " (a revision)") : 0;
+        int limit = DEFAULT_WATCH_LIMIT;
+        if (body.containsKey("limit")) {
+            Object l = body.getValue("limit");
+            if (!(l instanceof Integer || l instanceof Long)) throw ApiError.invalid("field 'limit' must be an integer, got " + typeOf(l));
+            long v = ((Number) l).longValue();
+            if (v < 1 || v > MAX_WATCH_LIMIT) throw ApiError.invalid("field 'limit' must be between 1 and " + MAX_WATCH_LIMIT + ", got " + v);
+            limit = (int) v;
+        }
+        long waitMs = 0;
+        if (body.containsKey("wait_ms")) {
+            Object w = body.getValue("wait_ms");
+            if (!(w instanceof Integer || w instanceof Long)) throw ApiError.invalid("field 'wait_ms' must be an integer, got " + typeOf(w));
+            waitMs = ((Number) w).longValue();
+            if (waitMs < 0 || waitMs > Ops.MAX_WAIT_MS) {
+                throw ApiError.invalid("field 'wait_ms' must be between 0 and " + Ops.MAX_WAIT_MS + ", got " + waitMs);
+            }
+        }
+        return new Watch(prefix, after, limit, waitMs);
+    }
+
     /** An unsigned 64-bit value as a JSON number: a Long below 2^63, a BigInteger above. */
     public static Object u64(long v) {
         return v >= 0 ? (Object) v : new BigInteger(Long.toUnsignedString(v));

@@ -83,6 +83,19 @@ public final class HttpInput {
         return v;
     }
 
+    /** An unsigned 64-bit decimal (ASCII digits, no leading zeros), as a revision is written. */
+    public static long u64(String text, String what) {
+        if (text.isEmpty() || text.length() > 20 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw ApiError.invalid(what + " must be an unsigned integer (ASCII digits), got '" + text + "'");
+        }
+        if (text.length() > 1 && text.charAt(0) == '0') throw ApiError.invalid(what + " must be written without leading zeros, got '" + text + "'");
+        try {
+            return Long.parseUnsignedLong(text);
+        } catch (NumberFormatException beyond) {
+            throw ApiError.invalid(what + " must be an unsigned 64-bit integer, got '" + text + "'");
+        }
+    }
+
     /** {@code true} or {@code false}, exactly. */
     public static boolean bool(String text, String what) {
         return switch (text) {

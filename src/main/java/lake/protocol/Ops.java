@@ -20,6 +20,10 @@ public final class Ops {
     public static final String RESIGN = "resign";
     public static final String READY = "ready";
     public static final String CLUSTER = "cluster";
+    /** A page of the change feed after a revision (long poll with {@code wait_ms}). */
+    public static final String WATCH = "watch";
+    /** The change feed's current revision on this node, for a consistent start. */
+    public static final String REVISION = "revision";
     /** An Iceberg REST request (carried as {@code lake.api.IcebergWire} encodes it); a mutation is a write, forwarded by a follower to the leader. */
     public static final String ICEBERG = "iceberg";
 

@@ -1,0 +1,277 @@
+package lake.watch;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import lake.feed.ChangeRecord;
+import lake.feed.FeedReads;
+import lake.feed.Revisions;
+import lake.meta.MetaStore;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+
+/**
+ * The watchers of one API instance, on its context: each reads the node's {@link Tail} after its
+ * cursor, or the store below the tail, filtered to the keys it may see; waiting watchers are
+ * woken when the tail advances.
+ *
+ * <p>Cursors: a watcher's cursor is always the revision of a record it was served or passed over
+ * (never a watermark no record holds), so a later epoch can never place a record at or below it
+ * (invariant 2 across takeovers). Every record a watcher is given lies at or below a watermark
+ * the leader published, so no record ever appears below one it has seen.
+ */
+public final class Watches {
+    /** Records one page holds at most. */
+    public static final int MAX_PAGE = 1_000;
+
+    /** Records after a cursor, filtered; {@code cursor} is where the next read resumes. */
+    public record Page(List<ChangeRecord> records, long cursor, boolean more) {
+        public Page {
+            records = List.copyOf(records);
+        }
+    }
+
+    /** Records after the cursor were compacted away: the watcher must start again from a fresh read. */
+    public static final class Gone extends RuntimeException {
+        private final long floor;
+
+        public Gone(long after, long floor) {
+            super("revision " + Long.toUnsignedString(after) + " is compacted: records up to revision " + Long.toUnsignedString(floor)
+                    + " are gone; read the current state again and watch after its revision", null, false, false);
+            this.floor = floor;
+        }
+
+        /** The greatest revision compacted away: every record above it is still held. */
+        public long floor() { return floor; }
+    }
+
+    /** Which changes a watcher sees: keys under its prefix that its principal may read. */
+    public record Filter(String prefix, Predicate<String> mayRead) {
+        /** The record as this watcher sees it, or {@code null} when none of its changes is visible (void records have none). */
+        public ChangeRecord apply(ChangeRecord r) {
+            List<ChangeRecord.Change> all = r.changes();
+            List<ChangeRecord.Change> seen = new ArrayList<>(all.size());
+            for (ChangeRecord.Change c : all) if (c.key().startsWith(prefix) && mayRead.test(c.key())) seen.add(c);
+            if (seen.isEmpty()) return null;
+            return seen.size() == all.size() ? r : ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), seen, r.event());
+        }
+    }
+
+    /** What a receiver wants after a page. */
+    public enum Flow {
+        /** Send the next page when there is one. */
+        MORE,
+        /** Send nothing until {@link Watch#resume}: the receiver's output is full. */
+        PAUSE,
+        /** The watch ends. */
+        STOP
+    }
+
+    /** Hears a watcher's pages. */
+    public interface Receiver {
+        /** A page with at least one record. */
+        Flow deliver(Page page);
+
+        /** The watch failed ({@link Gone}, or the store): it ends. */
+        void fail(Throwable cause);
+
+        /**
+         * While paused, the tail moved past the watcher's cursor: catching up would mean reading the
+         * store for a watcher that does not read what it is sent. The watch ends; {@code cursor} is
+         * where it may resume.
+         */
+        default void fellBehind(long cursor) {
+            fail(new IllegalStateException("fell behind the tail at revision " + Long.toUnsignedString(cursor)));
+        }
+    }
+
+    /** One watch, until cancelled or ended by its receiver. */
+    public final class Watch {
+        private final Filter filter;
+        private final int limit;
+        private final Receiver receiver;
+        private long cursor;
+        private boolean busy;
+        private boolean ended;
+        private boolean paused;
+
+        private Watch(Filter filter, long after, int limit, Receiver receiver) {
+            this.filter = filter;
+            this.cursor = after;
+            this.limit = limit;
+            this.receiver = receiver;
+        }
+
+        /** Where it would resume: the last record it was served or passed over. */
+        public long cursor() { return cursor; }
+
+        public void cancel() {
+            ended = true;
+            watches.remove(this);
+        }
+
+        /** After {@link Flow#PAUSE}: the receiver can take pages again. Call on the watches' context. */
+        public void resume() {
+            if (!paused) return;
+            paused = false;
+            pump(this);
+        }
+    }
+
+    private final Context context;
+    private final Tail tail;
+    private final MetaStore store;
+    private final Set<Watch> watches = new LinkedHashSet<>();
+    private final AtomicBoolean woken = new AtomicBoolean();
+    private Runnable unlisten = () -> {};
+
+    public Watches(Context context, Tail tail, MetaStore store) {
+        this.context = context;
+        this.tail = tail;
+        this.store = store;
+    }
+
+    public void start() {
+        unlisten = tail.onAdvance(() -> {
+            if (woken.compareAndSet(false, true)) context.runOnContext(v -> wake());
+        });
+    }
+
+    public void stop() {
+        unlisten.run();
+        for (Watch w : List.copyOf(watches)) {
+            w.cancel();
+            w.receiver.fail(new IllegalStateException("the node is stopping"));
+        }
+    }
+
+    /** Watches open on this instance now. */
+    public int size() {
+        return watches.size();
+    }
+
+    /** The node's current revision for a consistent start: {@code null} until its tail has heard from a leader. */
+    public Long currentRevision() {
+        return tail.ready() ? tail.last() : null;
+    }
+
+    /** Starts a watch after {@code after}; its receiver hears every page with records, in order. Call on this context. */
+    public Watch watch(Filter filter, long after, int limit, Receiver receiver) {
+        if (limit < 1 || limit > MAX_PAGE) throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE);
+        Watch w = new Watch(filter, after, limit, receiver);
+        watches.add(w);
+        pump(w);
+        return w;
+    }
+
+    private void wake() {
+        woken.set(false);
+        for (Watch w : List.copyOf(watches)) {
+            if (w.paused && !w.ended && tail.since(w.cursor, w.cursor, 1).belowBase()) {
+                w.cancel();
+                w.receiver.fellBehind(w.cursor);
+            } else {
+                pump(w);
+            }
+        }
+    }
+
+    private void pump(Watch w) {
+        if (w.busy || w.ended || w.paused) return;
+        w.busy = true;
+        read(w.filter, w.cursor, w.limit).onComplete(ar -> {
+            w.busy = false;
+            if (w.ended) return;
+            if (ar.failed()) {
+                w.cancel();
+                w.receiver.fail(ar.cause());
+                return;
+            }
+            Page p = ar.result();
+            w.cursor = p.cursor();
+            Flow flow = p.records().isEmpty() ? Flow.MORE : w.receiver.deliver(p);
+            if (flow == Flow.STOP) {
+                w.cancel();
+                return;
+            }
+            if (flow == Flow.PAUSE) {
+                w.paused = true;
+                return;
+            }
+            if (p.more()) pump(w);
+        });
+    }
+
+    /**
+     * One page after {@code after}: from the tail, or from the store below the tail and then the
+     * tail. The store read covers ({@code after}, base]; the tail is joined only if it still
+     * holds everything above that base, and only its records above the last one read, since a
+     * later epoch may place new records at or below the base (revisions no record held).
+     */
+    public Future<Page> read(Filter filter, long after, int limit) {
+        Tail.Slice slice = tail.since(after, after, limit);
+        if (!slice.ready()) return Future.succeededFuture(new Page(List.of(), after, false));
+        if (!slice.belowBase()) return Future.succeededFuture(page(filter, after, slice.records(), slice.records().size() == limit));
+        long base = slice.base();
+        return fromStore(after, base, limit, 3).map(batch -> {
+            List<ChangeRecord> stored = batch.records();
+            // The read stopped short of the base: the rest is read next time, still from the store.
+            if (!batch.whole()) return page(filter, after, stored, true);
+            long lastRead = stored.isEmpty() ? after : stored.get(stored.size() - 1).revision();
+            Tail.Slice rest = tail.since(lastRead, base, limit - stored.size());
+            // The tail moved past the base meanwhile: what was read is served, the rest read again.
+            if (rest.belowBase()) return page(filter, after, stored, true);
+            List<ChangeRecord> all = new ArrayList<>(stored);
+            all.addAll(rest.records());
+            return page(filter, after, all, rest.records().size() == limit - stored.size());
+        });
+    }
+
+    /**
+     * Records in ({@code after}, {@code upTo}] from the store. The floor is read after the records:
+     * above {@code after}, records this reader needs were compacted ({@link Gone}).
+     */
+    private Future<FeedReads.Batch> fromStore(long after, long upTo, int limit, int tries) {
+        return FeedReads.batch(store, after, upTo, limit, PAGE_BYTES).transform(read -> store.get(Revisions.FLOOR_KEY).compose(f -> {
+            long floor = Revisions.floor(f);
+            if (Long.compareUnsigned(floor, after) > 0) return Future.failedFuture(new Gone(after, floor));
+            if (read.succeeded()) return Future.succeededFuture(read.result());
+            if (read.cause() instanceof FeedReads.Compacted && tries > 1) return fromStore(after, upTo, limit, tries - 1);
+            return Future.failedFuture(read.cause());
+        }));
+    }
+
+    /** A record as the watch API shows it ({@link lake.wire.WatchEvent}'s shape). */
+    public static java.util.Map<String, Object> render(ChangeRecord r) {
+        List<Object> changes = new ArrayList<>(r.changes().size());
+        for (ChangeRecord.Change c : r.changes()) changes.add(lake.wire.WatchEvent.Change.toMap(c.key(), c.value()));
+        java.util.Map<String, Object> o = lake.wire.Fields.of("revision", lake.wire.Fields.u64Value(r.revision()),
+                "epoch", lake.wire.Fields.u64Value(r.epoch()), "at_ms", r.atMs(), "changes", changes);
+        if (r.event() != null) o.put("event", r.event().getMap());
+        return o;
+    }
+
+    /** Bytes of records one page holds, about (at least one record): a watcher's output stays bounded whatever the records' sizes. */
+    static final long PAGE_BYTES = 1024 * 1024;
+
+    private static Page page(Filter filter, long after, List<ChangeRecord> examined, boolean more) {
+        List<ChangeRecord> seen = new ArrayList<>();
+        long cursor = after;
+        long bytes = 0;
+        for (int i = 0; i < examined.size(); i++) {
+            ChangeRecord r = examined.get(i);
+            ChangeRecord visible = filter.apply(r);
+            if (visible != null) {
+                seen.add(visible);
+                bytes += Tail.weight(visible);
+            }
+            cursor = r.revision();
+            if (bytes >= PAGE_BYTES && i < examined.size() - 1) return new Page(seen, cursor, true);
+        }
+        return new Page(seen, cursor, more && !examined.isEmpty());
+    }
+}

@@ -1,0 +1,328 @@
+package lake.api;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import lake.config.AuthTokens;
+import lake.config.FeedSettings;
+import lake.config.SecuritySettings;
+import lake.config.Settings;
+import lake.meta.MetaStore;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+
+import static lake.node.ApiFixture.T0;
+import static lake.node.ApiFixture.TTL;
+import static lake.node.ApiFixture.cas;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Watching the change feed (issue 36): every node serves watchers from its tail, fed by the
+ * leader's publications; order, compaction, slow watchers and access. Two nodes share one store;
+ * run against every backend.
+ */
+public abstract class WatchContract {
+
+    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
+
+    @TempDir Path dir;
+    NodeHarness h;
+
+    @BeforeEach
+    void harness() {
+        h = new NodeHarness();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    MetasrvNode leader(String id, FeedSettings feed, java.util.function.Consumer<Settings.Fields> more) throws Exception {
+        MetasrvNode a = h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000).with(f -> {
+            f.feed = feed;
+            more.accept(f);
+        }), new ManualClock(T0), backend(dir));
+        h.campaign(a);
+        return a;
+    }
+
+    MetasrvNode follower(String id, java.util.function.Consumer<Settings.Fields> more) throws Exception {
+        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000).with(more::accept), new ManualClock(T0), null);
+    }
+
+    /** A write right after the campaign: an API instance may not have heard of its leadership yet. */
+    long write(MetasrvNode node, JsonObject body) throws Exception {
+        return write(node, body, null);
+    }
+
+    long write(MetasrvNode node, JsonObject body, String token) throws Exception {
+        java.util.concurrent.atomic.AtomicReference<HttpResponse<Buffer>> answer = new java.util.concurrent.atomic.AtomicReference<>();
+        String path = body.containsKey("ops") ? "/v1/txn" : "/v1/kv/cas";
+        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            var req = h.http.request(HttpMethod.POST, node.httpPort(), "127.0.0.1", path);
+            if (token != null) req.bearerTokenAuthentication(token);
+            HttpResponse<Buffer> r = NodeHarness.await(req.sendBuffer(Buffer.buffer(body.encode())));
+            answer.set(r);
+            return r.statusCode() != 503 || !r.bodyAsString().contains("not_leader");
+        });
+        assertThat(answer.get().statusCode()).as(answer.get().bodyAsString()).isEqualTo(200);
+        return answer.get().bodyAsJsonObject().getLong("revision");
+    }
+
+    HttpResponse<Buffer> poll(MetasrvNode node, String query, String token) throws Exception {
+        var req = h.http.request(HttpMethod.GET, node.httpPort(), "127.0.0.1", "/v1/watch?" + query);
+        if (token != null) req.bearerTokenAuthentication(token);
+        return NodeHarness.await(req.send());
+    }
+
+    /** Long polls from {@code after} until {@code count} events arrived; the revisions in the order served. */
+    List<Long> watchUntil(MetasrvNode node, String prefix, long after, int count, String token, List<JsonObject> events) throws Exception {
+        List<Long> seen = new ArrayList<>();
+        long cursor = after;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (seen.size() < count) {
+            assertThat(System.nanoTime()).as("watch on %s saw %s of %d events", node.nodeId(), seen, count).isLessThan(deadline);
+            HttpResponse<Buffer> r = poll(node, "prefix=" + prefix + "&after=" + cursor + "&wait_ms=1000", token);
+            if (r.statusCode() == 503 && r.bodyAsString().contains("feed_not_ready")) continue;
+            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+            JsonObject page = r.bodyAsJsonObject();
+            for (Object e : page.getJsonArray("events")) {
+                JsonObject event = (JsonObject) e;
+                seen.add(event.getLong("revision"));
+                if (events != null) events.add(event);
+            }
+            long next = page.getLong("cursor");
+            assertThat(next).as("the cursor never goes back").isGreaterThanOrEqualTo(cursor);
+            cursor = next;
+        }
+        return seen;
+    }
+
+    /** An SSE stream's events as they arrive (the {@code id:} of each, and the named events). */
+    static final class Sse {
+        final List<Long> ids = new CopyOnWriteArrayList<>();
+        final List<String> named = new CopyOnWriteArrayList<>();
+        volatile int status;
+        private final StringBuilder pending = new StringBuilder();
+
+        void feed(Buffer chunk) {
+            pending.append(chunk.toString(StandardCharsets.UTF_8));
+            int end;
+            while ((end = pending.indexOf("\n\n")) >= 0) {
+                String event = pending.substring(0, end);
+                pending.delete(0, end + 2);
+                for (String line : event.split("\n")) {
+                    if (line.startsWith("id: ")) ids.add(Long.parseLong(line.substring(4)));
+                    if (line.startsWith("event: ")) named.add(event);
+                }
+            }
+        }
+    }
+
+    Sse sse(MetasrvNode node, String query) throws Exception {
+        Sse s = new Sse();
+        HttpClient client = h.vertx.createHttpClient();
+        // The handler is set as the response arrives, on the event loop: no chunk is missed.
+        NodeHarness.await(client.request(new RequestOptions().setMethod(HttpMethod.GET)
+                        .setHost("127.0.0.1").setPort(node.httpPort()).setURI("/v1/watch?" + query)
+                        .putHeader("Accept", "text/event-stream"))
+                .compose(req -> req.send()).onSuccess(res -> {
+                    s.status = res.statusCode();
+                    res.handler(s::feed);
+                }));
+        return s;
+    }
+
+    static JsonObject value(String key, int bytes) {
+        byte[] v = new byte[bytes];
+        java.util.Arrays.fill(v, (byte) 'x');
+        return new JsonObject().put("key", key).put("value", Base64.getEncoder().encodeToString(v));
+    }
+
+    @Test
+    void readersNeverSeeARevisionBelowOneAlreadyServed() throws Exception {
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {});
+        MetasrvNode b = follower("b", f -> {});
+        write(a, cas("order/first", null, "v"));
+        // Concurrent writers: on DynamoDB their transactions commit in any order; watchers on the
+        // leader and on a follower, long poll and SSE, must still see revisions only rise.
+        Sse streamA = sse(a, "prefix=order/");
+        Sse streamB = sse(b, "prefix=order/");
+        List<Future<HttpResponse<Buffer>>> writes = new ArrayList<>();
+        for (int i = 0; i < 120; i++) {
+            writes.add(h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("order/k" + i, null, "v" + i)));
+        }
+        List<Long> applied = new ArrayList<>();
+        for (Future<HttpResponse<Buffer>> w : writes) {
+            HttpResponse<Buffer> r = NodeHarness.await(w);
+            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+            applied.add(r.bodyAsJsonObject().getLong("revision"));
+        }
+        applied.sort(Long::compare);
+        List<Long> onA = watchUntil(a, "order/", 0, 121, null, null);
+        List<Long> onB = watchUntil(b, "order/", 0, 121, null, null);
+        assertThat(onA).isSorted().doesNotHaveDuplicates().containsAll(applied);
+        assertThat(onB).isEqualTo(onA);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> streamA.ids.size() >= 121 && streamB.ids.size() >= 121);
+        assertThat(streamA.ids.subList(1, 121)).as("SSE on the leader").isSorted().doesNotHaveDuplicates().containsExactlyElementsOf(applied);
+        assertThat(streamB.ids).as("SSE on a follower").isEqualTo(streamA.ids);
+        // The current revision is one a record holds: watching after it shows nothing already seen.
+        long current = h.get(b, "/v1/revision").bodyAsJsonObject().getLong("revision");
+        assertThat(current).isEqualTo(applied.get(applied.size() - 1));
+        long next = write(a, cas("order/after", null, "v"));
+        assertThat(watchUntil(b, "order/", current, 1, null, null)).containsExactly(next);
+    }
+
+    @Test
+    void watchFromCompactedRevisionIsGone() throws Exception {
+        MetasrvNode a = leader("a", new FeedSettings(3_600_000, 3, 50), f -> {});
+        MetasrvNode b = follower("b", f -> {});
+        List<Long> revisions = new ArrayList<>();
+        for (int i = 0; i < 10; i++) revisions.add(write(a, cas("gone/k" + i, null, "v")));
+        // Retention keeps the newest three: the floor reaches the seventh revision.
+        long floor = revisions.get(6);
+        for (MetasrvNode n : List.of(a, b)) {
+            // Each node learns the floor with the leader's next publication (its tail drops what compaction removed).
+            Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                for (long after : List.of(0L, revisions.get(5))) {
+                    HttpResponse<Buffer> r = poll(n, "after=" + after, null);
+                    assertThat(r.statusCode()).as("after %d: %s", after, r.bodyAsString()).isEqualTo(410);
+                    JsonObject e = r.bodyAsJsonObject().getJsonObject("error");
+                    assertThat(e.getString("code")).isEqualTo("compacted");
+                    assertThat(e.getLong("compact_revision")).isEqualTo(floor);
+                }
+            });
+            Sse stream = sse(n, "after=" + revisions.get(0));
+            assertThat(stream.status).as("a stream from a compacted revision is refused before it starts").isEqualTo(410);
+            HttpResponse<Buffer> atFloor = poll(n, "after=" + floor, null);
+            assertThat(atFloor.statusCode()).as(atFloor.bodyAsString()).isEqualTo(200);
+            assertThat(atFloor.bodyAsJsonObject().getJsonArray("events").stream().map(e -> ((JsonObject) e).getLong("revision")).toList())
+                    .containsExactlyElementsOf(revisions.subList(7, 10));
+        }
+    }
+
+    @Test
+    void slowWatcherIsCutOffWithoutSlowingWrites() throws Exception {
+        // A tail of 32 records: a watcher more than that behind, reading nothing, is cut off.
+        MetasrvNode a = leader("a", new FeedSettings(3_600_000, 1_000_000, 60_000, 32, 64L << 20), f -> {});
+        write(a, cas("slow/first", null, "v"));
+        Sse fast = sse(a, "prefix=slow/");
+        try (Socket slow = new Socket()) {
+            // A watcher that never reads: its socket buffers fill, then the node's bounded queue.
+            slow.setReceiveBufferSize(4096);
+            slow.connect(new java.net.InetSocketAddress("127.0.0.1", a.httpPort()));
+            OutputStream out = slow.getOutputStream();
+            out.write(("GET /v1/watch?prefix=slow/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            // Every write is answered while the slow watcher reads nothing (~40 MB of events).
+            List<Long> applied = new ArrayList<>();
+            for (int i = 0; i < 150; i++) {
+                applied.add(write(a, new JsonObject().put("ops", new io.vertx.core.json.JsonArray().add(value("slow/big" + i, 200 * 1024)))));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> fast.ids.size() >= 151);
+            assertThat(fast.ids.subList(1, 151)).as("the other watcher missed nothing").containsExactlyElementsOf(applied);
+            assertThat(fast.named).as("the other watcher was not cut off").isEmpty();
+
+            // Now the slow watcher reads what it was sent: its stream ends with the cut-off, naming
+            // the last revision it was sent, and every event before it is whole and in order.
+            String text = readAll(slow.getInputStream());
+            int cut = text.indexOf("event: cutoff");
+            assertThat(cut).as("the slow watcher was cut off").isPositive();
+            JsonObject cutoff = new JsonObject(text.substring(text.indexOf("data: ", cut) + 6, text.indexOf("\n", text.indexOf("data: ", cut))));
+            long resume = cutoff.getLong("resume_after");
+            List<Long> sent = new ArrayList<>();
+            for (String line : text.substring(0, cut).split("\n")) if (line.startsWith("id: ")) sent.add(Long.parseLong(line.substring(4)));
+            assertThat(sent).isNotEmpty().isSorted();
+            assertThat(sent.get(sent.size() - 1)).isEqualTo(resume);
+            assertThat(resume).as("cut off before the end").isLessThan(applied.get(applied.size() - 1));
+            // Resuming where it was told misses nothing.
+            assertThat(watchUntil(a, "slow/", resume, (int) applied.stream().filter(r -> r > resume).count(), null, null))
+                    .containsExactlyElementsOf(applied.stream().filter(r -> r > resume).toList());
+        }
+        assertThat(h.get(a, "/metrics").bodyAsString()).containsPattern("lake_watch_cutoffs_total\\{[^}]*\\} [1-9]");
+    }
+
+    /** The chunked body of a response up to its end (the server closes the stream after the cut-off). */
+    static String readAll(InputStream in) throws Exception {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        byte[] buf = new byte[1 << 16];
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            int n = in.read(buf);
+            if (n < 0) break;
+            all.write(buf, 0, n);
+            // The chunked encoding's last chunk: the stream ended.
+            if (all.size() >= 5 && new String(buf, Math.max(0, n - 5), Math.min(5, n), StandardCharsets.US_ASCII).equals("0\r\n\r\n")) break;
+        }
+        return all.toString(StandardCharsets.UTF_8);
+    }
+
+    static final String ADMIN = "admin-token-0123456789abcdef";
+    static final String TEAM_A = "team-a-token-0123456789abcdef";
+
+    @Test
+    void watcherSeesOnlyWhatItMayRead() throws Exception {
+        Path tokens = dir.resolve("tokens.json");
+        Files.writeString(tokens, "[" + entry("admin", "admin", ADMIN, "") + ","
+                + entry("team-a", "read", TEAM_A, ",\"prefixes\":[\"a/\"]") + "]");
+        Files.setPosixFilePermissions(tokens, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        java.util.function.Consumer<Settings.Fields> withTokens = f -> {
+            f.authTokens = AuthTokens.withFile(List.of(), tokens);
+            f.security = new SecuritySettings(tokens, List.of());
+        };
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, withTokens);
+        MetasrvNode b = follower("b", withTokens);
+        long r1 = write(a, cas("a/1", null, "v"), ADMIN);
+        write(a, cas("b/1", null, "v"), ADMIN);
+        long r3 = write(a, new JsonObject().put("ops", new io.vertx.core.json.JsonArray()
+                .add(value("a/2", 3)).add(value("b/2", 3))), ADMIN);
+        long r4 = write(a, cas("b/3", null, "v"), ADMIN);
+
+        for (MetasrvNode n : List.of(a, b)) {
+            List<JsonObject> events = new ArrayList<>();
+            assertThat(watchUntil(n, "", 0, 2, TEAM_A, events)).containsExactly(r1, r3);
+            assertThat(events.get(1).getJsonArray("changes").stream().map(c -> ((JsonObject) c).getString("key")).toList())
+                    .as("the transaction's record shows only the key the principal may read").containsExactly("a/2");
+            // Under a prefix it may not read: nothing, but the cursor moves past what it may not see.
+            HttpResponse<Buffer> hidden = poll(n, "prefix=b/&after=0", TEAM_A);
+            assertThat(hidden.statusCode()).as(hidden.bodyAsString()).isEqualTo(200);
+            assertThat(hidden.bodyAsJsonObject().getJsonArray("events")).isEmpty();
+            assertThat(hidden.bodyAsJsonObject().getLong("cursor")).isEqualTo(r4);
+            // The admin sees everything.
+            assertThat(watchUntil(n, "", 0, 4, ADMIN, null)).hasSize(4).endsWith(r4);
+            assertThat(poll(n, "after=0", null).statusCode()).as("no token, no watch").isEqualTo(401);
+        }
+    }
+
+    static String entry(String name, String access, String token, String grants) {
+        return "{\"name\":\"" + name + "\",\"access\":\"" + access + "\",\"token_sha256\":\""
+                + HexFormat.of().formatHex(AuthTokens.sha256(token)) + "\"" + grants + "}";
+    }
+}
