@@ -268,7 +268,7 @@ public final class NodeApi {
         }
         if (waiting.incrementAndGet() > MAX_WAITING) {
             waiting.decrementAndGet();
-            return Future.failedFuture(new ApiError(503, "too_many_waiting", "this node already holds " + MAX_WAITING
+            return Future.failedFuture(new ApiError(503, "too_many_waiters", "this node already holds " + MAX_WAITING
                     + " waiting requests; retry, or ask without wait_ms", 1));
         }
         Promise<JsonObject> answer = Promise.promise();

@@ -32,7 +32,7 @@ import java.util.Map;
 @Command(name = "lakectl", mixinStandardHelpOptions = true, versionProvider = Lakectl.Version.class,
         description = "Metasrv from the command line: keys and values, transactions, the lease, the cluster and the table catalog.",
         subcommands = {KvCommands.Get.class, KvCommands.Put.class, KvCommands.Create.class, KvCommands.Cas.class,
-                KvCommands.Del.class, KvCommands.Ls.class, KvCommands.TxnCommand.class,
+                KvCommands.Del.class, KvCommands.Ls.class, KvCommands.TxnCommand.class, WatchCommand.class,
                 ServiceCommands.Leader.class, ServiceCommands.Cluster.class, ServiceCommands.Resign.class,
                 ServiceCommands.Health.class, CatalogCommands.Ns.class, CatalogCommands.TableCommand.class,
                 CatalogCommands.CatalogCommand.class, AutoComplete.GenerateCompletion.class, ManPage.Man.class},

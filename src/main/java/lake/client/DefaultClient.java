@@ -149,6 +149,19 @@ final class DefaultClient implements MetasrvClient {
         return run(Call.write("kv.txn", HttpMethod.POST, "/v1/txn", body, body, txn), WriteResult::from);
     }
 
+    @Override
+    public Future<lake.wire.WatchEvent.Page> watchPage(String prefix, long after, int limit, long waitMs) {
+        String p = prefix == null ? "" : prefix;
+        Map<String, Object> body = Fields.of("prefix", p, "after", Fields.u64Value(after), "limit", limit, "wait_ms", waitMs);
+        return run(Call.read("watch", "/v1/watch" + HttpReplies.query("prefix", p, "after", Long.toUnsignedString(after), "limit", limit,
+                "wait_ms", waitMs), body).waiting(waitMs), lake.wire.WatchEvent.Page::from);
+    }
+
+    @Override
+    public Future<Long> currentRevision() {
+        return run(Call.read("revision", "/v1/revision", Map.of()), r -> Fields.u64(r, "revision"));
+    }
+
     /** Runs {@code f}, turning an argument refused on this thread into a failed future. */
     private static <T> Future<T> guard(java.util.function.Supplier<Future<T>> f) {
         try {

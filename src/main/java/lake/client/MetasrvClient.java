@@ -150,6 +150,39 @@ public interface MetasrvClient extends AutoCloseable {
     /** Applies every operation of {@code txn} in one atomic, fenced step, or none. */
     Future<WriteResult> txn(Txn txn);
 
+    // ---- the change feed (docs/watch.md)
+
+    /**
+     * One page of the change feed under {@code prefix} after revision {@code after}, waiting up to
+     * {@code waitMs} for a change; resume with {@code after = page.cursor()}. Fails
+     * {@link MetasrvException.Compacted} when records after {@code after} were compacted.
+     */
+    Future<lake.wire.WatchEvent.Page> watchPage(String prefix, long after, int limit, long waitMs);
+
+    /** The feed's current revision: watching after it shows every change made since. */
+    Future<Long> currentRevision();
+
+    /**
+     * Watches {@code prefix} after {@code after} until cancelled: every change, once, in revision
+     * order, across reconnects and leader failover (each request resumes after the last record
+     * read). Ends with {@link MetasrvException.Compacted} when it fell behind retention.
+     */
+    default Watcher watch(String prefix, long after, Watcher.Listener listener) {
+        return Watcher.start(this, prefix, after, listener);
+    }
+
+    /**
+     * A consistent start for a cache of {@code prefix}: reads the current revision, lists the
+     * prefix (handed to {@code snapshot}), then watches after that revision. Changes the listing
+     * already shows may be replayed; applying each event's values in order ends exact.
+     */
+    default Future<Watcher> watchFromCurrent(String prefix, java.util.function.Consumer<List<Entry>> snapshot, Watcher.Listener listener) {
+        return currentRevision().compose(revision -> scanAll(prefix).map(entries -> {
+            snapshot.accept(entries);
+            return watch(prefix, revision, listener);
+        }));
+    }
+
     // ---- the service
 
     /** The lease as the answering node sees it. */

@@ -75,6 +75,41 @@ abstract class ClientContract {
     }
 
     @Test
+    void watchDeliversEveryChangeOnceInOrderAndAConsistentStartEndsExact() throws Exception {
+        await(client.put("cache/a", "1"));
+        await(client.put("other/x", "1"));
+        java.util.Map<String, String> cache = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Long> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Watcher w = await(client.watchFromCurrent("cache/", entries -> entries.forEach(e -> cache.put(e.key(),
+                new String(e.value(), java.nio.charset.StandardCharsets.UTF_8))), event -> {
+            seen.add(event.revision());
+            for (lake.wire.WatchEvent.Change c : event.changes()) {
+                if (c.deleted()) cache.remove(c.key());
+                else cache.put(c.key(), new String(c.value(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }));
+        assertThat(cache).containsExactly(java.util.Map.entry("cache/a", "1"));
+        List<Long> revisions = new ArrayList<>();
+        revisions.add(await(client.put("cache/a", "2")).revision());
+        revisions.add(await(client.put("other/y", "1")).revision());
+        revisions.add(await(client.create("cache/b", "1")).revision());
+        revisions.add(await(client.delete("cache/a", "2")).revision());
+        revisions.add(await(client.txn(Txn.builder().put("cache/c", "3").put("other/z", "3").build())).revision());
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> seen.size() >= 4 && w.cursor() >= revisions.get(4));
+        assertThat(seen).as("every change under the prefix once, in order; other prefixes not at all")
+                .containsExactly(revisions.get(0), revisions.get(2), revisions.get(3), revisions.get(4));
+        assertThat(cache).containsOnly(java.util.Map.entry("cache/b", "1"), java.util.Map.entry("cache/c", "3"));
+        w.cancel();
+        // A page by hand: the cursor moves past records the prefix hides.
+        lake.wire.WatchEvent.Page page = await(client.watchPage("other/", revisions.get(3), 10, 0));
+        assertThat(page.events()).extracting(lake.wire.WatchEvent::revision).containsExactly(revisions.get(4));
+        assertThat(page.events().get(0).changes()).extracting(lake.wire.WatchEvent.Change::key).containsExactly("other/z");
+        assertThat(page.cursor()).isEqualTo(revisions.get(4));
+        assertThat(await(client.currentRevision())).isEqualTo(revisions.get(4));
+    }
+
+    @Test
     void keysAndValuesRoundTripExactBytes() throws Exception {
         byte[] binary = {0, (byte) 0xff, 10, 13, (byte) 0x80, 'x'};
         assertThat(await(client.get("kv/absent"))).isEmpty();

@@ -51,4 +51,54 @@ class SequencerProperties {
         for (long r : List.copyOf(open)) watermark = s.settle(r);
         assertThat(s.watermark()).isEqualTo(lastAllocated).isEqualTo(s.last());
     }
+
+    /**
+     * Runs leave in revision order whatever order writes settle in: each starts where the last
+     * ended, together they hold exactly the records settled with one, in order, and {@code last}
+     * is the newest record at or below each run's end (or the start).
+     */
+    @Property(tries = 300)
+    void runsLeaveInRevisionOrderWithExactlyTheSettledRecords(@ForAll("steps") List<Integer> steps, @ForAll long seed) {
+        long start = Math.floorMod(seed, 1_000_000L);
+        List<Published> runs = new ArrayList<>();
+        Sequencer s = new Sequencer(start, 7, runs::add);
+        Random random = new Random(seed);
+        List<Long> open = new ArrayList<>();
+        List<Long> withRecords = new ArrayList<>();
+        for (int step : steps) {
+            if (step < 55 || open.isEmpty()) {
+                open.add(s.allocate());
+            } else {
+                long r = open.remove(random.nextInt(open.size()));
+                // Applied (a record), refused (none), or known only to the store.
+                int fate = random.nextInt(10);
+                if (fate < 6) {
+                    s.settle(r, ChangeRecord.of(r, 7, 0, List.of(new ChangeRecord.Change("k" + r, new byte[] {1})), null));
+                    withRecords.add(r);
+                } else if (fate < 9) {
+                    s.settle(r, null);
+                } else {
+                    s.settleFromStore(r);
+                }
+            }
+        }
+        for (long r : List.copyOf(open)) s.settle(r, null);
+        long at = start;
+        long last = start;
+        List<Long> published = new ArrayList<>();
+        for (Published p : runs) {
+            assertThat(p.epoch()).isEqualTo(7);
+            assertThat(p.from()).as("each run starts where the last ended").isEqualTo(at);
+            assertThat(p.to()).isGreaterThan(p.from());
+            if (p.complete()) p.records().forEach(r -> published.add(r.revision()));
+            else withRecords.removeIf(r -> r > p.from() && r <= p.to());
+            if (p.complete() && !p.records().isEmpty()) last = p.records().get(p.records().size() - 1).revision();
+            assertThat(p.last()).as("the newest record at or below the run's end").isGreaterThanOrEqualTo(last).isLessThanOrEqualTo(p.to());
+            last = p.last();
+            at = p.to();
+        }
+        assertThat(at).isEqualTo(s.last());
+        withRecords.sort(Long::compare);
+        assertThat(published).as("every record, once, in order").isEqualTo(withRecords);
+    }
 }

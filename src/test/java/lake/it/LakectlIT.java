@@ -252,6 +252,34 @@ class LakectlIT {
         }
     }
 
+    @Test
+    void lakectlWatchPrintsEveryChangeUnderThePrefixInOrder() throws Exception {
+        long before = new JsonObject(rw("-o", "json", "put", "w/zero", "0").text()).getLong("revision");
+        Run fromRevision = null;
+        Process watch = builder(Map.of("LAKECTL_TOKEN", RW), List.of("watch", "w/", "--after", Long.toString(before), "--count", "3"))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            assertThat(rw("put", "w/a", "1").exit()).isZero();
+            assertThat(rw("put", "other", "1").exit()).isZero();
+            assertThat(rw("put", "w/b", "2").exit()).isZero();
+            assertThat(rw("del", "w/a", "--expected", "1").exit()).isZero();
+            assertThat(watch.waitFor(60, TimeUnit.SECONDS)).as("--count 3 ends the watch").isTrue();
+            assertThat(watch.exitValue()).isZero();
+            List<String> lines = new String(watch.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+            assertThat(lines).hasSize(3);
+            assertThat(lines.stream().map(l -> l.substring(l.indexOf('\t') + 1)).toList())
+                    .containsExactly("put\tw/a\t1", "put\tw/b\t2", "del\tw/a");
+            List<Long> revisions = lines.stream().map(l -> Long.parseLong(l.substring(0, l.indexOf('\t')))).toList();
+            assertThat(revisions).isSorted().doesNotHaveDuplicates().allMatch(r -> r > before);
+            fromRevision = rw("-o", "json", "watch", "w/", "--after", Long.toString(before), "--count", "1");
+        } finally {
+            watch.destroy();
+            watch.waitFor(10, TimeUnit.SECONDS);
+        }
+        assertThat(fromRevision.exit()).isZero();
+        assertThat(new JsonObject(fromRevision.text().trim()).getJsonArray("changes").getJsonObject(0).getString("key")).isEqualTo("w/a");
+    }
+
     /** {@code table get} of an Iceberg table shows its metadata file and schema, not only the registration. */
     @Test
     void lakectlTableGetShowsAnIcebergTablesMetadataAndSchema() throws Exception {

@@ -42,8 +42,18 @@ public abstract sealed class MetasrvException extends RuntimeException {
 
     /** Builds the exception for an error envelope the server sent. */
     public static MetasrvException of(int status, String code, String message) {
+        return of(status, code, message, java.util.Map.of());
+    }
+
+    /** As {@link #of(int, String, String)}, with the envelope's other fields (say, where a compacted feed resumes). */
+    public static MetasrvException of(int status, String code, String message, java.util.Map<String, Object> error) {
         String m = message == null ? code : message;
         return switch (code) {
+            case "compacted" -> {
+                Object floor = error.get("compact_revision");
+                yield new Compacted(m, floor instanceof Number n ? new java.math.BigInteger(n.toString()).longValue() : 0);
+            }
+            case "feed_not_ready" -> new BackendUnavailable(m);
             case "not_leader" -> new NotLeader(m);
             case "backend_unavailable" -> new BackendUnavailable(m);
             case "contended" -> new Contended(m);
@@ -145,6 +155,22 @@ public abstract sealed class MetasrvException extends RuntimeException {
     /** {@code invalid_argument} (400): the request broke an input rule; the message names the field. Also raised by the client before sending. */
     public static final class InvalidArgument extends MetasrvException {
         public InvalidArgument(String message) { super("invalid_argument", 400, message, null); }
+    }
+
+    /**
+     * {@code compacted} (410): the change feed no longer holds the records after the watch's
+     * revision. Read the current state again and watch after its revision; {@link #compactRevision()}
+     * is the greatest revision compacted away.
+     */
+    public static final class Compacted extends MetasrvException {
+        private final long compactRevision;
+
+        public Compacted(String message, long compactRevision) {
+            super("compacted", 410, message, null);
+            this.compactRevision = compactRevision;
+        }
+
+        public long compactRevision() { return compactRevision; }
     }
 
     /** {@code not_found} (404): the namespace, table, tombstone or route does not exist (a missing key is an empty Optional instead). */

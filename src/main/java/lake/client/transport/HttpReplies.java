@@ -59,7 +59,7 @@ public final class HttpReplies {
     static MetasrvException envelope(int status, String body) {
         try {
             Map<String, Object> e = Fields.object(Json.parseObject(body), "error");
-            return MetasrvException.of(status, Fields.string(e, "code"), Fields.stringOrNull(e, "message"));
+            return MetasrvException.of(status, Fields.string(e, "code"), Fields.stringOrNull(e, "message"), e);
         } catch (IllegalArgumentException | WireException notTheEnvelope) {
             return null;
         }
