@@ -194,6 +194,80 @@ abstract class ClusterFailoverContract {
         }
     }
 
+    /**
+     * A watcher on a follower while writers run through every node and the leader is SIGKILLed
+     * (issue 36): what it saw equals the writes that applied, in revision order, none missed and
+     * none twice. Writes whose outcome was unknown count as applied exactly when their key exists.
+     */
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void watchResumesAfterLeaderKillWithoutGapOrDuplicate() throws Exception {
+        Node leader = faultableLeader();
+        Node watching = cluster.others(leader).get(0);
+        List<java.net.URI> endpoints = cluster.nodes.stream().map(n -> java.net.URI.create("http://127.0.0.1:" + n.httpPort())).toList();
+        Vertx vertx = Vertx.vertx();
+        ClientOptions writers = ClientOptions.defaults().withEndpoints(endpoints).withCallTimeout(Duration.ofSeconds(20));
+        ClientOptions watcherOptions = ClientOptions.defaults().withEndpoints(List.of(java.net.URI.create("http://127.0.0.1:" + watching.httpPort())))
+                .withCallTimeout(Duration.ofSeconds(20));
+        Map<String, Long> acknowledged = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> unknown = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> other = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<long[]> seenRevisions = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> seenKeys = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        String prefix = "watch-kill-" + System.nanoTime() + "/";
+        try (MetasrvClient client = MetasrvClient.http(vertx, writers); MetasrvClient follower = MetasrvClient.http(vertx, watcherOptions)) {
+            long start = follower.currentRevision().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            lake.client.Watcher watcher = follower.watch(prefix, start, event -> {
+                seenRevisions.add(new long[] {event.revision()});
+                event.changes().forEach(c -> seenKeys.add(c.key()));
+            });
+            Thread loop = new Thread(() -> {
+                for (int i = 0; !stop.get(); i++) {
+                    String key = prefix + i;
+                    try {
+                        WriteResult r = client.create(key, "v").toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                        if (r.applied()) acknowledged.put(key, r.revision());
+                        else other.add(new AssertionError("a fresh key was not applied: " + key));
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof MetasrvException.OutcomeUnknown) unknown.add(key);
+                        else other.add(e.getCause());
+                    } catch (Exception e) {
+                        other.add(e);
+                    }
+                }
+            }, "watch-write-loop");
+            loop.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= MIN_ACKS_BEFORE_FAULT);
+            leader.process().kill();
+            faulted.add(leader.id());
+            int atKill = acknowledged.size();
+            await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.size() >= atKill + MIN_ACKS_BEFORE_FAULT);
+            stop.set(true);
+            loop.join(Duration.ofSeconds(90).toMillis());
+            assertThat(other).as("only OutcomeUnknown may surface").isEmpty();
+
+            List<String> applied = new ArrayList<>(acknowledged.keySet());
+            for (String key : unknown) {
+                if (client.get(key).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).isPresent()) applied.add(key);
+            }
+            long lastAcknowledged = acknowledged.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+            await().atMost(Duration.ofSeconds(60)).until(() -> seenKeys.size() >= applied.size() && watcher.cursor() >= lastAcknowledged);
+            watcher.cancel();
+            List<Long> revisions = seenRevisions.stream().map(r -> r[0]).toList();
+            assertThat(revisions).as("in revision order, none twice").isSorted().doesNotHaveDuplicates();
+            assertThat(seenKeys).as("exactly the writes that applied").containsExactlyInAnyOrderElementsOf(applied);
+            for (int i = 0; i < seenKeys.size(); i++) {
+                Long revision = acknowledged.get(seenKeys.get(i));
+                if (revision != null) assertThat(revisions.get(i)).as("%s's revision", seenKeys.get(i)).isEqualTo(revision);
+            }
+            System.out.printf("watchResumesAfterLeaderKillWithoutGapOrDuplicate: %d seen, %d acknowledged, %d unknown%n",
+                    seenKeys.size(), acknowledged.size(), unknown.size());
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void followerForwardsWriteToLeader() throws Exception {
