@@ -180,8 +180,8 @@ public final class NodeApi {
             @Override public Future<lake.meta.ScanPage> scan(String prefix, String continuation, int limit) {
                 return onContext(() -> inner.scan(prefix, continuation, limit));
             }
-            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t) {
-                return onContext(() -> inner.transact(t));
+            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction t, JsonObject event) {
+                return onContext(() -> inner.transact(t, event));
             }
         };
     }
@@ -245,7 +245,13 @@ public final class NodeApi {
     /** What {@code caller} sees of the feed under {@code prefix}: the keys it may read (filtered, never refused). */
     private static lake.watch.Watches.Filter filter(Caller caller, String prefix) {
         lake.config.AuthToken p = caller.principal();
-        return new lake.watch.Watches.Filter(prefix, key -> lake.security.Authorizer.keyInside(p, key));
+        return lake.watch.Watches.Filter.keys(prefix, key -> lake.security.Authorizer.keyInside(p, key));
+    }
+
+    /** The catalog's events {@code caller} sees: those whose every namespace it may use. */
+    private static lake.watch.Watches.Filter eventsFilter(Caller caller) {
+        lake.config.AuthToken p = caller.principal();
+        return lake.watch.Watches.Filter.events(lake.catalog.events.CatalogEvents::namespaces, ns -> lake.security.Authorizer.namespaceGranted(p, ns));
     }
 
     private static ApiError feedNotReady() {
@@ -313,16 +319,23 @@ public final class NodeApi {
      */
     public Future<Void> openStream(Caller caller, String prefix, long after) {
         try {
-            access.authorize(caller, new Action.Open(Ops.WATCH));
+            access.authorize(caller, new Action.Open(prefix == null ? Ops.CATALOG_EVENTS : Ops.WATCH));
         } catch (ApiError refused) {
             return Future.failedFuture(refused);
         }
-        return watches.read(filter(caller, prefix), after, 1).<Void>mapEmpty().recover(t -> Future.failedFuture(watchFailure(t)));
+        return watches.read(streamFilter(caller, prefix), after, 1).<Void>mapEmpty().recover(t -> Future.failedFuture(watchFailure(t)));
     }
 
-    /** Streams the change feed under {@code prefix} after {@code after} to {@code receiver}, filtered to the keys {@code caller} may read. */
+    /**
+     * Streams the change feed under {@code prefix} after {@code after} to {@code receiver}, filtered
+     * to the keys {@code caller} may read; with {@code prefix == null}, the catalog's events.
+     */
     public lake.watch.Watches.Watch stream(Caller caller, String prefix, long after, lake.watch.Watches.Receiver receiver) {
-        return watches.watch(filter(caller, prefix), after, ApiRequests.MAX_WATCH_LIMIT, receiver);
+        return watches.watch(streamFilter(caller, prefix), after, ApiRequests.MAX_WATCH_LIMIT, receiver);
+    }
+
+    private static lake.watch.Watches.Filter streamFilter(Caller caller, String prefix) {
+        return prefix == null ? eventsFilter(caller) : filter(caller, prefix);
     }
 
     /** The answer an SSE stream ends with when its watch fails. */
@@ -420,6 +433,11 @@ public final class NodeApi {
                 ApiRequests.Watch w = ApiRequests.watch(body);
                 access.authorize(caller, new Action.Open(op));
                 yield watch(filter(caller, w.prefix()), w, abandoned);
+            }
+            case Ops.CATALOG_EVENTS -> {
+                ApiRequests.Watch w = ApiRequests.catalogEvents(body);
+                access.authorize(caller, new Action.Open(op));
+                yield watch(eventsFilter(caller), w, abandoned);
             }
             case Ops.REVISION -> {
                 access.authorize(caller, new Action.Open(op));

@@ -57,6 +57,8 @@ public final class Bus {
     public static final String WATCH = "lake.v1.watch";
     /** The change feed's current revision on the node that answers. */
     public static final String REVISION = "lake.v1.revision";
+    /** A page of the catalog's typed events ({@code {"after","limit","wait_ms"}}), as {@code GET /v1/catalog/events}. */
+    public static final String CATALOG_EVENTS = "lake.v1.catalog.events";
     public static final String LEADER_RESIGN = "lake.v1.leader.resign";
 
     /** The address of one node's API handler, used by its own HTTP ingress and for forwarding. */

@@ -1,6 +1,7 @@
 package lake.catalog;
 
 import io.vertx.core.Future;
+import lake.catalog.events.CatalogEvents;
 import lake.meta.KeyValue;
 import lake.meta.MetaException;
 import lake.meta.ScanPage;
@@ -109,7 +110,7 @@ public final class Catalog {
             byte[] record = checkedSize("namespace '" + ns + "' record", created.toBytes());
             List<Op> ops = new ArrayList<>(List.of(Op.create(CatalogKeys.namespace(ns), record), bumpGeneration()));
             ops.addAll(extra);
-            return apply(Transaction.of(ops)).compose(outcome -> outcome.applied() ? Future.succeededFuture(created)
+            return apply(Transaction.of(ops), CatalogEvents.namespaceCreated(ns, created.properties())).compose(outcome -> outcome.applied() ? Future.succeededFuture(created)
                     : Future.failedFuture(new CatalogException.AlreadyExists(outcome.failed().contains(0)
                             ? "namespace '" + ns + "' already exists" : "a record written with namespace '" + ns + "' already exists")));
         });
@@ -174,7 +175,8 @@ public final class Catalog {
                                     Op.delete(key, current.bytes()), Op.delete(markerKey, marker.get()), bumpGeneration()));
                             ops.addAll(extra);
                             Transaction tx = Transaction.of(ops);
-                            return apply(tx).map(o -> o.applied() ? Optional.of(current.value()) : Optional.<Namespace>empty());
+                            return apply(tx, CatalogEvents.namespaceDropped(ns))
+                                    .map(o -> o.applied() ? Optional.of(current.value()) : Optional.<Namespace>empty());
                         });
                     });
                 });
@@ -209,7 +211,7 @@ public final class Catalog {
                     Op.checkExists(CatalogKeys.namespace(ns)),
                     Op.checkAbsent(CatalogKeys.droppingMarker(ns)),
                     bumpGeneration()));
-            return apply(tx).compose(o -> {
+            return apply(tx, CatalogEvents.tableCreated(ref(ns, name, reg), null)).compose(o -> {
                 if (o.applied()) return Future.succeededFuture(new Table(ns, name, reg));
                 if (o.failed().contains(1)) return Future.failedFuture(namespaceNotFound(ns));
                 // The marker was gone or abandoned (now cleared): try again, a bounded number of times.
@@ -301,7 +303,7 @@ public final class Catalog {
                 Registration next = reg.withCurrentVersion(version);
                 Transaction tx = Transaction.of(List.of(
                         Op.update(CatalogKeys.table(ns, name), current.bytes(), next.storedBytes())));
-                return apply(tx).map(o -> o.applied() ? Optional.of(new Table(ns, name, next)) : Optional.empty());
+                return apply(tx, CatalogEvents.versionCommitted(ref(ns, name, next), next.currentVersion())).map(o -> o.applied() ? Optional.of(new Table(ns, name, next)) : Optional.empty());
             }));
         });
     }
@@ -336,7 +338,7 @@ public final class Catalog {
                 ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
                 ops.add(bumpGeneration());
                 ops.addAll(extra);
-                return apply(Transaction.of(ops)).compose(o -> {
+                return apply(Transaction.of(ops), CatalogEvents.tableDropped(ref(ns, name, reg))).compose(o -> {
                     if (!o.applied() && o.failed().stream().anyMatch(i -> i > 2)) {
                         return Future.failedFuture(new CatalogException.AlreadyExists("a record written with the drop of " + what + " already exists"));
                     }
@@ -354,9 +356,18 @@ public final class Catalog {
 
     // ---- pointer tables (engines that keep their own metadata files: Iceberg) -------------------
 
-    /** One table's pointer swap: from exactly {@code expectedMetadataLocation} to {@code metadataLocation}. */
-    public record PointerSwap(String namespace, String name, String expectedMetadataLocation, String metadataLocation) {
+    /**
+     * One table's pointer swap: from exactly {@code expectedMetadataLocation} to {@code metadataLocation};
+     * {@code detail} joins the table's entry in the commit's event (say, the snapshots it added), or {@code null}.
+     */
+    public record PointerSwap(String namespace, String name, String expectedMetadataLocation, String metadataLocation,
+                              io.vertx.core.json.JsonObject detail) {
+        public PointerSwap(String namespace, String name, String expectedMetadataLocation, String metadataLocation) {
+            this(namespace, name, expectedMetadataLocation, metadataLocation, null);
+        }
+
         public PointerSwap {
+            detail = detail == null ? null : detail.copy();
             if (expectedMetadataLocation == null || expectedMetadataLocation.isEmpty()) throw invalid("expected metadata location must be given");
             if (metadataLocation == null || metadataLocation.isEmpty()) throw invalid("metadata location must be given");
         }
@@ -370,6 +381,12 @@ public final class Catalog {
      * atomically with the create, e.g. an idempotency record).
      */
     public Future<Table> createPointerTable(String ns, String name, String engine, String location, String metadataLocation, List<Op> extra) {
+        return createPointerTable(ns, name, engine, location, metadataLocation, extra, null);
+    }
+
+    /** As {@link #createPointerTable(String, String, String, String, String, List)}; {@code detail} joins the create's event. */
+    public Future<Table> createPointerTable(String ns, String name, String engine, String location, String metadataLocation, List<Op> extra,
+                                            io.vertx.core.json.JsonObject detail) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
@@ -385,7 +402,7 @@ public final class Catalog {
                     Op.checkAbsent(CatalogKeys.droppingMarker(ns)),
                     bumpGeneration()));
             ops.addAll(extra);
-            return apply(Transaction.of(ops)).compose(o -> {
+            return apply(Transaction.of(ops), CatalogEvents.tableCreated(ref(ns, name, reg), detail)).compose(o -> {
                 if (o.applied()) return Future.succeededFuture(new Table(ns, name, reg));
                 if (o.failed().contains(1)) return Future.failedFuture(namespaceNotFound(ns));
                 if (o.failed().contains(2)) return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped"));
@@ -419,6 +436,7 @@ public final class Catalog {
                 return Future.all(reads).compose(all -> {
                     List<Op> ops = new ArrayList<>(swaps.size() + extra.size());
                     List<Table> next = new ArrayList<>(swaps.size());
+                    List<io.vertx.core.json.JsonObject> committed = new ArrayList<>(swaps.size());
                     for (int i = 0; i < swaps.size(); i++) {
                         PointerSwap s = swaps.get(i);
                         Stored<Registration> current = reads.get(i).result();
@@ -431,9 +449,10 @@ public final class Catalog {
                         ops.add(Op.update(CatalogKeys.table(s.namespace(), s.name()), current.bytes(),
                                 checkedSize("table '" + s.namespace() + "." + s.name() + "' registration", moved.storedBytes())));
                         next.add(new Table(s.namespace(), s.name(), moved));
+                        committed.add(CatalogEvents.committedTable(ref(s.namespace(), s.name(), moved), at, s.detail()));
                     }
                     ops.addAll(extra);
-                    return apply(Transaction.of(ops)).compose(o -> {
+                    return apply(Transaction.of(ops), CatalogEvents.tablesCommitted(committed)).compose(o -> {
                         if (o.applied()) return Future.succeededFuture(Optional.of(List.copyOf(next)));
                         if (o.failed().stream().anyMatch(i -> i >= swaps.size())) {
                             return Future.failedFuture(new CatalogException.AlreadyExists("a record written with this commit already exists"));
@@ -467,7 +486,7 @@ public final class Catalog {
                         Op.checkAbsent(CatalogKeys.droppingMarker(toNs)),
                         bumpGeneration()));
                 ops.addAll(extra);
-                return apply(Transaction.of(ops)).compose(o -> {
+                return apply(Transaction.of(ops), CatalogEvents.tableRenamed(ref(ns, name, current.value()), toNs, toName)).compose(o -> {
                     if (o.applied()) return Future.succeededFuture(Optional.of(new Table(toNs, toName, current.value())));
                     if (o.failed().contains(2)) return Future.failedFuture(namespaceNotFound(toNs));
                     if (o.failed().contains(1)) return Future.failedFuture(new CatalogException.AlreadyExists(to + " already exists"));
@@ -498,7 +517,7 @@ public final class Catalog {
                 List<Op> ops = new ArrayList<>(List.of(Op.update(CatalogKeys.namespace(ns), current.bytes(),
                         checkedSize("namespace '" + ns + "' record", next.toBytes()))));
                 ops.addAll(extra);
-                return apply(Transaction.of(ops)).compose(o -> {
+                return apply(Transaction.of(ops), CatalogEvents.namespaceUpdated(ns, remove, set)).compose(o -> {
                     if (o.applied()) return Future.succeededFuture(Optional.of(next));
                     if (o.failed().stream().anyMatch(i -> i > 0)) {
                         return Future.failedFuture(new CatalogException.AlreadyExists("a record written with this update already exists"));
@@ -625,7 +644,7 @@ public final class Catalog {
                 if (stored.isEmpty()) return Future.failedFuture(new CatalogException.NotFound("no tombstone for table '"
                         + ns + "." + name + "' incarnation " + incarnationId));
                 Tombstone tomb = Tombstone.parse(key, stored.get());
-                return apply(Transaction.of(List.of(Op.delete(key, stored.get()))))
+                return apply(Transaction.of(List.of(Op.delete(key, stored.get()))), CatalogEvents.tombstonePurged(ns, name, incarnationId))
                         .map(o -> o.applied() ? Optional.of(tomb) : Optional.empty());
             }));
         });
@@ -711,7 +730,17 @@ public final class Catalog {
 
     /** One transaction through the port. A failed guard means this node can no longer write: a retryable refusal. */
     private Future<TransactionOutcome> apply(Transaction tx) {
-        return port.transact(tx).compose(o -> o.guardFailed()
+        return apply(tx, null);
+    }
+
+    private static CatalogEvents.TableRef ref(String ns, String name, Registration reg) {
+        return new CatalogEvents.TableRef(ns, name, reg.engine(), reg.incarnationId().orElse(null), reg.location(),
+                reg.metadataLocation().orElse(null));
+    }
+
+    /** As {@link #apply(Transaction)}, the transaction's change record carrying {@code event}. */
+    private Future<TransactionOutcome> apply(Transaction tx, io.vertx.core.json.JsonObject event) {
+        return port.transact(tx, event).compose(o -> o.guardFailed()
                 ? Future.failedFuture(new CatalogException.Contended("the write path's guard did not hold; leadership may have moved"))
                 : Future.succeededFuture(o));
     }

@@ -62,7 +62,15 @@ public final class CatalogApi {
      * {@code abandoned} completes if the client goes away (a long poll then stops waiting).
      */
     public Supplier<Future<JsonObject>> prepare(String op, JsonObject body, Long epoch, Future<?> abandoned) {
-        Catalog c = new Catalog(port(epoch), catalogRoot, clock::wallMillis, random);
+        java.util.concurrent.atomic.AtomicLong revision = new java.util.concurrent.atomic.AtomicLong();
+        Catalog c = new Catalog(port(epoch, revision), catalogRoot, clock::wallMillis, random);
+        Supplier<Future<JsonObject>> operation = operation(op, body, abandoned, c);
+        // A write's reply names the revision of the change record its last applied transaction wrote.
+        return () -> operation.get().map(reply -> revision.get() == 0 ? reply
+                : reply.put("revision", lake.protocol.ApiRequests.u64(revision.get())));
+    }
+
+    private Supplier<Future<JsonObject>> operation(String op, JsonObject body, Future<?> abandoned, Catalog c) {
         return switch (op) {
             case Ops.CREATE_NAMESPACE -> {
                 CatalogRequests.CreateNamespace r = CatalogRequests.createNamespace(body);
@@ -120,14 +128,20 @@ public final class CatalogApi {
 
     /** Reads through this node's store; writes through its fenced writer, announcing each applied one. */
     public CatalogPort port(Long epoch) {
+        return port(epoch, new java.util.concurrent.atomic.AtomicLong());
+    }
+
+    /** As {@link #port(Long)}, keeping in {@code revision} the revision of the last transaction that applied. */
+    private CatalogPort port(Long epoch, java.util.concurrent.atomic.AtomicLong revision) {
         return new CatalogPort() {
             @Override public Future<Optional<byte[]>> get(String key) { return reads.get(key); }
             @Override public Future<ScanPage> scan(String prefix, String continuation, int limit) {
                 return reads.scanPrefix(prefix, continuation, limit);
             }
-            @Override public Future<TransactionOutcome> transact(Transaction transaction) {
-                return writer.apply(new ClientTransaction(transaction, epoch)).map(o -> {
+            @Override public Future<TransactionOutcome> transact(Transaction transaction, JsonObject event) {
+                return writer.apply(new ClientTransaction(transaction, epoch, event)).map(o -> {
                     if (o.applied()) {
+                        revision.set(o.revision());
                         vertx.eventBus().publish(Bus.CATALOG_CHANGED, null);
                         return TransactionOutcome.APPLIED;
                     }

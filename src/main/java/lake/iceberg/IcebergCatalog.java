@@ -261,7 +261,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                     String location = st.ops().stage(st.updated());
                     written.add(location);
                     swaps.add(new PointerSwap(ns(st.id().namespace()), IcebergNames.name(st.id().name()),
-                            st.base().metadataFileLocation(), location));
+                            st.base().metadataFileLocation(), location, snapshots(st.base(), st.updated())));
                 }
                 write(catalog.swapPointers(swaps, RequestScope.extras(RequestScope.Outcome.noContent())));
                 return;
@@ -334,9 +334,11 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             String location = writeNewMetadataIfRequired(create, metadata);
             try {
                 if (create) {
-                    write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location, RequestScope.extras(RequestScope.Outcome.table(location))));
+                    write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location,
+                            RequestScope.extras(RequestScope.Outcome.table(location)), snapshots(null, metadata)));
                 } else {
-                    write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location)),
+                    write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location,
+                                    snapshots(base, metadata))),
                             RequestScope.extras(RequestScope.Outcome.table(location))));
                 }
             } catch (AlreadyExistsException e) {
@@ -560,5 +562,20 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     /** The view metadata file at {@code location}, parsed once per node. */
     public ViewMetadata viewMetadata(String location) {
         return views.get(location, x -> ViewMetadataParser.read(io.newInputFile(x)));
+    }
+
+    /**
+     * What an Iceberg commit's event says of the table (docs/watch.md): the snapshots it added, in
+     * the order the metadata lists them, the current snapshot after it, and the table's UUID.
+     */
+    static io.vertx.core.json.JsonObject snapshots(TableMetadata base, TableMetadata updated) {
+        java.util.Set<Long> before = new java.util.HashSet<>();
+        if (base != null) for (org.apache.iceberg.Snapshot s : base.snapshots()) before.add(s.snapshotId());
+        io.vertx.core.json.JsonArray added = new io.vertx.core.json.JsonArray();
+        for (org.apache.iceberg.Snapshot s : updated.snapshots()) if (!before.contains(s.snapshotId())) added.add(s.snapshotId());
+        io.vertx.core.json.JsonObject detail = new io.vertx.core.json.JsonObject().put("table_uuid", updated.uuid())
+                .put("added_snapshot_ids", added);
+        if (updated.currentSnapshot() != null) detail.put("current_snapshot_id", updated.currentSnapshot().snapshotId());
+        return detail;
     }
 }

@@ -106,6 +106,7 @@ public final class ApiVerticle extends VerticleBase {
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER, m -> servePublic(Ops.LEADER, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.WATCH, m -> servePublic(Ops.WATCH, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.REVISION, m -> servePublic(Ops.REVISION, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.CATALOG_EVENTS, m -> servePublic(Ops.CATALOG_EVENTS, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(Ops.RESIGN, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(Ops.CLUSTER, m)));
         }

@@ -67,6 +67,9 @@ public final class HttpVerticle extends VerticleBase {
     private static final Set<String> EXACT_ROUTES = Set.of("/metrics", "/health", "/ready", "/v1/leader", "/v1/cluster",
             "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH, "/v1/watch", "/v1/revision");
     private static final Set<String> WATCH_PARAMETERS = Set.of("prefix", "after", "limit", "wait_ms");
+    private static final Set<String> EVENTS_PARAMETERS = Set.of("after", "limit", "wait_ms");
+    /** The catalog's typed events, served as a watch of the feed's catalog records. */
+    private static final String CATALOG_EVENTS = "/v1/catalog/events";
     /** Bytes an SSE watcher may leave unread before it is cut off (with the revision to resume after). */
     public static final int WATCH_MAX_PENDING_BYTES = 1024 * 1024;
     /** How often an idle SSE stream gets a comment line, so proxies keep it and dead clients are noticed. */
@@ -160,7 +163,7 @@ public final class HttpVerticle extends VerticleBase {
         post(router, "/v1/kv/delete", Ops.DELETE, DELETE_BODY_BYTES);
         post(router, "/v1/txn", Ops.TXN, TXN_BODY_BYTES);
         router.get("/v1/kv").handler(this::scan);
-        router.get("/v1/watch").handler(this::watch);
+        router.get("/v1/watch").handler(ctx -> watch(ctx, false));
         router.get("/v1/revision").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/revision", () -> call(ctx, Ops.REVISION, null)));
         // "/v1/kv/" (the scan) with another method: 405 rather than 404. Other raw paths under
         // /v1/kv/ never get here: key reads are served above, other methods refused above.
@@ -320,6 +323,11 @@ public final class HttpVerticle extends VerticleBase {
     /** The catalog's routes ({@link CatalogRoutes}), decided on the raw path like key reads. */
     private void catalog(RoutingContext ctx) {
         String path = ctx.request().path();
+        if (path.equals(CATALOG_EVENTS)) {
+            if (ctx.request().method() == HttpMethod.GET) watch(ctx, true);
+            else fail(ctx, new ApiError(405, "method_not_allowed", "method " + ctx.request().method() + " is not allowed on " + path, null));
+            return;
+        }
         if (!CatalogRoutes.handles(path)) {
             ctx.next();
             return;
@@ -441,15 +449,16 @@ public final class HttpVerticle extends VerticleBase {
      * ({@code id:} = revision; {@code Last-Event-ID} resumes after it); otherwise one JSON page,
      * waiting up to {@code wait_ms} for a change.
      */
-    private void watch(RoutingContext ctx) {
+    private void watch(RoutingContext ctx, boolean catalogEvents) {
+        String route = "GET " + (catalogEvents ? CATALOG_EVENTS : "/v1/watch");
         JsonObject body = new JsonObject();
         String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
         boolean sse = accept != null && accept.contains("text/event-stream");
         long waitMs = 0;
         ApiRequests.Watch w;
         try {
-            noBody(ctx, "GET /v1/watch");
-            Map<String, String> params = HttpInput.query(ctx.request().query(), WATCH_PARAMETERS);
+            noBody(ctx, route);
+            Map<String, String> params = HttpInput.query(ctx.request().query(), catalogEvents ? EVENTS_PARAMETERS : WATCH_PARAMETERS);
             if (params.containsKey("prefix")) body.put("prefix", params.get("prefix"));
             if (params.containsKey("after")) body.put("after", ApiRequests.u64(HttpInput.u64(params.get("after"), "query parameter 'after'")));
             String lastEventId = ctx.request().getHeader("Last-Event-ID");
@@ -466,13 +475,13 @@ public final class HttpVerticle extends VerticleBase {
                 waitMs = HttpInput.count(params.get("wait_ms"), "query parameter 'wait_ms'", 0, Ops.MAX_WAIT_MS);
                 body.put("wait_ms", waitMs);
             }
-            w = ApiRequests.watch(body);
+            w = catalogEvents ? ApiRequests.catalogEvents(body) : ApiRequests.watch(body);
         } catch (ApiError e) {
             fail(ctx, e);
             return;
         }
         if (!sse) {
-            call(ctx, Ops.WATCH, body, waitMs);
+            call(ctx, catalogEvents ? Ops.CATALOG_EVENTS : Ops.WATCH, body, waitMs);
             return;
         }
         lake.security.Caller caller = ctx.get(AccessControl.CALLER);
@@ -480,26 +489,27 @@ public final class HttpVerticle extends VerticleBase {
             fail(ctx, new ApiError(401, "unauthorized", "the request was not authenticated", null));
             return;
         }
-        api.openStream(caller, w.prefix(), w.after()).onComplete(opened -> {
+        String prefix = catalogEvents ? null : w.prefix();
+        api.openStream(caller, prefix, w.after()).onComplete(opened -> {
             if (ctx.response().ended() || ctx.response().closed()) return;
             if (opened.failed()) {
                 fail(ctx, ApiError.from(opened.cause()));
                 return;
             }
-            stream(ctx.response(), caller, w);
+            stream(ctx.response(), caller, prefix, w.after());
         });
     }
 
     /** Serves one SSE stream until the client leaves, falls too far behind, or the node stops. */
-    private void stream(HttpServerResponse res, lake.security.Caller caller, ApiRequests.Watch w) {
+    private void stream(HttpServerResponse res, lake.security.Caller caller, String prefix, long after) {
         res.setChunked(true).setWriteQueueMaxSize(WATCH_MAX_PENDING_BYTES)
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
                 .putHeader("X-Accel-Buffering", "no");
         // The reconnection delay an EventSource uses, and the first bytes: the client knows the stream is open.
-        res.write("retry: 1000\n: watching after " + Long.toUnsignedString(w.after()) + "\n\n");
+        res.write("retry: 1000\n: watching after " + Long.toUnsignedString(after) + "\n\n");
         lake.watch.Watches.Watch[] watch = new lake.watch.Watches.Watch[1];
-        watch[0] = api.stream(caller, w.prefix(), w.after(), new lake.watch.Watches.Receiver() {
+        watch[0] = api.stream(caller, prefix, after, new lake.watch.Watches.Receiver() {
             @Override public lake.watch.Watches.Flow deliver(lake.watch.Watches.Page page) {
                 if (res.ended() || res.closed()) return lake.watch.Watches.Flow.STOP;
                 Buffer out = Buffer.buffer();

@@ -186,6 +186,12 @@ public final class ApiRequests {
     /** A watch request: changes under {@code prefix} after revision {@code after}; a long poll when {@code waitMs > 0}. */
     public record Watch(String prefix, long after, int limit, long waitMs) {}
 
+    /** A request for the catalog's events: as a watch, without a prefix. */
+    public static Watch catalogEvents(JsonObject body) {
+        allowOnly(body, Set.of("after", "limit", "wait_ms"));
+        return watch(body);
+    }
+
     public static Watch watch(JsonObject body) {
         allowOnly(body, Set.of("prefix", "after", "limit", "wait_ms"));
         String prefix = body.containsKey("prefix") ? string(body, "prefix") : "";

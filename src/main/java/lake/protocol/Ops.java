@@ -24,6 +24,8 @@ public final class Ops {
     public static final String WATCH = "watch";
     /** The change feed's current revision on this node, for a consistent start. */
     public static final String REVISION = "revision";
+    /** A page of the catalog's typed events after a revision (long poll with {@code wait_ms}). */
+    public static final String CATALOG_EVENTS = "catalog-events";
     /** An Iceberg REST request (carried as {@code lake.api.IcebergWire} encodes it); a mutation is a write, forwarded by a follower to the leader. */
     public static final String ICEBERG = "iceberg";
 

@@ -49,15 +49,33 @@ public final class Watches {
         public long floor() { return floor; }
     }
 
-    /** Which changes a watcher sees: keys under its prefix that its principal may read. */
-    public record Filter(String prefix, Predicate<String> mayRead) {
-        /** The record as this watcher sees it, or {@code null} when none of its changes is visible (void records have none). */
-        public ChangeRecord apply(ChangeRecord r) {
-            List<ChangeRecord.Change> all = r.changes();
-            List<ChangeRecord.Change> seen = new ArrayList<>(all.size());
-            for (ChangeRecord.Change c : all) if (c.key().startsWith(prefix) && mayRead.test(c.key())) seen.add(c);
-            if (seen.isEmpty()) return null;
-            return seen.size() == all.size() ? r : ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), seen, r.event());
+    /** What a watcher sees of a record: the record as shown to it, or {@code null} when nothing of it is. */
+    @FunctionalInterface
+    public interface Filter {
+        ChangeRecord apply(ChangeRecord r);
+
+        /** The keys under {@code prefix} that the principal may read ({@code mayRead}); a record with none is not shown. */
+        static Filter keys(String prefix, Predicate<String> mayRead) {
+            return r -> {
+                List<ChangeRecord.Change> all = r.changes();
+                List<ChangeRecord.Change> seen = new ArrayList<>(all.size());
+                for (ChangeRecord.Change c : all) if (c.key().startsWith(prefix) && mayRead.test(c.key())) seen.add(c);
+                if (seen.isEmpty()) return null;
+                return seen.size() == all.size() ? r : ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), seen, r.event());
+            };
+        }
+
+        /**
+         * Typed catalog events only (without the keys they changed), each shown when the principal
+         * may use every namespace it names ({@code namespaces} gives them).
+         */
+        static Filter events(java.util.function.Function<io.vertx.core.json.JsonObject, List<String>> namespaces, Predicate<String> mayUse) {
+            return r -> {
+                io.vertx.core.json.JsonObject event = r.event();
+                if (event == null) return null;
+                for (String ns : namespaces.apply(event)) if (!mayUse.test(ns)) return null;
+                return ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), List.of(), event);
+            };
         }
     }
 
@@ -250,7 +268,9 @@ public final class Watches {
         List<Object> changes = new ArrayList<>(r.changes().size());
         for (ChangeRecord.Change c : r.changes()) changes.add(lake.wire.WatchEvent.Change.toMap(c.key(), c.value()));
         java.util.Map<String, Object> o = lake.wire.Fields.of("revision", lake.wire.Fields.u64Value(r.revision()),
-                "epoch", lake.wire.Fields.u64Value(r.epoch()), "at_ms", r.atMs(), "changes", changes);
+                "epoch", lake.wire.Fields.u64Value(r.epoch()), "at_ms", r.atMs());
+        // A catalog event shown without its keys has no changes to list.
+        if (!changes.isEmpty() || r.event() == null) o.put("changes", changes);
         if (r.event() != null) o.put("event", r.event().getMap());
         return o;
     }

@@ -10,7 +10,8 @@ import java.util.Map;
  * the revision (unsigned 64-bit) and fencing epoch it was committed under, the leader's commit
  * time, the keys it changed that the watcher may see (each {@code {"key","value"}} with the new
  * value in standard base64, or {@code {"key","deleted":true}}), and for catalog and Iceberg
- * writes a typed event. The same shape is an SSE event's {@code data}, whose {@code id} is the revision.
+ * writes a typed event (the catalog's events, {@code GET /v1/catalog/events}, carry the event
+ * only, without {@code changes}). The same shape is an SSE event's {@code data}, whose {@code id} is the revision.
  */
 public record WatchEvent(long revision, long epoch, long atMs, List<Change> changes, Map<String, Object> event) {
     /** A key's new value, or {@code null} when the write deleted it. */
@@ -54,12 +55,12 @@ public record WatchEvent(long revision, long epoch, long atMs, List<Change> chan
     public static WatchEvent from(Map<String, Object> o) {
         Map<String, Object> event = o.get("event") == null ? null : Fields.object(o, "event");
         return new WatchEvent(Fields.u64(o, "revision"), Fields.u64(o, "epoch"), Fields.u64(o, "at_ms"),
-                Fields.records(o, "changes", Change::from), event);
+                o.get("changes") == null && event != null ? List.of() : Fields.records(o, "changes", Change::from), event);
     }
 
     public Map<String, Object> toMap() {
-        Map<String, Object> o = Fields.of("revision", Fields.u64Value(revision), "epoch", Fields.u64Value(epoch), "at_ms", atMs,
-                "changes", Fields.maps(changes, Change::toMap));
+        Map<String, Object> o = Fields.of("revision", Fields.u64Value(revision), "epoch", Fields.u64Value(epoch), "at_ms", atMs);
+        if (!changes.isEmpty() || event == null) o.put("changes", Fields.maps(changes, Change::toMap));
         if (event != null) o.put("event", event);
         return o;
     }

@@ -325,4 +325,99 @@ public abstract class WatchContract {
         return "{\"name\":\"" + name + "\",\"access\":\"" + access + "\",\"token_sha256\":\""
                 + HexFormat.of().formatHex(AuthTokens.sha256(token)) + "\"" + grants + "}";
     }
+
+    /** Catalog events from {@code after} until {@code count} arrived (long polls of {@code GET /v1/catalog/events} on {@code node}). */
+    List<JsonObject> catalogEvents(MetasrvNode node, long after, int count, String token) throws Exception {
+        List<JsonObject> events = new ArrayList<>();
+        long cursor = after;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (events.size() < count) {
+            assertThat(System.nanoTime()).as("catalog events on %s: %s of %d", node.nodeId(), events, count).isLessThan(deadline);
+            var req = h.http.request(HttpMethod.GET, node.httpPort(), "127.0.0.1", "/v1/catalog/events?after=" + cursor + "&wait_ms=1000");
+            if (token != null) req.bearerTokenAuthentication(token);
+            HttpResponse<Buffer> r = NodeHarness.await(req.send());
+            if (r.statusCode() == 503 && r.bodyAsString().contains("feed_not_ready")) continue;
+            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+            for (Object e : r.bodyAsJsonObject().getJsonArray("events")) events.add((JsonObject) e);
+            cursor = r.bodyAsJsonObject().getLong("cursor");
+        }
+        return events;
+    }
+
+    @Test
+    void catalogEventsNameEveryCatalogWriteWithTheRevisionItsReplyGave() throws Exception {
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {});
+        MetasrvNode b = follower("b", f -> {});
+        write(a, cas("kv/not-catalog", null, "v"));
+        List<Long> replied = new ArrayList<>();
+        replied.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces", new JsonObject().put("namespace", "robots")));
+        replied.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces/robots/tables",
+                new JsonObject().put("name", "episodes").put("columns", new io.vertx.core.json.JsonArray().add("id:i64"))));
+        String incarnation = h.get(a, "/v1/namespaces/robots/tables/episodes").bodyAsJsonObject().getJsonObject("registration").getString("incarnation_id");
+        replied.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces/robots/tables/episodes/versions",
+                new JsonObject().put("expected_version", 0).put("version", 1).put("incarnation_id", incarnation)));
+        replied.add(catalogWrite(a, HttpMethod.DELETE, "/v1/namespaces/robots/tables/episodes", null));
+        replied.add(catalogWrite(a, HttpMethod.DELETE, "/v1/namespaces/robots", null));
+
+        List<JsonObject> events = catalogEvents(b, 0, 5, null);
+        assertThat(events).extracting(e -> e.getLong("revision")).as("each reply's revision is its event's").containsExactlyElementsOf(replied);
+        assertThat(events).extracting(e -> e.getJsonObject("event").getString("type")).containsExactly(
+                "namespace_created", "table_created", "table_version_committed", "table_dropped", "namespace_dropped");
+        assertThat(events).allMatch(e -> !e.containsKey("changes")).allMatch(e -> e.getJsonObject("event").getString("namespace").equals("robots"));
+        assertThat(events.get(1).getJsonObject("event").getString("incarnation_id")).isEqualTo(incarnation);
+        assertThat(events.get(2).getJsonObject("event").getLong("version")).isEqualTo(1L);
+        // The same records in the key feed carry the event beside the keys they changed.
+        HttpResponse<Buffer> kv = poll(b, "after=" + (replied.get(0) - 1) + "&limit=1", null);
+        assertThat(kv.bodyAsJsonObject().getJsonArray("events").getJsonObject(0).getJsonObject("event").getString("type")).isEqualTo("namespace_created");
+        assertThat(kv.bodyAsJsonObject().getJsonArray("events").getJsonObject(0).getJsonArray("changes")).isNotEmpty();
+    }
+
+    long catalogWrite(MetasrvNode node, HttpMethod method, String path, JsonObject body) throws Exception {
+        HttpResponse<Buffer> r = h.send(node, method, path, body == null ? null : body.encode());
+        assertThat(r.statusCode()).as(path + ": " + r.bodyAsString()).isEqualTo(200);
+        return r.bodyAsJsonObject().getLong("revision");
+    }
+
+    @Test
+    void icebergCommitEventsMatchSnapshots() throws Exception {
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {});
+        MetasrvNode b = follower("b", f -> {});
+        long start = h.get(a, "/v1/revision").statusCode() == 200 ? h.get(a, "/v1/revision").bodyAsJsonObject().getLong("revision") : 0;
+        org.apache.iceberg.rest.RESTCatalog iceberg = new org.apache.iceberg.rest.RESTCatalog();
+        iceberg.setConf(new org.apache.hadoop.conf.Configuration());
+        iceberg.initialize("events", java.util.Map.of("uri", "http://127.0.0.1:" + a.httpPort() + "/iceberg"));
+        try {
+            org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.of("lab", "runs");
+            iceberg.createNamespace(org.apache.iceberg.catalog.Namespace.of("lab"));
+            org.apache.iceberg.Table table = iceberg.buildTable(id, new org.apache.iceberg.Schema(
+                    org.apache.iceberg.types.Types.NestedField.optional(1, "id", org.apache.iceberg.types.Types.LongType.get()))).create();
+            for (int i = 0; i < 4; i++) {
+                table.newFastAppend().appendFile(org.apache.iceberg.DataFiles.builder(org.apache.iceberg.PartitionSpec.unpartitioned())
+                        .withPath(dir.resolve("data-" + i + ".parquet").toString()).withFileSizeInBytes(100).withRecordCount(1).build()).commit();
+            }
+            table.refresh();
+            List<JsonObject> events = catalogEvents(b, start, 6, null);
+            assertThat(events).extracting(e -> e.getJsonObject("event").getString("type"))
+                    .containsExactly("namespace_created", "table_created", "tables_committed", "tables_committed", "tables_committed", "tables_committed");
+            assertThat(events).extracting(e -> e.getLong("revision")).isSorted().doesNotHaveDuplicates();
+            JsonObject created = events.get(1).getJsonObject("event");
+            assertThat(created.getString("table_uuid")).isEqualTo(table.uuid().toString());
+            List<Long> committedSnapshots = new ArrayList<>();
+            String previous = created.getString("metadata_location");
+            for (JsonObject e : events.subList(2, 6)) {
+                JsonObject t = e.getJsonObject("event").getJsonArray("tables").getJsonObject(0);
+                assertThat(t.getString("namespace") + "." + t.getString("name")).isEqualTo("lab.runs");
+                assertThat(t.getString("previous_metadata_location")).as("each commit follows the last").isEqualTo(previous);
+                previous = t.getString("metadata_location");
+                for (Object s : t.getJsonArray("added_snapshot_ids")) committedSnapshots.add(((Number) s).longValue());
+                assertThat(t.getLong("current_snapshot_id")).isEqualTo(committedSnapshots.get(committedSnapshots.size() - 1));
+            }
+            assertThat(committedSnapshots).as("the events name exactly the committed snapshots, in order")
+                    .containsExactlyElementsOf(java.util.stream.StreamSupport.stream(table.snapshots().spliterator(), false)
+                            .map(org.apache.iceberg.Snapshot::snapshotId).toList());
+            assertThat(previous).isEqualTo(((org.apache.iceberg.BaseTable) table).operations().current().metadataFileLocation());
+        } finally {
+            iceberg.close();
+        }
+    }
 }

@@ -158,7 +158,9 @@ abstract class CatalogConcurrencyContract extends CatalogFixture {
         AtomicBoolean interleaved = new AtomicBoolean();
         CatalogPort hooked = new CatalogPort() {
             @Override public Future<java.util.Optional<byte[]>> get(String key) { return port.get(key); }
-            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction tx) { return port.transact(tx); }
+            @Override public Future<lake.meta.TransactionOutcome> transact(lake.meta.Transaction tx, io.vertx.core.json.JsonObject event) {
+                return port.transact(tx, event);
+            }
             @Override public Future<lake.meta.ScanPage> scan(String prefix, String continuation, int limit) {
                 Future<lake.meta.ScanPage> scanned = port.scan(prefix, continuation, limit);
                 if (!prefix.equals("tbl/ns/") || !interleaved.compareAndSet(false, true)) return scanned;

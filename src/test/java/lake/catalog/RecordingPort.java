@@ -24,6 +24,8 @@ final class RecordingPort implements CatalogPort {
     private final byte[] guardValue;
     private final List<Transaction> transactions = new CopyOnWriteArrayList<>();
     private final AtomicInteger reads = new AtomicInteger();
+    /** The typed events of the transactions sent with one, in order. */
+    final List<io.vertx.core.json.JsonObject> events = new CopyOnWriteArrayList<>();
 
     RecordingPort(MetaStore store, String guardKey, byte[] guardValue) {
         this.store = store;
@@ -44,7 +46,8 @@ final class RecordingPort implements CatalogPort {
     }
 
     @Override
-    public Future<TransactionOutcome> transact(Transaction transaction) {
+    public Future<TransactionOutcome> transact(Transaction transaction, io.vertx.core.json.JsonObject event) {
+        if (event != null) events.add(event.copy());
         Transaction guarded = transaction.withGuard(guardKey, guardValue);
         transactions.add(guarded);
         return store.transact(guarded);

@@ -89,7 +89,7 @@ class TailTest {
     }
 
     List<Long> revisionsAfter(long after) throws Exception {
-        Watches.Filter all = new Watches.Filter("", k -> true);
+        Watches.Filter all = Watches.Filter.keys("", k -> true);
         List<Long> out = new ArrayList<>();
         long cursor = after;
         while (true) {
@@ -157,7 +157,7 @@ class TailTest {
                 Transaction.Op.put(Revisions.FLOOR_KEY, Revisions.floorBytes(2))))));
         feed(new Published(1, 4, 4, 4, List.of()).withFloor(2));
         assertThat(tail.since(1, 1, 10).belowBase()).isTrue();
-        Watches.Filter everything = new Watches.Filter("", k -> true);
+        Watches.Filter everything = Watches.Filter.keys("", k -> true);
         Throwable gone = join(Future.<Throwable>future(pr -> vertx.runOnContext(v ->
                 watches.read(everything, 1, 10).onComplete(ar -> pr.complete(ar.cause())))));
         assertThat(gone).isInstanceOf(Watches.Gone.class);
