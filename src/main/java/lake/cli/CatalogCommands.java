@@ -207,7 +207,8 @@ final class CatalogCommands {
 
     @Command(name = "catalog", mixinStandardHelpOptions = true,
             description = {"Print a consistent snapshot of every table; with --watch, print each new generation as it happens",
-                    "(a long poll; runs until interrupted). -o json prints one JSON snapshot a line."})
+                    "(a long poll; runs until interrupted). -o json prints one JSON snapshot a line."},
+            subcommands = {CatalogEventsCommand.class})
     static final class CatalogCommand extends Base {
         @Option(names = "--watch", description = "Keep printing each new generation.") boolean watch;
         @Option(names = "--wait", paramLabel = "MS", defaultValue = "30000", description = "Long-poll wait per request, ms (1-60000, default 30000).")

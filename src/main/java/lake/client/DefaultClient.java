@@ -158,6 +158,13 @@ final class DefaultClient implements MetasrvClient {
     }
 
     @Override
+    public Future<lake.wire.WatchEvent.Page> catalogEventsPage(long after, int limit, long waitMs) {
+        Map<String, Object> body = Fields.of("after", Fields.u64Value(after), "limit", limit, "wait_ms", waitMs);
+        return run(Call.read("catalog.events", "/v1/catalog/events" + HttpReplies.query("after", Long.toUnsignedString(after), "limit", limit,
+                "wait_ms", waitMs), body).waiting(waitMs), lake.wire.WatchEvent.Page::from);
+    }
+
+    @Override
     public Future<Long> currentRevision() {
         return run(Call.read("revision", "/v1/revision", Map.of()), r -> Fields.u64(r, "revision"));
     }

@@ -162,6 +162,14 @@ public interface MetasrvClient extends AutoCloseable {
     /** The feed's current revision: watching after it shows every change made since. */
     Future<Long> currentRevision();
 
+    /** One page of the catalog's typed events after {@code after} ({@code GET /v1/catalog/events}), waiting up to {@code waitMs}. */
+    Future<lake.wire.WatchEvent.Page> catalogEventsPage(long after, int limit, long waitMs);
+
+    /** Watches the catalog's typed events after {@code after}, as {@link #watch} does a prefix. */
+    default Watcher watchCatalog(long after, Watcher.Listener listener) {
+        return Watcher.catalog(this, after, listener);
+    }
+
     /**
      * Watches {@code prefix} after {@code after} until cancelled: every change, once, in revision
      * order, across reconnects and leader failover (each request resumes after the last record

@@ -27,17 +27,21 @@ public final class Watcher {
     static final int PAGE = 500;
     static final long MAX_BACKOFF_MS = 5_000;
 
-    private final MetasrvClient client;
-    private final String prefix;
+    /** One page after a revision: a watch of a prefix, or of the catalog's events. */
+    @FunctionalInterface
+    interface Source {
+        Future<WatchEvent.Page> after(long revision);
+    }
+
+    private final Source source;
     private final Listener listener;
     private final Promise<Void> ended = Promise.promise();
     private volatile long cursor;
     private volatile boolean cancelled;
     private int failures;
 
-    private Watcher(MetasrvClient client, String prefix, long after, Listener listener) {
-        this.client = client;
-        this.prefix = prefix == null ? "" : prefix;
+    private Watcher(Source source, long after, Listener listener) {
+        this.source = source;
         this.cursor = after;
         this.listener = listener;
     }
@@ -53,7 +57,16 @@ public final class Watcher {
     });
 
     static Watcher start(MetasrvClient client, String prefix, long after, Listener listener) {
-        Watcher w = new Watcher(client, prefix, after, listener);
+        String p = prefix == null ? "" : prefix;
+        return start(revision -> client.watchPage(p, revision, PAGE, WAIT_MS), after, listener);
+    }
+
+    static Watcher catalog(MetasrvClient client, long after, Listener listener) {
+        return start(revision -> client.catalogEventsPage(revision, PAGE, WAIT_MS), after, listener);
+    }
+
+    private static Watcher start(Source source, long after, Listener listener) {
+        Watcher w = new Watcher(source, after, listener);
         SENDER.execute(w::next);
         return w;
     }
@@ -80,7 +93,7 @@ public final class Watcher {
         }
         Future<WatchEvent.Page> page;
         try {
-            page = client.watchPage(prefix, cursor, PAGE, WAIT_MS);
+            page = source.after(cursor);
         } catch (RuntimeException e) {
             page = Future.failedFuture(e);
         }

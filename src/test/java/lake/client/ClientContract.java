@@ -110,6 +110,23 @@ abstract class ClientContract {
     }
 
     @Test
+    void catalogEventsAreWatchedInOrderWithTheirRevisions() throws Exception {
+        long start = await(client.currentRevision());
+        List<lake.wire.WatchEvent> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Watcher w = client.watchCatalog(start, seen::add);
+        await(client.createNamespace("events", Map.of()));
+        await(client.createTable("events", "t", List.of("id:i64"), null));
+        await(client.put("kv/not-an-event", "1"));
+        await(client.dropTable("events", "t"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> seen.size() >= 3);
+        w.cancel();
+        assertThat(seen).extracting(e -> String.valueOf(e.event().get("type")))
+                .containsExactly("namespace_created", "table_created", "table_dropped");
+        assertThat(seen).extracting(lake.wire.WatchEvent::revision).isSorted().allMatch(r -> r > start);
+        assertThat(seen).allMatch(e -> e.changes().isEmpty());
+    }
+
+    @Test
     void keysAndValuesRoundTripExactBytes() throws Exception {
         byte[] binary = {0, (byte) 0xff, 10, 13, (byte) 0x80, 'x'};
         assertThat(await(client.get("kv/absent"))).isEmpty();

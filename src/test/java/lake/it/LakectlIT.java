@@ -280,6 +280,23 @@ class LakectlIT {
         assertThat(new JsonObject(fromRevision.text().trim()).getJsonArray("changes").getJsonObject(0).getString("key")).isEqualTo("w/a");
     }
 
+    @Test
+    void lakectlCatalogEventsPrintsEachCatalogWrite() throws Exception {
+        long before = new JsonObject(rw("-o", "json", "put", "events/zero", "0").text()).getLong("revision");
+        Run events;
+        assertThat(rw("ns", "create", "ev").exit()).isZero();
+        assertThat(rw("table", "create", "ev", "t", "-c", "id:i64").exit()).isZero();
+        assertThat(rw("table", "drop", "ev", "t").exit()).isZero();
+        events = rw("catalog", "events", "--after", Long.toString(before), "--count", "3");
+        assertThat(events.exit()).isZero();
+        List<String> lines = events.text().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).matches("[0-9]+\tnamespace_created\tev");
+        assertThat(lines.get(1)).matches("[0-9]+\ttable_created\tev/t\t.*");
+        assertThat(lines.get(2)).matches("[0-9]+\ttable_dropped\tev/t");
+        assertThat(rw("ns", "drop", "ev").exit()).isZero();
+    }
+
     /** {@code table get} of an Iceberg table shows its metadata file and schema, not only the registration. */
     @Test
     void lakectlTableGetShowsAnIcebergTablesMetadataAndSchema() throws Exception {
