@@ -116,22 +116,23 @@ public final class Tail {
     }
 
     /**
-     * A later epoch starts at {@code from}, possibly below the old epoch's watermark (revisions no
-     * record held may be handed out again): {@code through} comes down to it. The records held are
-     * all at or below {@code from}, since the new epoch started above every record there was.
+     * A later epoch's run arrived. That epoch started above every record there was then, but
+     * possibly below this tail's end (revisions no record held may be handed out again), and its
+     * first runs may have been missed. So {@code through} comes down to {@code last}, the newest
+     * record this tail knows of (at or below the new epoch's start): the next run's start is then
+     * above it, and the new epoch's records are read from the store like any gap.
      */
-    synchronized void takeOver(long epoch, long from) {
+    synchronized void takeOver(long epoch) {
         this.epoch = epoch;
-        if (Long.compareUnsigned(from, through) < 0) {
-            while (size > 0 && Long.compareUnsigned(at(size - 1).revision(), from) > 0) {
+        if (Long.compareUnsigned(last, through) < 0) {
+            while (size > 0 && Long.compareUnsigned(at(size - 1).revision(), last) > 0) {
                 int i = (head + size - 1) % ring.length;
                 bytes -= sizes[i];
                 ring[i] = null;
                 size--;
             }
-            through = from;
+            through = last;
             if (Long.compareUnsigned(base, through) > 0) base = through;
-            if (Long.compareUnsigned(last, through) > 0) last = through;
         }
     }
 
@@ -174,6 +175,8 @@ public final class Tail {
         }
         if (Long.compareUnsigned(to, through) > 0) through = to;
         if (Long.compareUnsigned(last, this.last) > 0) this.last = last;
+        // A record read from the store may lie above the run's `last` (a run whose records only the store knew).
+        if (size > 0 && Long.compareUnsigned(at(size - 1).revision(), this.last) > 0) this.last = at(size - 1).revision();
     }
 
     void announce() {

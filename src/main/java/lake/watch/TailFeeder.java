@@ -17,8 +17,9 @@ import java.util.List;
  * <p>A run continuing where the tail stands is appended. A run that starts above it (this node
  * missed a publication, or a new leader's first run) or whose records only the store knows is
  * read from the store first: every revision up to the run's end is settled, so that read is
- * final. A later epoch's first run may start below the tail's end (revisions no record held are
- * handed out again): the tail comes down to it. Runs of an epoch older than the newest seen are
+ * final. A later epoch may start below the tail's end (revisions no record held are handed out
+ * again), and its first runs may be missed: the tail comes down to the newest record it knows,
+ * and reads the new epoch's records from the store as a gap. Runs of an epoch older than the newest seen are
  * dropped: anything they carry is read from the store at the newer epoch's first run. A gap too
  * wide to read, or a read that fails or meets compaction, restarts the tail empty at the run's end
  * (readers below it read the store).
@@ -61,7 +62,7 @@ public final class TailFeeder {
         if (!tail.ready()) tail.reset(run.epoch(), run.from(), 0);
         tail.compacted(run.floor());
         if (Long.compareUnsigned(run.epoch(), tail.epoch()) < 0) return Future.succeededFuture();
-        if (Long.compareUnsigned(run.epoch(), tail.epoch()) > 0) tail.takeOver(run.epoch(), run.from());
+        if (Long.compareUnsigned(run.epoch(), tail.epoch()) > 0) tail.takeOver(run.epoch());
         long through = tail.through();
         if (Long.compareUnsigned(run.to(), through) <= 0) {
             tail.advance(through, run.last(), List.of());

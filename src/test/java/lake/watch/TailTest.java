@@ -139,6 +139,18 @@ class TailTest {
     }
 
     @Test
+    void aNewEpochWhoseFirstRunsWereMissedIsReadFromTheStore() throws Exception {
+        List<ChangeRecord> first = stored(1, 1, 2);
+        // Epoch 1's watermark reached 6; revisions 3 to 6 hold no record.
+        feed(new Published(1, 0, 6, 2, first));
+        // Epoch 2 started at 2, wrote 3, 4 and 5; its runs up to 4 never arrived here, then a heartbeat at 5.
+        stored(2, 3, 4, 5);
+        feed(new Published(2, 5, 5, 5, List.of()));
+        assertThat(revisionsAfter(2)).as("epoch 2's records below the old watermark, read from the store").containsExactly(3L, 4L, 5L);
+        assertThat(tail.last()).isEqualTo(5);
+    }
+
+    @Test
     void readersBelowTheTailReadTheStoreAndMissNothing() throws Exception {
         long[] revisions = LongStream.rangeClosed(1, 20).toArray();
         List<ChangeRecord> all = stored(1, revisions);
