@@ -261,15 +261,20 @@ public final class NodeApi {
     /** The answer to a watch that failed: {@code 410} for a compacted revision, else as any failure. */
     private static Throwable watchFailure(Throwable t) {
         if (t instanceof lake.watch.Watches.Gone g) {
-            return new ApiError(410, "compacted", g.getMessage(), null,
-                    new JsonObject().put("compact_revision", ApiRequests.u64(g.floor())));
+            JsonObject details = new JsonObject().put("compact_revision", ApiRequests.u64(g.floor()));
+            if (g.oldest() != 0) details.put("oldest_revision", ApiRequests.u64(g.oldest()));
+            return new ApiError(410, "compacted", g.getMessage(), null, details);
         }
         return t;
     }
 
-    private Future<JsonObject> watch(lake.watch.Watches.Filter filter, ApiRequests.Watch w, Future<?> abandoned) {
+    private Future<JsonObject> watch(lake.watch.Watches.Filter filter, ApiRequests.Watch request, Future<?> abandoned) {
+        Long current = watches.currentRevision();
+        if (current == null && (request.waitMs() == 0 || request.after() == null)) return Future.failedFuture(feedNotReady());
+        // Without `after`, changes from now on (as etcd's watch without a revision).
+        ApiRequests.Watch w = request.after() != null ? request
+                : new ApiRequests.Watch(request.prefix(), current, request.limit(), request.waitMs());
         if (w.waitMs() == 0) {
-            if (watches.currentRevision() == null) return Future.failedFuture(feedNotReady());
             return watches.read(filter, w.after(), w.limit()).map(NodeApi::pageJson).recover(t -> Future.failedFuture(watchFailure(t)));
         }
         if (waiting.incrementAndGet() > MAX_WAITING) {
@@ -279,7 +284,9 @@ public final class NodeApi {
         }
         Promise<JsonObject> answer = Promise.promise();
         long[] timer = {-1};
-        lake.watch.Watches.Watch watch = watches.watch(filter, w.after(), w.limit(), new lake.watch.Watches.Receiver() {
+        lake.watch.Watches.Watch watch;
+        try {
+            watch = watches.watch(filter, w.after(), w.limit(), new lake.watch.Watches.Receiver() {
             @Override public lake.watch.Watches.Flow deliver(lake.watch.Watches.Page page) {
                 answer.tryComplete(pageJson(page));
                 return lake.watch.Watches.Flow.STOP;
@@ -289,6 +296,10 @@ public final class NodeApi {
                 answer.tryFail(watchFailure(cause));
             }
         });
+        } catch (RuntimeException e) {
+            waiting.decrementAndGet();
+            return Future.failedFuture(e);
+        }
         if (!answer.future().isComplete()) {
             timer[0] = vertx.setTimer(w.waitMs(), id -> {
                 watch.cancel();
@@ -317,6 +328,11 @@ public final class NodeApi {
      * long poll, and failing {@code 410} at once when {@code after} is compacted, before the stream
      * answers {@code 200}.
      */
+    /** The feed's current revision on this node ({@code null} until its tail heard from a leader). */
+    public Long currentRevision() {
+        return watches.currentRevision();
+    }
+
     public Future<Void> openStream(Caller caller, String prefix, long after) {
         try {
             access.authorize(caller, new Action.Open(prefix == null ? Ops.CATALOG_EVENTS : Ops.WATCH));

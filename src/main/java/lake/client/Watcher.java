@@ -97,25 +97,28 @@ public final class Watcher {
         } catch (RuntimeException e) {
             page = Future.failedFuture(e);
         }
-        page.onComplete(ar -> {
-            if (ar.failed()) {
-                failed(ar.cause());
+        // The listener runs on a watch thread, never on the client's event loop (it may block, or call the client).
+        page.onComplete(ar -> SENDER.execute(() -> took(ar)));
+    }
+
+    private void took(io.vertx.core.AsyncResult<WatchEvent.Page> ar) {
+        if (ar.failed()) {
+            failed(ar.cause());
+            return;
+        }
+        failures = 0;
+        for (WatchEvent e : ar.result().events()) {
+            if (cancelled) break;
+            try {
+                listener.onEvent(e);
+            } catch (RuntimeException thrown) {
+                ended.tryFail(thrown);
                 return;
             }
-            failures = 0;
-            for (WatchEvent e : ar.result().events()) {
-                if (cancelled) break;
-                try {
-                    listener.onEvent(e);
-                } catch (RuntimeException thrown) {
-                    ended.tryFail(thrown);
-                    return;
-                }
-                cursor = e.revision();
-            }
-            if (!cancelled) cursor = ar.result().cursor();
-            SENDER.execute(this::next);
-        });
+            cursor = e.revision();
+        }
+        if (!cancelled) cursor = ar.result().cursor();
+        next();
     }
 
     private void failed(Throwable t) {

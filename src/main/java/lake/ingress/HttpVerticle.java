@@ -490,13 +490,19 @@ public final class HttpVerticle extends VerticleBase {
             return;
         }
         String prefix = catalogEvents ? null : w.prefix();
-        api.openStream(caller, prefix, w.after()).onComplete(opened -> {
+        // Without `after` (nor Last-Event-ID), changes from now on.
+        Long after = w.after() != null ? w.after() : api.currentRevision();
+        if (after == null) {
+            fail(ctx, new ApiError(503, "feed_not_ready", "this node has not yet heard the change feed's position from a leader", 1));
+            return;
+        }
+        api.openStream(caller, prefix, after).onComplete(opened -> {
             if (ctx.response().ended() || ctx.response().closed()) return;
             if (opened.failed()) {
                 fail(ctx, ApiError.from(opened.cause()));
                 return;
             }
-            stream(ctx.response(), caller, prefix, w.after());
+            stream(ctx.response(), caller, prefix, after);
         });
     }
 
@@ -545,6 +551,12 @@ public final class HttpVerticle extends VerticleBase {
             lake.watch.Watches.Watch open = streams.remove(res);
             if (open != null) open.cancel();
         });
+        // Closed before the handler was set: it would never run.
+        if (res.closed()) {
+            streams.remove(res);
+            watch[0].cancel();
+            return;
+        }
         if (keepalive == -1) {
             keepalive = vertx.setPeriodic(WATCH_KEEPALIVE_MS, id -> {
                 for (HttpServerResponse r : streams.keySet()) if (!r.writeQueueFull()) r.write(": keepalive\n\n");

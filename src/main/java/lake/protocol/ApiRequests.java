@@ -183,8 +183,11 @@ public final class ApiRequests {
     public static final int MAX_WATCH_LIMIT = 1000;
     public static final int DEFAULT_WATCH_LIMIT = 100;
 
-    /** A watch request: changes under {@code prefix} after revision {@code after}; a long poll when {@code waitMs > 0}. */
-    public record Watch(String prefix, long after, int limit, long waitMs) {}
+    /**
+     * A watch request: changes under {@code prefix} after revision {@code after} ({@code null}: after
+     * the current revision, so changes from now on); a long poll when {@code waitMs > 0}.
+     */
+    public record Watch(String prefix, Long after, int limit, long waitMs) {}
 
     /** A request for the catalog's events: as a watch, without a prefix. */
     public static Watch catalogEvents(JsonObject body) {
@@ -200,7 +203,7 @@ public final class ApiRequests {
         } catch (MetaException.InvalidArgument e) {
             throw ApiError.invalid("field 'prefix': " + e.getMessage());
         }
-        long after = body.containsKey("after") ? u64(body, "after", " (a revision)") : 0;
+        Long after = body.containsKey("after") ? u64(body, "after", " (a revision)") : null;
         int limit = DEFAULT_WATCH_LIMIT;
         if (body.containsKey("limit")) {
             Object l = body.getValue("limit");

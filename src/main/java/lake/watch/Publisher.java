@@ -97,10 +97,40 @@ public final class Publisher {
         if (open != null) send(open, records, opts);
     }
 
+    /** Bytes of records one message carries, about (at least one record). */
+    static final long MAX_BYTES_PER_MESSAGE = 4L * 1024 * 1024;
+
+    /**
+     * Publishes {@code open} with {@code records} ({@code null}: a run only the store knows), in
+     * messages of at most {@value #MAX_RECORDS_PER_MESSAGE} records and about
+     * {@link #MAX_BYTES_PER_MESSAGE}: a run is cut after a record (every revision in it is
+     * settled), each part ending at its last record, the last part at the run's end.
+     */
     private void send(Published open, List<ChangeRecord> records, DeliveryOptions opts) {
-        Published p = (records == null ? open : new Published(open.epoch(), open.from(), open.to(), open.last(), records))
-                .withFloor(feed.floor());
-        context.owner().eventBus().publish(Bus.FEED_RUNS, p.toJson(), opts);
+        if (records == null) {
+            publish(open, opts);
+            return;
+        }
+        long from = open.from();
+        List<ChangeRecord> part = new ArrayList<>();
+        long bytes = 0;
+        for (int i = 0; i < records.size(); i++) {
+            ChangeRecord r = records.get(i);
+            part.add(r);
+            bytes += Tail.weight(r);
+            boolean lastRecord = i == records.size() - 1;
+            if (!lastRecord && (part.size() >= MAX_RECORDS_PER_MESSAGE || bytes >= MAX_BYTES_PER_MESSAGE)) {
+                publish(new Published(open.epoch(), from, r.revision(), r.revision(), part), opts);
+                from = r.revision();
+                part = new ArrayList<>();
+                bytes = 0;
+            }
+        }
+        publish(new Published(open.epoch(), from, open.to(), open.last(), part), opts);
+    }
+
+    private void publish(Published p, DeliveryOptions opts) {
+        context.owner().eventBus().publish(Bus.FEED_RUNS, p.withFloor(feed.floor()).toJson(), opts);
         sentSinceHeartbeat = true;
     }
 }

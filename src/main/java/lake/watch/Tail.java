@@ -19,7 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class Tail {
     /** What a reader gets: records after its cursor, or word that it must read the store first. */
-    public record Slice(boolean ready, boolean belowBase, long base, long through, long last, List<ChangeRecord> records) {
+    public record Slice(boolean ready, boolean belowBase, long base, long through, long last, long epoch, List<ChangeRecord> records) {
         public Slice {
             records = List.copyOf(records);
         }
@@ -61,10 +61,10 @@ public final class Tail {
      * tail no longer (or never) held.
      */
     public synchronized Slice since(long after, long heldTo, int limit) {
-        if (!ready) return new Slice(false, false, 0, 0, 0, List.of());
+        if (!ready) return new Slice(false, false, 0, 0, 0, 0, List.of());
         long held = Long.compareUnsigned(after, heldTo) > 0 ? after : heldTo;
         if (Long.compareUnsigned(held, base) < 0) {
-            return new Slice(true, true, base, through, last, List.of());
+            return new Slice(true, true, base, through, last, epoch, List.of());
         }
         List<ChangeRecord> out = new ArrayList<>(Math.min(limit, size));
         // The first record above `after`: records are in revision order, so a binary search.
@@ -75,7 +75,7 @@ public final class Tail {
             else hi = mid;
         }
         for (int i = lo; i < size && out.size() < limit; i++) out.add(at(i));
-        return new Slice(true, false, base, through, last, out);
+        return new Slice(true, false, base, through, last, epoch, out);
     }
 
     public synchronized boolean ready() {

@@ -72,7 +72,7 @@ public final class TailFeeder {
             tail.advance(run.to(), run.last(), run.records());
             return Future.succeededFuture();
         }
-        return readGap(through, through, run.to(), new ArrayList<>()).transform(read -> {
+        return readGap(run.epoch(), through, through, run.to(), new ArrayList<>()).transform(read -> {
             if (read.succeeded()) tail.advance(run.to(), run.last(), read.result());
             else tail.reset(run.epoch(), run.to(), run.last());
             return Future.succeededFuture();
@@ -82,12 +82,24 @@ public final class TailFeeder {
     /** Records a gap read asks the store for at a time. */
     private static final int GAP_PAGE = 256;
 
-    /** Every record in ({@code start}, {@code upTo}]; fails when there are more than the tail holds or some were compacted. */
-    private Future<List<ChangeRecord>> readGap(long start, long after, long upTo, List<ChangeRecord> into) {
+    /**
+     * Every record of {@code epoch} or earlier in ({@code start}, {@code upTo}]; fails when there are
+     * more than the tail holds or some were compacted.
+     */
+    private Future<List<ChangeRecord>> readGap(long epoch, long start, long after, long upTo, List<ChangeRecord> into) {
         return FeedReads.read(store, after, upTo, GAP_PAGE).compose(page -> {
-            into.addAll(page);
+            boolean end = page.size() < GAP_PAGE;
+            for (ChangeRecord r : page) {
+                // A later epoch's records may be unsettled yet, and lie above every record of this
+                // run's epoch: the gap ends before them (that epoch's runs bring them).
+                if (Long.compareUnsigned(r.epoch(), epoch) > 0) {
+                    end = true;
+                    break;
+                }
+                into.add(r);
+            }
             if (into.size() > tail.maxRecords()) return Future.failedFuture(new IllegalStateException("gap wider than the tail"));
-            if (page.size() == GAP_PAGE) return readGap(start, page.get(page.size() - 1).revision(), upTo, into);
+            if (!end) return readGap(epoch, start, page.get(page.size() - 1).revision(), upTo, into);
             // The floor, read after the records: above the gap's start, records of it may have been compacted.
             return store.get(Revisions.FLOOR_KEY).compose(f -> Long.compareUnsigned(Revisions.floor(f), start) > 0
                     ? Future.failedFuture(new IllegalStateException("records of the gap were compacted"))

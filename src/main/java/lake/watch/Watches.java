@@ -39,14 +39,21 @@ public final class Watches {
     public static final class Gone extends RuntimeException {
         private final long floor;
 
-        public Gone(long after, long floor) {
+        private final long oldest;
+
+        public Gone(long after, long floor, long oldest) {
             super("revision " + Long.toUnsignedString(after) + " is compacted: records up to revision " + Long.toUnsignedString(floor)
-                    + " are gone; read the current state again and watch after its revision", null, false, false);
+                    + " are gone" + (oldest == 0 ? "" : ", the oldest held is " + Long.toUnsignedString(oldest))
+                    + "; read the current state again and watch after its revision", null, false, false);
             this.floor = floor;
+            this.oldest = oldest;
         }
 
         /** The greatest revision compacted away: every record above it is still held. */
         public long floor() { return floor; }
+
+        /** The oldest revision still held (0: none is, every record was compacted). */
+        public long oldest() { return oldest; }
     }
 
     /** What a watcher sees of a record: the record as shown to it, or {@code null} when nothing of it is. */
@@ -61,7 +68,9 @@ public final class Watches {
                 List<ChangeRecord.Change> seen = new ArrayList<>(all.size());
                 for (ChangeRecord.Change c : all) if (c.key().startsWith(prefix) && mayRead.test(c.key())) seen.add(c);
                 if (seen.isEmpty()) return null;
-                return seen.size() == all.size() ? r : ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), seen, r.event());
+                // A catalog event names every table and namespace the write touched: shown only
+                // with every key, never beside a subset (it would reveal what the keys hide).
+                return seen.size() == all.size() ? r : ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), seen, null);
             };
         }
 
@@ -116,6 +125,8 @@ public final class Watches {
         private boolean busy;
         private boolean ended;
         private boolean paused;
+        /** Paused while its cursor was in the tail (not reading the store): cut off if the tail then moves past it. */
+        private boolean pausedInTail;
 
         private Watch(Filter filter, long after, int limit, Receiver receiver) {
             this.filter = filter;
@@ -189,7 +200,8 @@ public final class Watches {
     private void wake() {
         woken.set(false);
         for (Watch w : List.copyOf(watches)) {
-            if (w.paused && !w.ended && tail.since(w.cursor, w.cursor, 1).belowBase()) {
+            // A watcher paused while reading the store costs the tail nothing: it waits to be resumed.
+            if (w.paused && w.pausedInTail && !w.ended && tail.since(w.cursor, w.cursor, 1).belowBase()) {
                 w.cancel();
                 w.receiver.fellBehind(w.cursor);
             } else {
@@ -198,30 +210,59 @@ public final class Watches {
         }
     }
 
+    /** Pages read back to back before the watch yields its event loop to others. */
+    private static final int PAGES_PER_TURN = 64;
+
+    /**
+     * Reads and delivers pages while more are ready. Pages the tail serves complete at once: they
+     * are read in a loop (never by recursion), and after {@value #PAGES_PER_TURN} the watch yields
+     * its event loop and goes on in a later task.
+     */
     private void pump(Watch w) {
         if (w.busy || w.ended || w.paused) return;
         w.busy = true;
-        read(w.filter, w.cursor, w.limit).onComplete(ar -> {
-            w.busy = false;
-            if (w.ended) return;
-            if (ar.failed()) {
-                w.cancel();
-                w.receiver.fail(ar.cause());
+        for (int pages = 0; ; pages++) {
+            if (pages == PAGES_PER_TURN) {
+                w.busy = false;
+                context.runOnContext(v -> pump(w));
                 return;
             }
-            Page p = ar.result();
-            w.cursor = p.cursor();
-            Flow flow = p.records().isEmpty() ? Flow.MORE : w.receiver.deliver(p);
-            if (flow == Flow.STOP) {
-                w.cancel();
+            Future<Page> read = read(w.filter, w.cursor, w.limit);
+            if (!read.isComplete()) {
+                read.onComplete(ar -> {
+                    w.busy = false;
+                    if (took(w, ar)) pump(w);
+                });
                 return;
             }
-            if (flow == Flow.PAUSE) {
-                w.paused = true;
+            if (!took(w, read)) {
+                w.busy = false;
                 return;
             }
-            if (p.more()) pump(w);
-        });
+        }
+    }
+
+    /** Hands a page to the receiver; whether another should be read at once. */
+    private boolean took(Watch w, io.vertx.core.AsyncResult<Page> ar) {
+        if (w.ended) return false;
+        if (ar.failed()) {
+            w.cancel();
+            w.receiver.fail(ar.cause());
+            return false;
+        }
+        Page p = ar.result();
+        w.cursor = p.cursor();
+        Flow flow = p.records().isEmpty() ? Flow.MORE : w.receiver.deliver(p);
+        if (flow == Flow.STOP) {
+            w.cancel();
+            return false;
+        }
+        if (flow == Flow.PAUSE) {
+            w.paused = true;
+            w.pausedInTail = !tail.since(w.cursor, w.cursor, 1).belowBase();
+            return false;
+        }
+        return p.more();
     }
 
     /**
@@ -235,8 +276,16 @@ public final class Watches {
         if (!slice.ready()) return Future.succeededFuture(new Page(List.of(), after, false));
         if (!slice.belowBase()) return Future.succeededFuture(page(filter, after, slice.records(), slice.records().size() == limit));
         long base = slice.base();
-        return fromStore(after, base, limit, 3).map(batch -> {
-            List<ChangeRecord> stored = batch.records();
+        long epoch = slice.epoch();
+        return fromStore(after, base, limit, 1).map(batch -> {
+            List<ChangeRecord> stored = new ArrayList<>(batch.records().size());
+            for (ChangeRecord r : batch.records()) {
+                // A later epoch's record may be unsettled (its epoch's watermark is not known here
+                // yet): served only once the tail has taken that epoch. Every record of earlier
+                // epochs lies below it, so nothing before it is missed.
+                if (Long.compareUnsigned(r.epoch(), epoch) > 0) return page(filter, after, stored, false);
+                stored.add(r);
+            }
             // The read stopped short of the base: the rest is read next time, still from the store.
             if (!batch.whole()) return page(filter, after, stored, true);
             long lastRead = stored.isEmpty() ? after : stored.get(stored.size() - 1).revision();
@@ -253,14 +302,28 @@ public final class Watches {
      * Records in ({@code after}, {@code upTo}] from the store. The floor is read after the records:
      * above {@code after}, records this reader needs were compacted ({@link Gone}).
      */
-    private Future<FeedReads.Batch> fromStore(long after, long upTo, int limit, int tries) {
+    private Future<FeedReads.Batch> fromStore(long after, long upTo, int limit, int attempt) {
         return FeedReads.batch(store, after, upTo, limit, PAGE_BYTES).transform(read -> store.get(Revisions.FLOOR_KEY).compose(f -> {
             long floor = Revisions.floor(f);
-            if (Long.compareUnsigned(floor, after) > 0) return Future.failedFuture(new Gone(after, floor));
+            if (Long.compareUnsigned(floor, after) > 0) return oldest(floor).compose(oldest -> Future.failedFuture(new Gone(after, floor, oldest)));
             if (read.succeeded()) return Future.succeededFuture(read.result());
-            if (read.cause() instanceof FeedReads.Compacted && tries > 1) return fromStore(after, upTo, limit, tries - 1);
-            return Future.failedFuture(read.cause());
+            if (!(read.cause() instanceof FeedReads.Compacted)) return Future.failedFuture(read.cause());
+            // Compaction between two pages, or (DynamoDB) a record seen mid-commit: passes; read again after a pause.
+            if (attempt >= READ_ATTEMPTS) {
+                return Future.failedFuture(new lake.meta.MetaException.RetryableBackend("the change feed could not be read whole after "
+                        + READ_ATTEMPTS + " attempts: " + read.cause().getMessage(), read.cause()));
+            }
+            io.vertx.core.Promise<Void> later = io.vertx.core.Promise.promise();
+            context.owner().setTimer(20L * attempt, id -> later.complete());
+            return later.future().compose(v -> fromStore(after, upTo, limit, attempt + 1));
         }));
+    }
+
+    private static final int READ_ATTEMPTS = 5;
+
+    /** The oldest revision the store still holds above {@code floor} (0 when none is). */
+    private Future<Long> oldest(long floor) {
+        return FeedReads.read(store, floor, -1L, 1).map(rs -> rs.isEmpty() ? 0L : rs.get(0).revision()).otherwise(0L);
     }
 
     /** A record as the watch API shows it ({@link lake.wire.WatchEvent}'s shape). */

@@ -172,8 +172,8 @@ public abstract class WatchContract {
         write(a, cas("order/first", null, "v"));
         // Concurrent writers: on DynamoDB their transactions commit in any order; watchers on the
         // leader and on a follower, long poll and SSE, must still see revisions only rise.
-        Sse streamA = sse(a, "prefix=order/");
-        Sse streamB = sse(b, "prefix=order/");
+        Sse streamA = sse(a, "prefix=order/&after=0");
+        Sse streamB = sse(b, "prefix=order/&after=0");
         List<Future<HttpResponse<Buffer>>> writes = new ArrayList<>();
         for (int i = 0; i < 120; i++) {
             writes.add(h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("order/k" + i, null, "v" + i)));
@@ -216,6 +216,7 @@ public abstract class WatchContract {
                     JsonObject e = r.bodyAsJsonObject().getJsonObject("error");
                     assertThat(e.getString("code")).isEqualTo("compacted");
                     assertThat(e.getLong("compact_revision")).isEqualTo(floor);
+                    assertThat(e.getLong("oldest_revision")).as("the oldest revision still held").isEqualTo(revisions.get(7));
                 }
             });
             Sse stream = sse(n, "after=" + revisions.get(0));
@@ -232,13 +233,13 @@ public abstract class WatchContract {
         // A tail of 32 records: a watcher more than that behind, reading nothing, is cut off.
         MetasrvNode a = leader("a", new FeedSettings(3_600_000, 1_000_000, 60_000, 32, 64L << 20), f -> {});
         write(a, cas("slow/first", null, "v"));
-        Sse fast = sse(a, "prefix=slow/");
+        Sse fast = sse(a, "prefix=slow/&after=0");
         try (Socket slow = new Socket()) {
             // A watcher that never reads: its socket buffers fill, then the node's bounded queue.
             slow.setReceiveBufferSize(4096);
             slow.connect(new java.net.InetSocketAddress("127.0.0.1", a.httpPort()));
             OutputStream out = slow.getOutputStream();
-            out.write(("GET /v1/watch?prefix=slow/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+            out.write(("GET /v1/watch?prefix=slow/&after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             // Every write is answered while the slow watcher reads nothing (~40 MB of events).

@@ -176,4 +176,58 @@ class TailTest {
         assertThat(((Watches.Gone) gone).floor()).isEqualTo(2);
         assertThat(revisionsAfter(2)).containsExactly(3L, 4L);
     }
+
+    @Test
+    void aStoreReadStopsBeforeALaterEpochsRecordsUntilTheTailTakesThatEpoch() throws Exception {
+        List<ChangeRecord> first = stored(1, 6, 7);
+        // This node starts at epoch 1's watermark 10 (8 to 10 were refused writes): it holds nothing below 10.
+        feed(new Published(1, 10, 10, 7, List.of()));
+        // Epoch 2 started at 7; its 9 committed before its 8 (DynamoDB), neither published yet.
+        stored(2, 9);
+        assertThat(revisionsAfter(5)).as("a reader below the tail stops before epoch 2's unsettled records").containsExactly(6L, 7L);
+        List<ChangeRecord> second = List.of(stored(2, 8).get(0), record(9, 2));
+        feed(new Published(2, 7, 9, 9, second));
+        assertThat(revisionsAfter(7)).containsExactly(8L, 9L);
+        assertThat(first).hasSize(2);
+    }
+
+    @Test
+    void aSmallPageOverManyHiddenRecordsIsReadInALoop() throws Exception {
+        Tail big = new Tail(80_000, 1L << 30);
+        TailFeeder bigFeeder = new TailFeeder(big, store);
+        Watches bigWatches = new Watches(vertx.getOrCreateContext(), big, store);
+        List<ChangeRecord> records = new ArrayList<>();
+        for (long r = 1; r <= 70_000; r++) records.add(record(r, 1));
+        records.add(ChangeRecord.of(70_001, 1, 0, List.of(new ChangeRecord.Change("rare/x", new byte[] {1})), null));
+        io.vertx.core.Promise<Watches.Page> delivered = io.vertx.core.Promise.promise();
+        vertx.runOnContext(v -> {
+            bigFeeder.accept(new Published(1, 0, 70_001, 70_001, records));
+            // A limit of one record a page, 70,000 pages of nothing this watcher may see before the one it may.
+            bigWatches.watch(Watches.Filter.keys("rare/", k -> true), 0, 1, new Watches.Receiver() {
+                @Override public Watches.Flow deliver(Watches.Page page) {
+                    delivered.tryComplete(page);
+                    return Watches.Flow.STOP;
+                }
+
+                @Override public void fail(Throwable cause) {
+                    delivered.tryFail(cause);
+                }
+            });
+        });
+        Watches.Page page = join(delivered.future());
+        assertThat(page.records()).extracting(ChangeRecord::revision).containsExactly(70_001L);
+        assertThat(page.cursor()).isEqualTo(70_001L);
+    }
+
+    @Test
+    void aRecordShownInPartCarriesNoCatalogEvent() {
+        io.vertx.core.json.JsonObject event = new io.vertx.core.json.JsonObject().put("type", "tables_committed");
+        ChangeRecord both = ChangeRecord.of(5, 1, 0, List.of(new ChangeRecord.Change("tbl/lab/a", new byte[] {1}),
+                new ChangeRecord.Change("tbl/secret/b", new byte[] {1})), event);
+        Watches.Filter lab = Watches.Filter.keys("", k -> k.startsWith("tbl/lab/"));
+        ChangeRecord seen = lab.apply(both);
+        assertThat(seen.changes()).extracting(ChangeRecord.Change::key).containsExactly("tbl/lab/a");
+        assertThat(seen.event()).as("the event names the hidden table too").isNull();
+        assertThat(Watches.Filter.keys("", k -> true).apply(both).event()).isEqualTo(event);
+    }
 }
