@@ -323,16 +323,16 @@ public final class NodeApi {
         return new JsonObject(lake.wire.WatchEvent.Page.toMap(events, page.cursor(), page.more()));
     }
 
-    /**
-     * Checks that {@code caller} may stream the feed from {@code after} (SSE): authorized like a
-     * long poll, and failing {@code 410} at once when {@code after} is compacted, before the stream
-     * answers {@code 200}.
-     */
     /** The feed's current revision on this node ({@code null} until its tail heard from a leader). */
     public Long currentRevision() {
         return watches.currentRevision();
     }
 
+    /**
+     * Checks that {@code caller} may stream the feed from {@code after} (SSE): authorized like a
+     * long poll, and failing {@code 410} at once when {@code after} is compacted, before the stream
+     * answers {@code 200}.
+     */
     public Future<Void> openStream(Caller caller, String prefix, long after) {
         try {
             access.authorize(caller, new Action.Open(prefix == null ? Ops.CATALOG_EVENTS : Ops.WATCH));

@@ -78,12 +78,16 @@ public final class FeedReads {
             for (KeyValue kv : p.entries()) {
                 long revision = Revisions.parse(kv.key());
                 boolean first = Revisions.part(kv.key()) == 0;
+                // Past the read's end (even a part seen before its first part, mid-commit on DynamoDB): done.
+                if (Long.compareUnsigned(revision, upTo) > 0) {
+                    if (!pending.isEmpty()) out.add(stored(pending));
+                    return Future.succeededFuture(out);
+                }
                 if (!first && pending.isEmpty()) throw new Compacted("part " + kv.key() + " without its record's first part");
                 if (first && !pending.isEmpty()) {
                     out.add(stored(pending));
                     pending.clear();
                 }
-                if (first && Long.compareUnsigned(revision, upTo) > 0) return Future.succeededFuture(out);
                 if (first && (out.size() >= limit || bytes[0] >= maxBytes)) {
                     whole[0] = false;
                     return Future.succeededFuture(out);

@@ -512,8 +512,10 @@ public final class HttpVerticle extends VerticleBase {
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
                 .putHeader("X-Accel-Buffering", "no");
-        // The reconnection delay an EventSource uses, and the first bytes: the client knows the stream is open.
-        res.write("retry: 1000\n: watching after " + Long.toUnsignedString(after) + "\n\n");
+        // The reconnection delay an EventSource uses, and where it stands: an `id:` without data sets
+        // its last event id without an event, so a stream that drops before its first event still
+        // resumes where it began (not at a later "current" revision).
+        res.write("retry: 1000\nid: " + Long.toUnsignedString(after) + "\n: watching after " + Long.toUnsignedString(after) + "\n\n");
         lake.watch.Watches.Watch[] watch = new lake.watch.Watches.Watch[1];
         watch[0] = api.stream(caller, prefix, after, new lake.watch.Watches.Receiver() {
             @Override public lake.watch.Watches.Flow deliver(lake.watch.Watches.Page page) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
@@ -66,11 +67,18 @@ public final class Watches {
             return r -> {
                 List<ChangeRecord.Change> all = r.changes();
                 List<ChangeRecord.Change> seen = new ArrayList<>(all.size());
-                for (ChangeRecord.Change c : all) if (c.key().startsWith(prefix) && mayRead.test(c.key())) seen.add(c);
+                boolean hidden = false;
+                for (ChangeRecord.Change c : all) {
+                    boolean readable = mayRead.test(c.key());
+                    hidden |= !readable;
+                    if (readable && c.key().startsWith(prefix)) seen.add(c);
+                }
                 if (seen.isEmpty()) return null;
-                // A catalog event names every table and namespace the write touched: shown only
-                // with every key, never beside a subset (it would reveal what the keys hide).
-                return seen.size() == all.size() ? r : ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), seen, null);
+                if (seen.size() == all.size()) return r;
+                // A catalog event names every table and namespace the write touched: shown beside
+                // a subset of the keys only when the rest lie outside the prefix, never when the
+                // principal may not read them (it would reveal what they hide).
+                return ChangeRecord.of(r.revision(), r.epoch(), r.atMs(), seen, hidden ? null : r.event());
             };
         }
 
@@ -127,6 +135,9 @@ public final class Watches {
         private boolean paused;
         /** Paused while its cursor was in the tail (not reading the store): cut off if the tail then moves past it. */
         private boolean pausedInTail;
+        private long pausedAtNanos;
+        /** Woken while a read was in flight: read again when it completes. */
+        private boolean rewake;
 
         private Watch(Filter filter, long after, int limit, Receiver receiver) {
             this.filter = filter;
@@ -193,17 +204,32 @@ public final class Watches {
         if (limit < 1 || limit > MAX_PAGE) throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE);
         Watch w = new Watch(filter, after, limit, receiver);
         watches.add(w);
-        pump(w);
+        try {
+            pump(w);
+        } catch (RuntimeException thrown) {
+            // A receiver that threw on the first page: the watch ends with it.
+            w.cancel();
+            throw thrown;
+        }
         return w;
     }
 
+    /** How long a watcher may stay paused (its client reading nothing) before it is cut off, wherever it reads from. */
+    static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(60);
+
     private void wake() {
         woken.set(false);
+        long now = System.nanoTime();
         for (Watch w : List.copyOf(watches)) {
-            // A watcher paused while reading the store costs the tail nothing: it waits to be resumed.
-            if (w.paused && w.pausedInTail && !w.ended && tail.since(w.cursor, w.cursor, 1).belowBase()) {
+            if (w.ended) continue;
+            // A watcher paused inside the tail is cut off once the tail moves past it; one paused
+            // while reading the store costs the tail nothing, and waits, for at most a minute.
+            boolean overtaken = w.paused && w.pausedInTail && tail.since(w.cursor, w.cursor, 1).belowBase();
+            if (overtaken || (w.paused && now - w.pausedAtNanos > MAX_PAUSE_NANOS)) {
                 w.cancel();
                 w.receiver.fellBehind(w.cursor);
+            } else if (w.busy) {
+                w.rewake = true;
             } else {
                 pump(w);
             }
@@ -231,7 +257,11 @@ public final class Watches {
             if (!read.isComplete()) {
                 read.onComplete(ar -> {
                     w.busy = false;
-                    if (took(w, ar)) pump(w);
+                    boolean again = took(w, ar);
+                    // The tail advanced during the read: what it read may already be behind it.
+                    if (w.rewake && !w.ended && !w.paused) again = true;
+                    w.rewake = false;
+                    if (again) pump(w);
                 });
                 return;
             }
@@ -260,6 +290,7 @@ public final class Watches {
         if (flow == Flow.PAUSE) {
             w.paused = true;
             w.pausedInTail = !tail.since(w.cursor, w.cursor, 1).belowBase();
+            w.pausedAtNanos = System.nanoTime();
             return false;
         }
         return p.more();
@@ -323,7 +354,7 @@ public final class Watches {
 
     /** The oldest revision the store still holds above {@code floor} (0 when none is). */
     private Future<Long> oldest(long floor) {
-        return FeedReads.read(store, floor, -1L, 1).map(rs -> rs.isEmpty() ? 0L : rs.get(0).revision()).otherwise(0L);
+        return FeedReads.read(store, floor, -1L, 1).map(rs -> rs.isEmpty() ? 0L : rs.get(0).revision());
     }
 
     /** A record as the watch API shows it ({@link lake.wire.WatchEvent}'s shape). */

@@ -128,6 +128,7 @@ public abstract class WatchContract {
     static final class Sse {
         final List<Long> ids = new CopyOnWriteArrayList<>();
         final List<String> named = new CopyOnWriteArrayList<>();
+        final List<String> opening = new CopyOnWriteArrayList<>();
         volatile int status;
         private final StringBuilder pending = new StringBuilder();
 
@@ -137,21 +138,31 @@ public abstract class WatchContract {
             while ((end = pending.indexOf("\n\n")) >= 0) {
                 String event = pending.substring(0, end);
                 pending.delete(0, end + 2);
+                // An `id:` without data (the stream's opening block) moves the last event id only.
+                boolean data = event.contains("\ndata: ") || event.startsWith("data: ");
                 for (String line : event.split("\n")) {
-                    if (line.startsWith("id: ")) ids.add(Long.parseLong(line.substring(4)));
+                    if (line.startsWith("id: ") && data && !event.contains("event: ")) ids.add(Long.parseLong(line.substring(4)));
                     if (line.startsWith("event: ")) named.add(event);
                 }
+                if (!data && event.contains("id: ")) opening.add(event);
             }
         }
     }
 
     Sse sse(MetasrvNode node, String query) throws Exception {
+        return sse(node, query, null);
+    }
+
+    /** An SSE stream of {@code /v1/watch?query}, with {@code Last-Event-ID} when given (as an EventSource reconnecting). */
+    Sse sse(MetasrvNode node, String query, Long lastEventId) throws Exception {
         Sse s = new Sse();
         HttpClient client = h.vertx.createHttpClient();
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
+                .setHost("127.0.0.1").setPort(node.httpPort()).setURI("/v1/watch?" + query)
+                .putHeader("Accept", "text/event-stream");
+        if (lastEventId != null) options.putHeader("Last-Event-ID", Long.toString(lastEventId));
         // The handler is set as the response arrives, on the event loop: no chunk is missed.
-        NodeHarness.await(client.request(new RequestOptions().setMethod(HttpMethod.GET)
-                        .setHost("127.0.0.1").setPort(node.httpPort()).setURI("/v1/watch?" + query)
-                        .putHeader("Accept", "text/event-stream"))
+        NodeHarness.await(client.request(options)
                 .compose(req -> req.send()).onSuccess(res -> {
                     s.status = res.statusCode();
                     res.handler(s::feed);
@@ -259,7 +270,10 @@ public abstract class WatchContract {
             JsonObject cutoff = new JsonObject(text.substring(text.indexOf("data: ", cut) + 6, text.indexOf("\n", text.indexOf("data: ", cut))));
             long resume = cutoff.getLong("resume_after");
             List<Long> sent = new ArrayList<>();
-            for (String line : text.substring(0, cut).split("\n")) if (line.startsWith("id: ")) sent.add(Long.parseLong(line.substring(4)));
+            for (String block : text.substring(0, cut).split("\n\n")) {
+                if (!block.contains("data: ")) continue;
+                for (String line : block.split("\n")) if (line.startsWith("id: ")) sent.add(Long.parseLong(line.substring(4)));
+            }
             assertThat(sent).isNotEmpty().isSorted();
             assertThat(sent.get(sent.size() - 1)).isEqualTo(resume);
             assertThat(resume).as("cut off before the end").isLessThan(applied.get(applied.size() - 1));
@@ -420,5 +434,27 @@ public abstract class WatchContract {
         } finally {
             iceberg.close();
         }
+    }
+
+    @Test
+    void streamResumesAfterLastEventIdAndStartsAtTheCurrentRevisionWithoutAfter() throws Exception {
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {});
+        long r1 = write(a, cas("sse/1", null, "v"));
+        long r2 = write(a, cas("sse/2", null, "v"));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> h.get(a, "/v1/revision").statusCode() == 200
+                && h.get(a, "/v1/revision").bodyAsJsonObject().getLong("revision") >= r2);
+        // Without `after`: changes from now on; the opening block names where it stands.
+        Sse fromNow = sse(a, "prefix=sse/");
+        // An EventSource reconnecting after r1: Last-Event-ID wins over `after`.
+        Sse resumed = sse(a, "prefix=sse/&after=0", r1);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !fromNow.opening.isEmpty());
+        assertThat(fromNow.opening.get(0)).contains("id: " + r2);
+        long r3 = write(a, cas("sse/3", null, "v"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fromNow.ids.size() >= 1 && resumed.ids.size() >= 2);
+        assertThat(fromNow.ids).containsExactly(r3);
+        assertThat(resumed.ids).containsExactly(r2, r3);
+        HttpResponse<Buffer> bad = poll(a, "after=-1", null);
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.bodyAsString()).contains("query parameter 'after'");
     }
 }

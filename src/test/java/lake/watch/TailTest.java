@@ -230,4 +230,33 @@ class TailTest {
         assertThat(seen.event()).as("the event names the hidden table too").isNull();
         assertThat(Watches.Filter.keys("", k -> true).apply(both).event()).isEqualTo(event);
     }
+
+    @Test
+    void aLongRunIsPublishedInPartsAndEveryTailTakesItWhole() throws Exception {
+        lake.feed.Feed feed = new lake.feed.Feed();
+        Tail own = new Tail(10_000, 1L << 30);
+        List<io.vertx.core.json.JsonObject> messages = new java.util.concurrent.CopyOnWriteArrayList<>();
+        vertx.eventBus().<io.vertx.core.json.JsonObject>consumer(lake.bus.Bus.FEED_RUNS, m -> messages.add(m.body()));
+        Publisher publisher = new Publisher(vertx.getOrCreateContext(), feed, new TailFeeder(own, store), null);
+        join(Future.<Void>future(p -> vertx.runOnContext(v -> publisher.start().onComplete(p))));
+        lake.feed.Sequencer s = join(feed.sequencer(1, store));
+        // 1,200 writes settle out of order while the publisher is busy elsewhere: one long run, cut into parts.
+        List<Long> revisions = new ArrayList<>();
+        for (int i = 0; i < 1_200; i++) revisions.add(s.allocate());
+        java.util.Collections.reverse(revisions);
+        for (long r : revisions) s.settle(r, record(r, 1));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> own.through() == 1_200);
+        assertThat(messages.size()).as("parts of at most 512 records").isGreaterThanOrEqualTo(3);
+        long at = messages.get(0).getString("from").equals("0") ? 0 : -1;
+        for (io.vertx.core.json.JsonObject m : messages) {
+            if (m.getJsonArray("records") == null || m.getJsonArray("records").isEmpty()) continue;
+            assertThat(Long.parseLong(m.getString("from"))).as("each part starts where the last ended").isEqualTo(at);
+            assertThat(m.getJsonArray("records").size()).isLessThanOrEqualTo(Publisher.MAX_RECORDS_PER_MESSAGE);
+            at = Long.parseLong(m.getString("to"));
+        }
+        List<Long> held = new ArrayList<>();
+        for (ChangeRecord r : own.since(0, 0, 2_000).records()) held.add(r.revision());
+        assertThat(held).containsExactlyElementsOf(LongStream.rangeClosed(1, 1_200).boxed().toList());
+        join(Future.<Void>future(p -> vertx.runOnContext(v -> publisher.stop().onComplete(p))));
+    }
 }

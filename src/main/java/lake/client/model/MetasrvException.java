@@ -51,7 +51,9 @@ public abstract sealed class MetasrvException extends RuntimeException {
         return switch (code) {
             case "compacted" -> {
                 Object floor = error.get("compact_revision");
-                yield new Compacted(m, floor instanceof Number n ? new java.math.BigInteger(n.toString()).longValue() : 0);
+                Object oldest = error.get("oldest_revision");
+                yield new Compacted(m, floor instanceof Number n ? new java.math.BigInteger(n.toString()).longValue() : 0,
+                        oldest instanceof Number o ? new java.math.BigInteger(o.toString()).longValue() : 0);
             }
             case "feed_not_ready" -> new BackendUnavailable(m);
             case "not_leader" -> new NotLeader(m);
@@ -164,13 +166,18 @@ public abstract sealed class MetasrvException extends RuntimeException {
      */
     public static final class Compacted extends MetasrvException {
         private final long compactRevision;
+        private final long oldestRevision;
 
-        public Compacted(String message, long compactRevision) {
+        public Compacted(String message, long compactRevision, long oldestRevision) {
             super("compacted", 410, message, null);
             this.compactRevision = compactRevision;
+            this.oldestRevision = oldestRevision;
         }
 
         public long compactRevision() { return compactRevision; }
+
+        /** The oldest revision the feed still holds (0: it holds none). */
+        public long oldestRevision() { return oldestRevision; }
     }
 
     /** {@code not_found} (404): the namespace, table, tombstone or route does not exist (a missing key is an empty Optional instead). */
