@@ -64,7 +64,8 @@ public final class SettingsLoader {
             new Option("feed-max-records", Option.Type.LONG, "the change feed keeps at most the newest this many revisions"),
             new Option("feed-compact-interval-ms", Option.Type.LONG, "how often the leader compacts the change feed to its retention"),
             new Option("feed-tail-records", Option.Type.LONG, "change records each node keeps in memory for its watchers, at most"),
-            new Option("feed-tail-bytes", Option.Type.LONG, "bytes of change records each node keeps in memory for its watchers, about"));
+            new Option("feed-tail-bytes", Option.Type.LONG, "bytes of change records each node keeps in memory for its watchers, about"),
+            new Option("webhooks-file", Option.Type.PATH, "file of webhooks the leader POSTs the change feed to as CloudEvents (JSON array of {name, url, prefix?})"));
 
     private SettingsLoader() {}
 
@@ -316,7 +317,8 @@ public final class SettingsLoader {
                 blank(catalogRoot) ? null : catalogRoot, security,
                 blank(c.getString("iceberg_s3_endpoint")) ? null : c.getString("iceberg_s3_endpoint"),
                 new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms"),
-                        Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes")));
+                        Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes"),
+                        blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file")))));
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {

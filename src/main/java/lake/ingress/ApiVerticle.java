@@ -49,6 +49,8 @@ public final class ApiVerticle extends VerticleBase {
     private long compactionTimer = -1;
     private long heartbeatTimer = -1;
     private lake.watch.Publisher publisher;
+    private lake.webhook.WebhookSinks webhooks;
+    private long webhookTimer = -1;
     /** How often a leader that published nothing meanwhile publishes its watermark, so every tail knows where the feed stands. */
     static final long FEED_HEARTBEAT_MS = 500;
     /** A compaction round in flight: the next tick skips rather than overlap it. */
@@ -79,8 +81,10 @@ public final class ApiVerticle extends VerticleBase {
     public Future<?> start() {
         String node = config.settings().nodeId();
         api = new NodeApi(context, config);
+        webhooks = api.webhookSinks(config.feedSettings().webhooks());
         api.onRoleChange(() -> {
             announce();
+            webhooks.check();
             // A new leader starts its revisions at once: its first publication tells every tail
             // where the new epoch begins, before its first write.
             if (api.leadership().isLeader()) api.revisions().onFailure(t -> log.debug("change feed not started: {}", t.toString()));
@@ -116,6 +120,8 @@ public final class ApiVerticle extends VerticleBase {
                 config.store().secret());
         return Future.all(registered).compose(v -> api.start()).compose(v -> publisher.start()).onSuccess(v -> {
             heartbeatTimer = vertx.setPeriodic(FEED_HEARTBEAT_MS, id -> heartbeat());
+            if (!config.feedSettings().webhooks().isEmpty()) webhookTimer = vertx.setPeriodic(1_000, id -> webhooks.check());
+            webhooks.check();
             announce();
             announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
             compactionTimer = vertx.setPeriodic(config.feedSettings().compactIntervalMs(), id -> compactFeed());
@@ -175,13 +181,16 @@ public final class ApiVerticle extends VerticleBase {
         stopped = true;
         vertx.cancelTimer(compactionTimer);
         vertx.cancelTimer(heartbeatTimer);
+        vertx.cancelTimer(webhookTimer);
         Future<Void> withdrawn = api.membership().withdraw(config.settings().nodeId()).recover(t -> Future.succeededFuture());
         return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {
             if (inFlight == 0) return Future.succeededFuture();
             drained = Promise.promise();
             long timer = vertx.setTimer(Math.max(1, drainMs), id -> drained.tryComplete());
             return drained.future().onComplete(ar -> vertx.cancelTimer(timer));
-        }).transform(ignored -> publisher == null ? Future.succeededFuture() : publisher.stop()).transform(ignored -> api.stop());
+        }).transform(ignored -> publisher == null ? Future.succeededFuture() : publisher.stop())
+                .transform(ignored -> webhooks == null ? Future.succeededFuture() : webhooks.stop())
+                .transform(ignored -> api.stop());
     }
 
     /** Authenticates (401 here); what the principal may do is decided by {@link NodeApi} once the request is decoded. */

@@ -13,7 +13,7 @@ import java.util.List;
  * {@link FencedWriter} treats both alike: it adds the exact lease record as the guard and the
  * write's change record, and sends one atomic store call.
  */
-public sealed interface ClientWrite permits ClientMutation, ClientTransaction, FeedCompaction {
+public sealed interface ClientWrite permits ClientMutation, ClientTransaction, FeedCompaction, WebhookCursor {
 
     /** The epoch the client expects to be written under, or {@code null}. */
     Long epoch();

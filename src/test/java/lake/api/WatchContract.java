@@ -457,4 +457,65 @@ public abstract class WatchContract {
         assertThat(bad.statusCode()).isEqualTo(400);
         assertThat(bad.bodyAsString()).contains("query parameter 'after'");
     }
+
+    /** A catalog write sent again while the node's API instances learn it leads (503 not_leader right after a campaign). */
+    long catalogWriteWhenLeading(MetasrvNode node, HttpMethod method, String path, JsonObject body) throws Exception {
+        java.util.concurrent.atomic.AtomicReference<HttpResponse<Buffer>> answer = new java.util.concurrent.atomic.AtomicReference<>();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            HttpResponse<Buffer> r = h.send(node, method, path, body == null ? null : body.encode());
+            answer.set(r);
+            return r.statusCode() != 503 || !r.bodyAsString().contains("not_leader");
+        });
+        assertThat(answer.get().statusCode()).as(path + ": " + answer.get().bodyAsString()).isEqualTo(200);
+        return answer.get().bodyAsJsonObject().getLong("revision");
+    }
+
+    @Test
+    void webhookDeliversEveryEventAfterFailover() throws Exception {
+        // The receiver records every CloudEvent's id; its first answer is a failure (delivery is retried).
+        List<Long> received = new CopyOnWriteArrayList<>();
+        List<JsonObject> cloudEvents = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger posts = new java.util.concurrent.atomic.AtomicInteger();
+        io.vertx.core.http.HttpServer sink = NodeHarness.await(h.vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
+            if (posts.incrementAndGet() == 1) {
+                req.response().setStatusCode(503).end();
+                return;
+            }
+            assertThat(req.getHeader("Content-Type")).isEqualTo("application/cloudevents-batch+json");
+            for (Object e : new io.vertx.core.json.JsonArray(b.toString())) {
+                cloudEvents.add((JsonObject) e);
+                received.add(Long.parseLong(((JsonObject) e).getString("id")));
+            }
+            req.response().setStatusCode(204).end();
+        })).listen(0, "127.0.0.1"));
+        Path hooks = dir.resolve("webhooks.json");
+        Files.writeString(hooks, "[{\"name\":\"ci\",\"url\":\"http://127.0.0.1:" + sink.actualPort() + "/events\"}]");
+        FeedSettings feed = FeedSettings.DEFAULTS.withWebhooks(lake.config.Webhook.load(hooks));
+        MetasrvNode a = leader("a", feed, f -> {});
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000).with(f -> f.feed = feed),
+                new ManualClock(T0 + TTL), null);
+        List<Long> events = new ArrayList<>();
+        events.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces", new JsonObject().put("namespace", "hooks")));
+        events.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces/hooks/tables",
+                new JsonObject().put("name", "t1").put("columns", new io.vertx.core.json.JsonArray().add("id:i64"))));
+        write(a, cas("kv/not-an-event", null, "v"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> received.containsAll(events));
+
+        // b takes over (a, paused in time, still believes it leads until its next write is fenced).
+        assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        events.add(catalogWriteWhenLeading(b, HttpMethod.POST, "/v1/namespaces/hooks/tables",
+                new JsonObject().put("name", "t2").put("columns", new io.vertx.core.json.JsonArray().add("id:i64"))));
+        events.add(catalogWriteWhenLeading(b, HttpMethod.DELETE, "/v1/namespaces/hooks/tables/t1", null));
+        events.add(catalogWriteWhenLeading(b, HttpMethod.DELETE, "/v1/namespaces/hooks/tables/t2", null));
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> received.containsAll(events));
+
+        List<Long> firstReceipts = received.stream().distinct().toList();
+        assertThat(firstReceipts).as("every event, first received in revision order; nothing else").containsExactlyElementsOf(events);
+        JsonObject created = cloudEvents.stream().filter(e -> e.getString("id").equals(Long.toString(events.get(1)))).findFirst().orElseThrow();
+        assertThat(created.getString("specversion")).isEqualTo("1.0");
+        assertThat(created.getString("type")).isEqualTo("io.lake.catalog.table_created");
+        assertThat(created.getString("subject")).isEqualTo("hooks/t1");
+        assertThat(created.getJsonObject("data").getJsonObject("event").getString("name")).isEqualTo("t1");
+        assertThat(posts.get()).as("the refused first POST was sent again").isGreaterThan(1);
+    }
 }
