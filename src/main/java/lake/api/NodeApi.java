@@ -362,7 +362,7 @@ public final class NodeApi {
     /** The webhooks of {@code hooks}, delivered from this instance's context while this node leads. */
     public lake.webhook.WebhookSinks webhookSinks(List<lake.config.Webhook> hooks) {
         return new lake.webhook.WebhookSinks(context, hooks, () -> leadership, reads, writer::apply, watches,
-                () -> { Long r = watches.currentRevision(); return r == null ? 0 : r; }, lake.catalog.events.CatalogEvents::namespaces);
+                watches::currentRevision, lake.catalog.events.CatalogEvents::namespaces);
     }
 
     /** The revisions of the epoch this node leads (fails on a follower): the leader's heartbeat publishes their watermark. */

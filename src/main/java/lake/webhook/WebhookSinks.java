@@ -21,9 +21,7 @@ import lake.watch.Watches;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -46,15 +44,15 @@ public final class WebhookSinks {
     private final MetaStore reads;
     private final Function<ClientWrite, Future<FencedWriter.Outcome>> writer;
     private final Watches watches;
-    private final LongSupplier currentRevision;
+    private final Supplier<Long> currentRevision;
     private final HttpClient http;
     private final Function<JsonObject, List<String>> eventNamespaces;
 
     /**
-     * @param currentRevision where a webhook without a stored cursor starts (changes from then on)
+     * @param currentRevision where a webhook without a stored cursor starts (changes from then on); null while unknown
      */
     public WebhookSinks(Context context, List<Webhook> hooks, Supplier<Leadership> leadership, MetaStore reads,
-                        Function<ClientWrite, Future<FencedWriter.Outcome>> writer, Watches watches, LongSupplier currentRevision,
+                        Function<ClientWrite, Future<FencedWriter.Outcome>> writer, Watches watches, Supplier<Long> currentRevision,
                         Function<JsonObject, List<String>> eventNamespaces) {
         this.context = context;
         this.leadership = leadership;
@@ -74,7 +72,7 @@ public final class WebhookSinks {
     }
 
     public Future<Void> stop() {
-        for (Sink s : sinks) s.stop("the node is stopping");
+        for (Sink s : sinks) s.stop("the node is stopping", false);
         return http.close();
     }
 
@@ -83,16 +81,20 @@ public final class WebhookSinks {
         return sinks.stream().filter(s -> s.hook.name().equals(name)).mapToLong(s -> s.delivered).sum();
     }
 
-    private final class Sink implements Watches.Receiver {
+    private final class Sink {
         final Webhook hook;
-        /** The epoch this sink delivers under, 0 when stopped. */
+        /** This sink's runs: every start and stop begins a new one, and a callback of an older run does nothing. */
+        long run;
+        /** The epoch the current run delivers under, 0 when stopped. */
         long epoch;
-        /** The stored cursor's bytes ({@code null}: absent), the expected value of the next cursor write. */
+        /** The stored cursor's bytes, the expected value of the next cursor write. */
         byte[] stored;
         Watches.Watch watch;
         long delivered;
         int failures;
+        int restarts;
         boolean starting;
+        long notBeforeNanos;
 
         Sink(Webhook hook) {
             this.hook = hook;
@@ -100,91 +102,126 @@ public final class WebhookSinks {
 
         void check(Leadership l) {
             boolean leads = l.isLeader();
-            if (epoch != 0 && (!leads || l.epoch() != epoch)) stop("leadership of epoch " + Long.toUnsignedString(epoch) + " ended");
-            if (leads && epoch == 0 && !starting) start(l.epoch());
+            if (epoch != 0 && (!leads || l.epoch() != epoch)) stop("leadership of epoch " + Long.toUnsignedString(epoch) + " ended", false);
+            if (leads && epoch == 0 && !starting && System.nanoTime() - notBeforeNanos >= 0) start(l.epoch());
         }
 
+        /**
+         * Reads the stored cursor and watches after it. A webhook without one starts at the current
+         * revision, stored first (fenced): a leader that fails before its first delivery leaves
+         * the next one the same starting point, so nothing in between is skipped.
+         */
         void start(long e) {
             starting = true;
-            reads.get(WebhookCursor.key(hook.name())).onComplete(read -> {
+            long r = ++run;
+            reads.get(WebhookCursor.key(hook.name())).compose(cursor -> {
+                if (cursor.isPresent()) return Future.succeededFuture(cursor.get());
+                Long current = currentRevision.get();
+                // Just led: its tail has not heard where the feed stands yet; the next check starts it.
+                if (current == null) return Future.succeededFuture((byte[]) null);
+                WebhookCursor first = new WebhookCursor(hook.name(), null, current, e);
+                return writer.apply(first).compose(o -> o.applied() ? Future.succeededFuture(first.bytes())
+                        : Future.failedFuture(new IllegalStateException("another leader stored the cursor first")));
+            }).onComplete(ready -> {
                 starting = false;
                 Leadership l = leadership.get();
-                if (read.failed() || !l.isLeader() || l.epoch() != e) return;
-                Optional<byte[]> cursor = read.result();
+                if (r != run || !l.isLeader() || l.epoch() != e) return;
+                if (ready.failed()) {
+                    failed("start: " + ready.cause().getMessage());
+                    return;
+                }
+                if (ready.result() == null) return;
                 long after;
                 try {
-                    after = cursor.map(WebhookCursor::revision).orElseGet(currentRevision::getAsLong);
+                    after = WebhookCursor.revision(ready.result());
                 } catch (IllegalArgumentException corrupt) {
-                    org.slf4j.LoggerFactory.getLogger(WebhookSinks.class).error("webhook {}: {}", hook.name(), corrupt.getMessage());
+                    failed(corrupt.getMessage());
                     return;
                 }
                 epoch = e;
-                stored = cursor.orElse(null);
+                stored = ready.result();
                 Watches.Filter filter = hook.prefix() == null
                         ? Watches.Filter.events(eventNamespaces, ns -> true)
                         : Watches.Filter.keys(hook.prefix(), k -> true);
-                watch = watches.watch(filter, after, BATCH, this);
+                watch = watches.watch(filter, after, BATCH, receiver(r));
             });
         }
 
-        void stop(String why) {
+        /** Ends the current run; {@code failed}: not before a backoff (restarts double to a minute). */
+        void stop(String why, boolean failed) {
+            run++;
             if (watch != null) watch.cancel();
             watch = null;
             epoch = 0;
+            if (failed) {
+                restarts++;
+                notBeforeNanos = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.min(60_000L, 500L << Math.min(restarts, 7)));
+                org.slf4j.LoggerFactory.getLogger(WebhookSinks.class).warn("webhook {}: delivery stopped ({}); it resumes from its stored cursor",
+                        hook.name(), why);
+            }
         }
 
-        @Override public Watches.Flow deliver(Watches.Page page) {
-            long e = epoch;
-            post(page, e);
-            // Nothing more until this batch is acknowledged and its cursor stored.
-            return Watches.Flow.PAUSE;
+        void failed(String why) {
+            stop(why, true);
         }
 
-        private void post(Watches.Page page, long e) {
-            if (epoch != e) return;
+        Watches.Receiver receiver(long r) {
+            return new Watches.Receiver() {
+                @Override public Watches.Flow deliver(Watches.Page page) {
+                    post(page, r);
+                    // Nothing more until this batch is acknowledged and its cursor stored.
+                    return Watches.Flow.PAUSE;
+                }
+
+                @Override public void fail(Throwable cause) {
+                    if (r == run) failed(cause.getMessage());
+                }
+
+                @Override public void fellBehind(long cursor) {
+                    // Paused too long (the receiver kept failing): restarted from the stored cursor.
+                    if (r == run) failed("paused too long at revision " + Long.toUnsignedString(cursor));
+                }
+            };
+        }
+
+        private void post(Watches.Page page, long r) {
+            if (r != run) return;
             Buffer body = Buffer.buffer(cloudEvents(page.records()).encode());
             http.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(hook.url().toString())
                             .putHeader("Content-Type", "application/cloudevents-batch+json").setTimeout(30_000))
                     .compose(req -> req.send(body))
                     .compose(res -> res.body().map(ignored -> res.statusCode()))
                     .onComplete(answer -> {
-                        if (epoch != e) return;
+                        if (r != run) return;
                         if (answer.succeeded() && answer.result() / 100 == 2) {
                             failures = 0;
-                            storeCursor(page, e);
+                            storeCursor(page, r);
                             return;
                         }
                         failures++;
                         long backoff = Math.min(MAX_BACKOFF_MS, 250L << Math.min(failures, 7));
                         org.slf4j.LoggerFactory.getLogger(WebhookSinks.class).warn("webhook {}: delivery failed ({}); again in {} ms", hook.name(),
                                 answer.succeeded() ? "status " + answer.result() : answer.cause().toString(), backoff);
-                        context.owner().setTimer(backoff, id -> post(page, e));
+                        context.owner().setTimer(backoff, id -> post(page, r));
                     });
         }
 
-        private void storeCursor(Watches.Page page, long e) {
-            WebhookCursor move = new WebhookCursor(hook.name(), stored, page.cursor(), e);
+        private void storeCursor(Watches.Page page, long r) {
+            WebhookCursor move = new WebhookCursor(hook.name(), stored, page.cursor(), epoch);
             writer.apply(move).onComplete(done -> {
-                if (epoch != e) return;
+                if (r != run) return;
                 if (done.succeeded() && done.result().applied()) {
                     stored = move.bytes();
                     delivered += page.records().size();
+                    restarts = 0;
                     if (watch != null) watch.resume();
                     return;
                 }
-                // Another leader moved the cursor, or this node can no longer write: stop; the
-                // leader resumes from the stored cursor (these events may be delivered again).
-                stop(done.succeeded() ? "the cursor moved elsewhere" : done.cause().getMessage());
+                // Another leader moved the cursor, this node can no longer write, or the write's
+                // outcome is unknown: stop; a run resumes from the stored cursor (this batch may
+                // then be delivered again).
+                failed(done.succeeded() ? "the stored cursor moved elsewhere" : done.cause().getMessage());
             });
-        }
-
-        @Override public void fail(Throwable cause) {
-            stop(cause.getMessage());
-        }
-
-        @Override public void fellBehind(long cursor) {
-            // Paused too long (the receiver kept failing): restart from the stored cursor at the next check.
-            stop("paused too long at revision " + Long.toUnsignedString(cursor));
         }
     }
 

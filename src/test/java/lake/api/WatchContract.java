@@ -494,6 +494,8 @@ public abstract class WatchContract {
         MetasrvNode a = leader("a", feed, f -> {});
         MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), TTL, 0, 1_000).with(f -> f.feed = feed),
                 new ManualClock(T0 + TTL), null);
+        // A webhook delivers the changes from its first start on: that start stores its cursor.
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> h.get(a, "/v1/kv/__lake_internal/webhooks/ci").statusCode() == 200);
         List<Long> events = new ArrayList<>();
         events.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces", new JsonObject().put("namespace", "hooks")));
         events.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces/hooks/tables",
