@@ -362,7 +362,8 @@ public final class NodeApi {
     /** The webhooks of {@code hooks}, delivered from this instance's context while this node leads. */
     public lake.webhook.WebhookSinks webhookSinks(List<lake.config.Webhook> hooks) {
         return new lake.webhook.WebhookSinks(context, hooks, () -> leadership, reads, writer::apply, watches,
-                watches::currentRevision, lake.catalog.events.CatalogEvents::namespaces);
+                watches::currentRevision, lake.catalog.events.CatalogEvents::namespaces,
+                "urn:lake-metasrv:" + java.net.URLEncoder.encode(settings.leaseKey(), java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** The revisions of the epoch this node leads (fails on a follower): the leader's heartbeat publishes their watermark. */

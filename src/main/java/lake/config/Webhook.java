@@ -25,7 +25,12 @@ public record Webhook(String name, URI url, String prefix) {
             throw new ConfigException("webhook name '" + name + "': 1 to 63 of a-z, 0-9 and '-', starting with a letter or digit");
         }
         if (url == null || url.getHost() == null || !("http".equals(url.getScheme()) || "https".equals(url.getScheme()))) {
-            throw new ConfigException("webhook '" + name + "': url must be an absolute http or https URL, got '" + url + "'");
+            // Not the URL itself: its path or query may hold a secret.
+            throw new ConfigException("webhook '" + name + "': url must be an absolute http or https URL with a host, got "
+                    + (url == null ? "none" : "scheme '" + url.getScheme() + "'"));
+        }
+        if (url.getUserInfo() != null) {
+            throw new ConfigException("webhook '" + name + "': url must not carry credentials (user:password@); put a token in its path or query");
         }
     }
 
@@ -52,15 +57,17 @@ public record Webhook(String name, URI url, String prefix) {
                     throw new ConfigException("webhooks-file " + file + ": entry " + i + ": unknown field '" + field + "' (name, url, prefix)");
                 }
             }
+            if (!(o.getValue("name") instanceof String)) throw new ConfigException("webhooks-file " + file + ": entry " + i + ": 'name' (a string) is required");
+            if (!(o.getValue("url") instanceof String u)) throw new ConfigException("webhooks-file " + file + ": entry " + i + ": 'url' (a string) is required");
             URI url;
             try {
-                url = URI.create(String.valueOf(o.getValue("url")));
+                url = URI.create(u);
             } catch (IllegalArgumentException e) {
-                throw new ConfigException("webhooks-file " + file + ": entry " + i + ": url: " + e.getMessage());
+                throw new ConfigException("webhooks-file " + file + ": entry " + i + ": 'url' is not a URI");
             }
             Object prefix = o.getValue("prefix");
             if (prefix != null && !(prefix instanceof String)) throw new ConfigException("webhooks-file " + file + ": entry " + i + ": prefix must be a string");
-            Webhook w = new Webhook(o.getValue("name") instanceof String s ? s : null, url, (String) prefix);
+            Webhook w = new Webhook(o.getString("name"), url, (String) prefix);
             if (!names.add(w.name())) throw new ConfigException("webhooks-file " + file + ": webhook '" + w.name() + "' is named twice");
             out.add(w);
         }

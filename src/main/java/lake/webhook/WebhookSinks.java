@@ -47,13 +47,15 @@ public final class WebhookSinks {
     private final Supplier<Long> currentRevision;
     private final HttpClient http;
     private final Function<JsonObject, List<String>> eventNamespaces;
+    private final String source;
 
     /**
+     * @param source          the CloudEvents {@code source} of every event (names the feed)
      * @param currentRevision where a webhook without a stored cursor starts (changes from then on); null while unknown
      */
     public WebhookSinks(Context context, List<Webhook> hooks, Supplier<Leadership> leadership, MetaStore reads,
                         Function<ClientWrite, Future<FencedWriter.Outcome>> writer, Watches watches, Supplier<Long> currentRevision,
-                        Function<JsonObject, List<String>> eventNamespaces) {
+                        Function<JsonObject, List<String>> eventNamespaces, String source) {
         this.context = context;
         this.leadership = leadership;
         this.reads = reads;
@@ -61,7 +63,8 @@ public final class WebhookSinks {
         this.watches = watches;
         this.currentRevision = currentRevision;
         this.eventNamespaces = eventNamespaces;
-        this.http = context.owner().createHttpClient(new HttpClientOptions().setConnectTimeout(10_000).setIdleTimeout(60));
+        this.http = hooks.isEmpty() ? null : context.owner().createHttpClient(new HttpClientOptions().setConnectTimeout(10_000).setIdleTimeout(60));
+        this.source = source;
         for (Webhook h : hooks) sinks.add(new Sink(h));
     }
 
@@ -73,7 +76,7 @@ public final class WebhookSinks {
 
     public Future<Void> stop() {
         for (Sink s : sinks) s.stop("the node is stopping", false);
-        return http.close();
+        return http == null ? Future.succeededFuture() : http.close();
     }
 
     /** Events a webhook has had acknowledged by its receiver, per webhook (for tests and metrics). */
@@ -186,11 +189,12 @@ public final class WebhookSinks {
 
         private void post(Watches.Page page, long r) {
             if (r != run) return;
-            Buffer body = Buffer.buffer(cloudEvents(page.records()).encode());
+            Buffer body = Buffer.buffer(cloudEvents(page.records(), source).encode());
             http.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(hook.url().toString())
                             .putHeader("Content-Type", "application/cloudevents-batch+json").setTimeout(30_000))
                     .compose(req -> req.send(body))
-                    .compose(res -> res.body().map(ignored -> res.statusCode()))
+                    // The answer's body is not kept, whatever its size.
+                    .compose(res -> res.handler(ignored -> {}).end().map(ignored -> res.statusCode()))
                     .onComplete(answer -> {
                         if (r != run) return;
                         if (answer.succeeded() && answer.result() / 100 == 2) {
@@ -200,8 +204,9 @@ public final class WebhookSinks {
                         }
                         failures++;
                         long backoff = Math.min(MAX_BACKOFF_MS, 250L << Math.min(failures, 7));
+                        // Only the failure's kind: its message may repeat the URL, whose path or query may hold a secret.
                         org.slf4j.LoggerFactory.getLogger(WebhookSinks.class).warn("webhook {}: delivery failed ({}); again in {} ms", hook.name(),
-                                answer.succeeded() ? "status " + answer.result() : answer.cause().toString(), backoff);
+                                answer.succeeded() ? "status " + answer.result() : answer.cause().getClass().getSimpleName(), backoff);
                         context.owner().setTimer(backoff, id -> post(page, r));
                     });
         }
@@ -226,13 +231,13 @@ public final class WebhookSinks {
     }
 
     /** The batch as CloudEvents 1.0 (JSON format): {@code id} = revision, {@code type} by kind, {@code data} = the watch event. */
-    static JsonArray cloudEvents(List<ChangeRecord> records) {
+    static JsonArray cloudEvents(List<ChangeRecord> records, String source) {
         JsonArray out = new JsonArray();
         for (ChangeRecord r : records) {
             JsonObject event = r.event();
             String type = event != null ? "io.lake.catalog." + event.getString("type") : "io.lake.kv.change";
             JsonObject ce = new JsonObject().put("specversion", "1.0").put("id", Long.toUnsignedString(r.revision()))
-                    .put("source", "urn:lake-metasrv:feed").put("type", type)
+                    .put("source", source).put("type", type)
                     .put("time", Instant.ofEpochMilli(r.atMs()).toString()).put("datacontenttype", "application/json")
                     .put("lakerevision", Long.toUnsignedString(r.revision())).put("lakeepoch", Long.toUnsignedString(r.epoch()))
                     .put("data", new JsonObject(Watches.render(r)));

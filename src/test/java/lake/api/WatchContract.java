@@ -13,6 +13,7 @@ import lake.config.FeedSettings;
 import lake.config.SecuritySettings;
 import lake.config.Settings;
 import lake.meta.MetaStore;
+import lake.node.ApiFixture;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
@@ -476,12 +477,14 @@ public abstract class WatchContract {
         List<Long> received = new CopyOnWriteArrayList<>();
         List<JsonObject> cloudEvents = new CopyOnWriteArrayList<>();
         java.util.concurrent.atomic.AtomicInteger posts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean refusing = new java.util.concurrent.atomic.AtomicBoolean();
+        List<String> contentTypes = new CopyOnWriteArrayList<>();
         io.vertx.core.http.HttpServer sink = NodeHarness.await(h.vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
-            if (posts.incrementAndGet() == 1) {
+            if (posts.incrementAndGet() == 1 || refusing.get()) {
                 req.response().setStatusCode(503).end();
                 return;
             }
-            assertThat(req.getHeader("Content-Type")).isEqualTo("application/cloudevents-batch+json");
+            if (!"application/cloudevents-batch+json".equals(req.getHeader("Content-Type"))) contentTypes.add(req.getHeader("Content-Type"));
             for (Object e : new io.vertx.core.json.JsonArray(b.toString())) {
                 cloudEvents.add((JsonObject) e);
                 received.add(Long.parseLong(((JsonObject) e).getString("id")));
@@ -503,8 +506,18 @@ public abstract class WatchContract {
         write(a, cas("kv/not-an-event", null, "v"));
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> received.containsAll(events));
 
-        // b takes over (a, paused in time, still believes it leads until its next write is fenced).
+        // The receiver is down: a commits one more event it cannot deliver (its cursor stays behind it).
+        refusing.set(true);
+        int refusedBefore = posts.get();
+        events.add(catalogWrite(a, HttpMethod.POST, "/v1/namespaces/hooks/tables",
+                new JsonObject().put("name", "t0").put("columns", new io.vertx.core.json.JsonArray().add("id:i64"))));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> posts.get() > refusedBefore);
+
+        // b takes over; a, paused in time, learns it lost the lease at its next write (fenced) and stops delivering.
         assertThat(h.campaign(b).epoch()).isEqualTo(2L);
+        ApiFixture.expectError(h.post(a, "/v1/kv/cas", cas("kv/after-takeover", null, "v")), 409, "fenced", "epoch 1");
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !h.status(a).isLeader());
+        refusing.set(false);
         events.add(catalogWriteWhenLeading(b, HttpMethod.POST, "/v1/namespaces/hooks/tables",
                 new JsonObject().put("name", "t2").put("columns", new io.vertx.core.json.JsonArray().add("id:i64"))));
         events.add(catalogWriteWhenLeading(b, HttpMethod.DELETE, "/v1/namespaces/hooks/tables/t1", null));
@@ -512,6 +525,7 @@ public abstract class WatchContract {
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> received.containsAll(events));
 
         List<Long> firstReceipts = received.stream().distinct().toList();
+        // The event a could not deliver came from b, which resumed after the stored cursor.
         assertThat(firstReceipts).as("every event, first received in revision order; nothing else").containsExactlyElementsOf(events);
         JsonObject created = cloudEvents.stream().filter(e -> e.getString("id").equals(Long.toString(events.get(1)))).findFirst().orElseThrow();
         assertThat(created.getString("specversion")).isEqualTo("1.0");
@@ -519,5 +533,12 @@ public abstract class WatchContract {
         assertThat(created.getString("subject")).isEqualTo("hooks/t1");
         assertThat(created.getJsonObject("data").getJsonObject("event").getString("name")).isEqualTo("t1");
         assertThat(posts.get()).as("the refused first POST was sent again").isGreaterThan(1);
+        assertThat(contentTypes).as("every POST a CloudEvents batch").isEmpty();
+        // The stored cursor ends at the last event acknowledged.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            HttpResponse<Buffer> cursor = h.get(b, "/v1/kv/__lake_internal/webhooks/ci");
+            return cursor.statusCode() == 200 && new String(java.util.Base64.getDecoder().decode(cursor.bodyAsJsonObject().getString("value")),
+                    StandardCharsets.US_ASCII).equals(Long.toString(events.get(events.size() - 1)));
+        });
     }
 }

@@ -28,7 +28,11 @@ class WebhookTest {
         assertThat(hooks.get(1).prefix()).isEqualTo("tables/");
         assertThatThrownBy(() -> load("{}")).hasMessageContaining("not a JSON array");
         assertThatThrownBy(() -> load("[{\"name\":\"Bad_Name\",\"url\":\"http://h/\"}]")).hasMessageContaining("webhook name 'Bad_Name'");
-        assertThatThrownBy(() -> load("[{\"name\":\"ci\",\"url\":\"ftp://h/\"}]")).hasMessageContaining("absolute http or https URL");
+        assertThatThrownBy(() -> load("[{\"name\":\"ci\",\"url\":\"ftp://h/?token=s3cret\"}]")).hasMessageContaining("absolute http or https URL")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> load("[{\"name\":\"ci\",\"url\":\"https://u:p@h/\"}]")).hasMessageContaining("must not carry credentials");
+        assertThatThrownBy(() -> load("[{\"name\":\"ci\"}]")).hasMessageContaining("'url' (a string) is required");
+        assertThatThrownBy(() -> load("[{\"name\":7,\"url\":\"http://h/\"}]")).hasMessageContaining("'name' (a string) is required");
         assertThatThrownBy(() -> load("[{\"name\":\"ci\",\"url\":\"http://h/\",\"secret\":\"x\"}]")).hasMessageContaining("unknown field 'secret'");
         assertThatThrownBy(() -> load("[{\"name\":\"ci\",\"url\":\"http://h/\"},{\"name\":\"ci\",\"url\":\"http://g/\"}]"))
                 .hasMessageContaining("named twice");
