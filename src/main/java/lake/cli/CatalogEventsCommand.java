@@ -1,16 +1,12 @@
 package lake.cli;
 
 import lake.client.MetasrvClient;
-import lake.client.Watcher;
 import lake.client.model.Json;
-import lake.client.model.MetasrvException;
 import lake.wire.WatchEvent;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /** {@code lakectl catalog events}: the catalog's typed events as they commit. */
 @Command(name = "events", mixinStandardHelpOptions = true, description = {
@@ -23,30 +19,8 @@ final class CatalogEventsCommand extends Base {
 
     @Override
     int run(MetasrvClient client) throws Exception {
-        if (count != null && count < 1) throw new MetasrvException.InvalidArgument("--count must be at least 1, got " + count);
-        long start;
-        if (after == null) {
-            start = await(client.currentRevision());
-        } else {
-            try {
-                start = Long.parseUnsignedLong(after);
-            } catch (NumberFormatException e) {
-                throw new MetasrvException.InvalidArgument("--after must be an unsigned 64-bit revision, got '" + after + "'");
-            }
-        }
-        CountDownLatch done = new CountDownLatch(1);
-        AtomicInteger seen = new AtomicInteger();
-        Watcher[] w = new Watcher[1];
-        w[0] = client.watchCatalog(start, event -> {
-            print(event);
-            if (count != null && seen.incrementAndGet() >= count) {
-                w[0].cancel();
-                done.countDown();
-            }
-        });
-        w[0].ended().onComplete(ar -> done.countDown());
-        done.await();
-        if (w[0].ended().failed()) throw w[0].ended().cause() instanceof RuntimeException r ? r : new RuntimeException(w[0].ended().cause());
+        Follow.checkCount(count);
+        Follow.follow(count, client::watchCatalog, Follow.start(client, after), this::print);
         return ExitCodes.OK;
     }
 

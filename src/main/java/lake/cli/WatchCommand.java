@@ -1,15 +1,12 @@
 package lake.cli;
 
 import lake.client.MetasrvClient;
-import lake.client.Watcher;
 import lake.client.model.Json;
 import lake.wire.WatchEvent;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /** {@code lakectl watch}: the change feed under a prefix, one line per changed key, until stopped. */
 @Command(name = "watch", mixinStandardHelpOptions = true, description = {
@@ -26,32 +23,10 @@ final class WatchCommand extends Base {
 
     @Override
     int run(MetasrvClient client) throws Exception {
-        if (count != null && count < 1) throw new lake.client.model.MetasrvException.InvalidArgument("--count must be at least 1, got " + count);
-        long start;
-        if (after == null) {
-            start = await(client.currentRevision());
-        } else {
-            try {
-                start = Long.parseUnsignedLong(after);
-            } catch (NumberFormatException e) {
-                throw new lake.client.model.MetasrvException.InvalidArgument("--after must be an unsigned 64-bit revision, got '" + after + "'");
-            }
-        }
+        Follow.checkCount(count);
         Values v = new Values();
         v.base64 = base64;
-        CountDownLatch done = new CountDownLatch(1);
-        AtomicInteger seen = new AtomicInteger();
-        Watcher[] w = new Watcher[1];
-        w[0] = client.watch(prefix, start, event -> {
-            print(event, v);
-            if (count != null && seen.incrementAndGet() >= count) {
-                w[0].cancel();
-                done.countDown();
-            }
-        });
-        w[0].ended().onComplete(ar -> done.countDown());
-        done.await();
-        if (w[0].ended().failed()) throw w[0].ended().cause() instanceof RuntimeException r ? r : new RuntimeException(w[0].ended().cause());
+        Follow.follow(count, (start, listener) -> client.watch(prefix, start, listener), Follow.start(client, after), e -> print(e, v));
         return ExitCodes.OK;
     }
 

@@ -156,24 +156,10 @@ public final class ApiRequests {
 
     public static Scan scan(JsonObject body) {
         allowOnly(body, Set.of("prefix", "continuation", "limit", "hide_system"));
-        String prefix = body.containsKey("prefix") ? string(body, "prefix") : "";
-        try {
-            Keys.validatePrefix(prefix);
-        } catch (MetaException.InvalidArgument e) {
-            throw ApiError.invalid("field 'prefix': " + e.getMessage());
-        }
+        String prefix = prefix(body);
         // null is the continuation of a last page; sending it back starts from the beginning.
         String continuation = body.getValue("continuation") == null ? null : string(body, "continuation");
-        int limit = DEFAULT_SCAN_LIMIT;
-        if (body.containsKey("limit")) {
-            Object l = body.getValue("limit");
-            if (!(l instanceof Integer || l instanceof Long)) throw ApiError.invalid("field 'limit' must be an integer, got " + typeOf(l));
-            long v = ((Number) l).longValue();
-            if (v < 1 || v > MAX_SCAN_LIMIT) {
-                throw ApiError.invalid("field 'limit' must be between 1 and " + MAX_SCAN_LIMIT + ", got " + v);
-            }
-            limit = (int) v;
-        }
+        int limit = limit(body, DEFAULT_SCAN_LIMIT, MAX_SCAN_LIMIT);
         Object hide = body.getValue("hide_system");
         if (hide != null && !(hide instanceof Boolean)) throw ApiError.invalid("field 'hide_system' must be a boolean, got " + typeOf(hide));
         return new Scan(prefix, continuation, limit, Boolean.TRUE.equals(hide));
@@ -197,21 +183,9 @@ public final class ApiRequests {
 
     public static Watch watch(JsonObject body) {
         allowOnly(body, Set.of("prefix", "after", "limit", "wait_ms"));
-        String prefix = body.containsKey("prefix") ? string(body, "prefix") : "";
-        try {
-            Keys.validatePrefix(prefix);
-        } catch (MetaException.InvalidArgument e) {
-            throw ApiError.invalid("field 'prefix': " + e.getMessage());
-        }
+        String prefix = prefix(body);
         Long after = body.containsKey("after") ? u64(body, "after", " (a revision)") : null;
-        int limit = DEFAULT_WATCH_LIMIT;
-        if (body.containsKey("limit")) {
-            Object l = body.getValue("limit");
-            if (!(l instanceof Integer || l instanceof Long)) throw ApiError.invalid("field 'limit' must be an integer, got " + typeOf(l));
-            long v = ((Number) l).longValue();
-            if (v < 1 || v > MAX_WATCH_LIMIT) throw ApiError.invalid("field 'limit' must be between 1 and " + MAX_WATCH_LIMIT + ", got " + v);
-            limit = (int) v;
-        }
+        int limit = limit(body, DEFAULT_WATCH_LIMIT, MAX_WATCH_LIMIT);
         long waitMs = 0;
         if (body.containsKey("wait_ms")) {
             Object w = body.getValue("wait_ms");
@@ -222,6 +196,27 @@ public final class ApiRequests {
             }
         }
         return new Watch(prefix, after, limit, waitMs);
+    }
+
+    /** The field {@code prefix} (default: every key), checked as a key prefix. */
+    private static String prefix(JsonObject body) {
+        String prefix = body.containsKey("prefix") ? string(body, "prefix") : "";
+        try {
+            Keys.validatePrefix(prefix);
+        } catch (MetaException.InvalidArgument e) {
+            throw ApiError.invalid("field 'prefix': " + e.getMessage());
+        }
+        return prefix;
+    }
+
+    /** The field {@code limit}: an integer from 1 to {@code max}, {@code dflt} when absent. */
+    private static int limit(JsonObject body, int dflt, int max) {
+        if (!body.containsKey("limit")) return dflt;
+        Object l = body.getValue("limit");
+        if (!(l instanceof Integer || l instanceof Long)) throw ApiError.invalid("field 'limit' must be an integer, got " + typeOf(l));
+        long v = ((Number) l).longValue();
+        if (v < 1 || v > max) throw ApiError.invalid("field 'limit' must be between 1 and " + max + ", got " + v);
+        return (int) v;
     }
 
     /** An unsigned 64-bit value as a JSON number: a Long below 2^63, a BigInteger above. */
