@@ -98,6 +98,8 @@ public final class ChaosCampaign {
         /** Restarts that had to be tried again (the node exited at start, e.g. its first store call timed out). */
         public final List<String> restartRetries = new ArrayList<>();
         public int keysChecked;
+        /** Changes the rounds' watchers were shown, all checked against the writes (issue 36). */
+        public long watchedChanges;
         public long maxSteps;
         /** Why the campaign stopped before its end (an exception), or null: the report is then partial. */
         public String aborted;
@@ -149,6 +151,7 @@ public final class ChaosCampaign {
                 b.append(String.format("operations %s: %s; by kind %s%n", c.getKey(), c.getValue(), kinds.get(c.getKey())));
             }
             b.append(String.format("linearizability: %d object histories (a key, or a pair joined by transactions) checked, largest search %d steps%n", keysChecked, maxSteps));
+            b.append(String.format("change feed: %d changes watched, each checked against the writes that applied%n", watchedChanges));
             for (String r : restartRetries) b.append("restart retried: ").append(r).append('\n');
             b.append(String.format("violations: %d safety, %d availability; inconclusive: %d%n", violations.size(), availability.size(),
                     inconclusive.size()));
@@ -299,6 +302,8 @@ public final class ChaosCampaign {
         List<String> keys = new ArrayList<>();
         for (int k = 0; k < 6; k++) keys.add(base + "k" + k);
         List<Workload.Target> targets = cluster.nodes.stream().map(n -> new Workload.Target(n.id(), n.httpPort())).toList();
+        // The round's watcher starts at the feed's current revision, before any of the round's writes.
+        FeedWatcher watcher = new FeedWatcher(base, currentRevision(), targets);
         Workload load = Workload.start(topology.name().charAt(0) + "r" + round, keys, targets, settings.clients(), 100_000, roundSeed);
         load.startProbes(topology.name().charAt(0) + "r" + round, base + "probe/", targets, 100);
         List<Op> extra = new ArrayList<>();
@@ -354,6 +359,20 @@ public final class ChaosCampaign {
         }
         for (Violation v : HistoryChecks.replyEpochsNeverGoBack(history)) record(topology, round, v);
         for (Violation v : HistoryChecks.nothingLost(history, finals)) record(topology, round, v);
+        // The watcher has caught up when it shows every key's final value; then what it saw is checked whole.
+        try {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> finals.entrySet().stream().allMatch(f -> {
+                String lastSeen = null;
+                for (FeedWatcher.Change c : watcher.changes) if (c.key().equals(f.getKey())) lastSeen = c.value();
+                return java.util.Objects.equals(lastSeen, f.getValue().read());
+            }));
+        } catch (org.awaitility.core.ConditionTimeoutException behind) {
+            // Reported below as the watcher's last change differing from the final value.
+        } finally {
+            watcher.close();
+        }
+        report.watchedChanges += watcher.changes.size();
+        for (Violation v : HistoryChecks.watchedFeed(history, watcher.changes, finals)) record(topology, round, v);
         // A resumed paused leader gets zero writes applied once another node took over: none
         // acknowledged, none in the store. If the store shows no later epoch before it resumed,
         // nobody took over, the lease (same holder, same epoch) was still its own to renew, and
@@ -411,6 +430,25 @@ public final class ChaosCampaign {
     /** {@code p}'s key read again: a violation if it shows the paused leader's write. */
     private List<Violation> seenAtTheEnd(PausedWrite p) {
         return HistoryChecks.pausedLeaderWrites(List.of(p.queued()), Map.of(p.queued().key(), finalRead(p.queued().key())));
+    }
+
+    /** The feed's current revision, read through any node (bounded retries while none answers). */
+    private long currentRevision() {
+        long[] revision = new long[1];
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            Node via = cluster.nodes.get((int) (System.nanoTime() % 3));
+            try {
+                java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + via.httpPort() + "/v1/revision")).timeout(Duration.ofSeconds(3)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) return false;
+                revision[0] = new io.vertx.core.json.JsonObject(r.body()).getLong("revision");
+                return true;
+            } catch (Exception down) {
+                return false;
+            }
+        });
+        return revision[0];
     }
 
     /** The value at {@code key}, read through any node (bounded retries while none answers). */

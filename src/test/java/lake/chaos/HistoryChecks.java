@@ -176,6 +176,71 @@ final class HistoryChecks {
     }
 
     /** The value {@code w} put at {@code key}, or null. */
+    /**
+     * The watcher saw exactly the writes that applied (issue 36): on every key, each change it was
+     * shown is a write that applied or whose outcome is unknown (never one answered not applied,
+     * never a value nobody wrote), at most once; every acknowledged write is among them; revisions
+     * only rise; each change follows the one before it as its condition requires (a CAS or
+     * transaction from exactly its expected value, a delete from exactly its expected value; a key
+     * starts absent); and the last change is the key's final value. {@code finalReads} covers the
+     * keys the round wrote; they started absent.
+     */
+    static List<Violation> watchedFeed(List<Op> history, List<FeedWatcher.Change> watched, Map<String, Op> finalReads) {
+        List<Violation> out = new ArrayList<>();
+        long last = 0;
+        for (FeedWatcher.Change c : watched) {
+            if (c.revision() < last) out.add(new Violation("feed", "the watcher was shown revision " + c.revision() + " after " + last, List.of(c.toString())));
+            last = Math.max(last, c.revision());
+        }
+        for (String key : finalReads.keySet()) {
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            String previous = null;
+            for (FeedWatcher.Change c : watched) {
+                if (!c.key().equals(key)) continue;
+                if (c.value() == null) {
+                    String from = previous;
+                    boolean explained = from != null && history.stream().anyMatch(o -> o.kind() == Op.Kind.DELETE && o.key().equals(key)
+                            && from.equals(o.expected()) && (o.outcome() == Op.Outcome.APPLIED || o.outcome() == Op.Outcome.UNKNOWN));
+                    if (!explained) out.add(new Violation("feed", key + ": a deletion the watcher saw follows " + from
+                            + ", which no applied (or unknown) delete expected", List.of(c.toString())));
+                    previous = null;
+                    continue;
+                }
+                Op w = history.stream().filter(o -> c.value().equals(writtenTo(o, key))).findFirst().orElse(null);
+                if (w == null) {
+                    out.add(new Violation("feed", key + ": the watcher saw a value no client wrote", List.of(c.toString())));
+                } else if (w.outcome() != Op.Outcome.APPLIED && w.outcome() != Op.Outcome.UNKNOWN) {
+                    out.add(new Violation("feed", key + ": the watcher saw a write answered " + w.outcome(), List.of(c.toString(), w.toString())));
+                } else if (!java.util.Objects.equals(expectedOf(w, key), previous)) {
+                    out.add(new Violation("feed", key + ": the watcher saw " + c.value() + " right after " + previous + ", but that write expected "
+                            + expectedOf(w, key), List.of(c.toString(), w.toString())));
+                }
+                if (!seen.add(c.value())) out.add(new Violation("feed", key + ": the watcher saw " + c.value() + " twice", List.of(c.toString())));
+                previous = c.value();
+            }
+            for (Op w : history) {
+                String written = writtenTo(w, key);
+                if (w.outcome() == Op.Outcome.APPLIED && written != null && !seen.contains(written)) {
+                    out.add(new Violation("feed", key + ": acknowledged write " + written + " never reached the watcher", List.of(w.toString())));
+                }
+            }
+            String finalValue = finalReads.get(key).read();
+            if (!java.util.Objects.equals(previous, finalValue)) {
+                out.add(new Violation("feed", key + ": the watcher's last change is " + previous + ", the key's final value " + finalValue,
+                        List.of(finalReads.get(key).toString())));
+            }
+        }
+        return out;
+    }
+
+    /** The value {@code w} required {@code key} to hold ({@code null}: absent). */
+    private static String expectedOf(Op w, String key) {
+        if (w.kind() == Op.Kind.TXN) {
+            for (Op.Sub sub : w.txn()) if (sub.key().equals(key)) return sub.expected();
+        }
+        return w.expected();
+    }
+
     private static String writtenTo(Op w, String key) {
         if (w.kind() == Op.Kind.CAS) return w.key().equals(key) ? w.value() : null;
         if (w.kind() == Op.Kind.TXN) {

@@ -149,4 +149,33 @@ class HistoryChecksTest {
         Op absent = get(10, "p/0", 10_000, 10_010, null);
         assertThat(HistoryChecks.pausedLeaderWrites(List.of(refused), Map.of("p/0", absent))).isEmpty();
     }
+
+    @Test
+    void theWatchedFeedMustEqualTheWritesThatApplied() {
+        Op a = write(1, "k", null, "a", 0, 10, Outcome.APPLIED, 1L);
+        Op b = write(2, "k", "a", "b", 20, 30, Outcome.APPLIED, 1L);
+        Op lost = write(3, "k", "b", "x", 40, 50, Outcome.NOT_APPLIED, 1L);
+        Op unknown = write(4, "k", "b", "c", 60, 70, Outcome.UNKNOWN, null);
+        Op del = new Op(5, 0, "n1", "k", Kind.DELETE, "c", null, 80, 90, Outcome.APPLIED, null, 1L, "");
+        List<Op> history = List.of(a, b, lost, unknown, del);
+        java.util.Map<String, Op> finals = java.util.Map.of("k", get(9, "k", 100, 110, null));
+        List<FeedWatcher.Change> good = List.of(new FeedWatcher.Change(1, "k", "a"), new FeedWatcher.Change(2, "k", "b"),
+                new FeedWatcher.Change(4, "k", "c"), new FeedWatcher.Change(7, "k", null));
+        assertThat(HistoryChecks.watchedFeed(history, good, finals)).as("an unknown write that applied, then a delete").isEmpty();
+
+        assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "k", "a"), new FeedWatcher.Change(4, "k", "c"),
+                new FeedWatcher.Change(7, "k", null)), finals)))
+                .contains("k: acknowledged write b never reached the watcher", "k: the watcher saw c right after a, but that write expected b");
+        assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "k", "a"), new FeedWatcher.Change(2, "k", "b"),
+                new FeedWatcher.Change(3, "k", "x"), new FeedWatcher.Change(4, "k", "c"), new FeedWatcher.Change(7, "k", null)), finals)))
+                .contains("k: the watcher saw a write answered NOT_APPLIED");
+        assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(2, "k", "a"), new FeedWatcher.Change(1, "k", "b"),
+                new FeedWatcher.Change(4, "k", "c"), new FeedWatcher.Change(7, "k", null)), finals)))
+                .contains("the watcher was shown revision 1 after 2");
+        assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "k", "a"), new FeedWatcher.Change(2, "k", "b"),
+                new FeedWatcher.Change(3, "k", "b")), finals)))
+                .contains("k: the watcher saw b twice", "k: the watcher's last change is b, the key's final value null");
+        assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "k", "zz")), finals)))
+                .contains("k: the watcher saw a value no client wrote");
+    }
 }

@@ -1,0 +1,90 @@
+package lake.chaos;
+
+import io.vertx.core.json.JsonObject;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The campaign's watcher (issue 36): long polls {@code GET /v1/watch} of one round's prefix over
+ * raw HTTP, through the nodes in turn (the next one whenever a request fails), each request
+ * resuming after the last cursor, and records every change it is shown, in the order shown.
+ * Independent of the product's client, so a bug there cannot hide one in the feed.
+ */
+final class FeedWatcher implements AutoCloseable {
+    /** One key's change as the feed showed it: its new value, or {@code null} when deleted. */
+    record Change(long revision, String key, String value) {}
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    final List<Change> changes = new CopyOnWriteArrayList<>();
+    /** Requests that failed (a node down, paused or not yet knowing the feed): tried again elsewhere. */
+    final List<String> failures = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final Thread thread;
+    private volatile long cursor;
+
+    /** Watches {@code prefix} after {@code after} through {@code targets}. */
+    FeedWatcher(String prefix, long after, List<Workload.Target> targets) {
+        cursor = after;
+        thread = new Thread(() -> run(prefix, targets), "chaos-watcher");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    long cursor() {
+        return cursor;
+    }
+
+    private void run(String prefix, List<Workload.Target> targets) {
+        int at = 0;
+        while (!stop.get()) {
+            Workload.Target via = targets.get(Math.floorMod(at, targets.size()));
+            try {
+                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + via.port() + "/v1/watch?prefix="
+                                + java.net.URLEncoder.encode(prefix, StandardCharsets.UTF_8) + "&after=" + Long.toUnsignedString(cursor)
+                                + "&limit=500&wait_ms=1000")).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    failures.add(via.node() + ": " + r.statusCode() + " " + r.body());
+                    if (r.statusCode() == 410) return;
+                    at++;
+                    Thread.sleep(100);
+                    continue;
+                }
+                JsonObject page = new JsonObject(r.body());
+                for (Object e : page.getJsonArray("events")) {
+                    JsonObject event = (JsonObject) e;
+                    long revision = event.getLong("revision");
+                    for (Object c : event.getJsonArray("changes", new io.vertx.core.json.JsonArray())) {
+                        JsonObject change = (JsonObject) c;
+                        String value = change.getBoolean("deleted", false) ? null
+                                : new String(Base64.getDecoder().decode(change.getString("value")), StandardCharsets.UTF_8);
+                        changes.add(new Change(revision, change.getString("key"), value));
+                    }
+                }
+                cursor = page.getLong("cursor");
+            } catch (InterruptedException stopped) {
+                return;
+            } catch (Exception e) {
+                failures.add(via.node() + ": " + e);
+                at++;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stop.set(true);
+        thread.interrupt();
+        thread.join(10_000);
+    }
+}
