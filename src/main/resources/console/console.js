@@ -8,12 +8,13 @@
   const STALE_MS = 1500;       // members refresh every second: an entry unchanged this long, they stopped
   const SHOW_BYTES = 1024;     // a value larger than this is shown truncated, with its size
   const PAGE = 50;             // keys per page in the browser
+  const CHANGES = 50;          // recent changes kept on the page
   const $ = (id) => document.getElementById(id);
   const state = {
     token: sessionStorage.getItem('lake-token') || '',
     needToken: false, mayWrite: false, clockOffsetMs: 0, expiresAtMs: null,
     lastMeters: null, rates: [], p99s: [], members: new Map(),
-    prefix: '', continuation: null, namespace: null
+    prefix: '', continuation: null, namespace: null, changesAfter: null
   };
 
   class HttpError extends Error {
@@ -432,6 +433,71 @@
     }
   }
 
+  // The change feed, live (docs/watch.md): a Server-Sent Events stream read with fetch (so the token
+  // goes in a header), from the current revision on; after a drop it resumes from the last id seen.
+  async function streamChanges() {
+    const headers = { Accept: 'text/event-stream' };
+    if (state.token) headers.Authorization = 'Bearer ' + state.token;
+    const url = '/v1/watch' + (state.changesAfter === null ? '' : '?after=' + state.changesAfter);
+    try {
+      const response = await fetch(url, { headers: headers, cache: 'no-store' });
+      if (response.status === 401) {
+        // Asked again only once a token is given (the token form restarts it): no polling while it asks.
+        text('changes-status', 'needs a token');
+        state.changesWaiting = true;
+        return;
+      }
+      if (!response.ok) {
+        text('changes-status', 'unavailable (' + response.status + '); trying again');
+      } else {
+        text('changes-status', 'watching');
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        let pending = '';
+        for (;;) {
+          const chunk = await reader.read();
+          if (chunk.done) break;
+          pending += decoder.decode(chunk.value, { stream: true });
+          let end;
+          while ((end = pending.indexOf('\n\n')) >= 0) {
+            changeBlock(pending.slice(0, end));
+            pending = pending.slice(end + 2);
+          }
+        }
+        text('changes-status', 'reconnecting…');
+      }
+    } catch (e) {
+      text('changes-status', 'reconnecting…');
+    }
+    setTimeout(streamChanges, 2000);
+  }
+
+  // One SSE block: its id is where the stream resumes; its data, an event to show (a block
+  // without data is the stream's opening, naming where it starts).
+  function changeBlock(block) {
+    let id = null, data = null, named = null;
+    for (const line of block.split('\n')) {
+      if (line.startsWith('id: ')) id = line.slice(4);
+      else if (line.startsWith('data: ')) data = line.slice(6);
+      else if (line.startsWith('event: ')) named = line.slice(7);
+    }
+    if (id !== null) state.changesAfter = id;
+    if (named === 'cutoff' && data) state.changesAfter = String(JSON.parse(data).resume_after);
+    if (named !== null || data === null) return;
+    const event = JSON.parse(data);
+    const what = [];
+    if (event.event && event.event.type) what.push(event.event.type + (event.event.namespace ? ' ' + event.event.namespace + (event.event.name ? '/' + event.event.name : '') : ''));
+    for (const c of event.changes || []) what.push((c.deleted ? 'del ' : 'put ') + c.key);
+    const body = $('changes').tBodies[0];
+    const row = body.insertRow(0);
+    cell(row, id);
+    cell(row, time(event.at_ms));
+    cell(row, what.join(', '));
+    cell(row, event.epoch);
+    while (body.rows.length > CHANGES) body.deleteRow(body.rows.length - 1);
+    show('changes-empty', false);
+  }
+
   document.addEventListener('DOMContentLoaded', () => {
     $('token-form').addEventListener('submit', (e) => {
       e.preventDefault();
@@ -440,6 +506,7 @@
       $('token').value = '';
       show('token-panel', false);   // asked again at once if the node refuses this one
       refresh().then(() => { if (view() === 'data') browse(true); });
+      if (state.changesWaiting) { state.changesWaiting = false; streamChanges(); }
     });
     $('token-forget').addEventListener('click', () => { state.token = ''; sessionStorage.removeItem('lake-token'); refresh(); });
     $('token-button').addEventListener('click', () => { $('token-reason').textContent = 'Set or change the token for this tab.'; show('token-panel', $('token-panel').hidden); });
@@ -454,5 +521,6 @@
     if (view() === 'data') browse(true);
     setInterval(() => refresh(true), REFRESH_MS);
     setInterval(tick, 250);
+    streamChanges();
   });
 })();

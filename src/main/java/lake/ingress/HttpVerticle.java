@@ -490,12 +490,28 @@ public final class HttpVerticle extends VerticleBase {
             return;
         }
         String prefix = catalogEvents ? null : w.prefix();
-        // Without `after` (nor Last-Event-ID), changes from now on.
-        Long after = w.after() != null ? w.after() : api.currentRevision();
-        if (after == null) {
-            fail(ctx, new ApiError(503, "feed_not_ready", "this node has not yet heard the change feed's position from a leader", 1));
+        // Without `after` (nor Last-Event-ID), changes from now on: on a node that has not yet heard
+        // where the feed stands (just started, or just led), once it has, within the request timeout.
+        currentRevision(w.after(), System.nanoTime() + requestTimeoutMs * 1_000_000L, after -> {
+            if (after == null) {
+                fail(ctx, new ApiError(503, "feed_not_ready", "this node has not yet heard the change feed's position from a leader", 1));
+                return;
+            }
+            openStream(ctx, caller, prefix, after);
+        });
+    }
+
+    /** {@code given}, or the node's current revision once it knows it (polled every 50 ms until {@code deadlineNanos}; then null). */
+    private void currentRevision(Long given, long deadlineNanos, Handler<Long> then) {
+        Long known = given != null ? given : api.currentRevision();
+        if (known != null || System.nanoTime() - deadlineNanos >= 0) {
+            then.handle(known);
             return;
         }
+        vertx.setTimer(50, id -> currentRevision(null, deadlineNanos, then));
+    }
+
+    private void openStream(RoutingContext ctx, lake.security.Caller caller, String prefix, long after) {
         api.openStream(caller, prefix, after).onComplete(opened -> {
             if (ctx.response().ended() || ctx.response().closed()) return;
             if (opened.failed()) {

@@ -58,6 +58,22 @@ class ConsoleTest {
         assertThat(browser.consoleProblems()).isEmpty();
     }
 
+    @Test
+    void consoleShowsRecentChangesLive() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir), dir);
+        browser.go(a.httpPort(), "");
+        browser.textOf("changes-status", t -> t.equals("watching"));
+        nodes.create(a, "live/first", "v".getBytes(), null);
+        nodes.create(a, "live/second", "v".getBytes(), null);
+        // Newest first, each with its revision and what it changed.
+        browser.rowOf("changes", c -> c.get(2).equals("put live/second"));
+        List<List<String>> rows = browser.rows("changes");
+        assertThat(rows).extracting(r -> r.get(2)).containsExactly("put live/second", "put live/first");
+        assertThat(Long.parseLong(rows.get(0).get(0))).isGreaterThan(Long.parseLong(rows.get(1).get(0)));
+        assertThat(rows.get(0).get(3)).isEqualTo("1");
+        assertThat(browser.consoleProblems()).isEmpty();
+    }
+
     /**
      * A member whose clock runs a minute ahead and that stops refreshing its entry is shown by how
      * long it has stood still, never as "just now (not refreshing)".
