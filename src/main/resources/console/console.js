@@ -437,17 +437,24 @@
   // goes in a header), from the current revision on; after a drop it resumes from the last id seen.
   async function streamChanges() {
     const headers = { Accept: 'text/event-stream' };
-    if (state.token) headers.Authorization = 'Bearer ' + state.token;
+    const token = state.token;
+    if (token) headers.Authorization = 'Bearer ' + token;
     const url = '/v1/watch' + (state.changesAfter === null ? '' : '?after=' + state.changesAfter);
+    const abort = new AbortController();
+    state.changesAbort = abort;
     try {
-      const response = await fetch(url, { headers: headers, cache: 'no-store' });
+      const response = await fetch(url, { headers: headers, cache: 'no-store', signal: abort.signal });
       if (response.status === 401) {
-        // Asked again only once a token is given (the token form restarts it): no polling while it asks.
+        // Asked again only once a token is given (the token form restarts it): no polling while it
+        // asks; at once if the token changed while this request was out.
         text('changes-status', 'needs a token');
+        if (state.token !== token) { setTimeout(streamChanges, 0); return; }
         state.changesWaiting = true;
         return;
       }
-      if (!response.ok) {
+      if (response.status === 410) {
+        compacted();
+      } else if (!response.ok) {
         text('changes-status', 'unavailable (' + response.status + '); trying again');
       } else {
         text('changes-status', 'watching');
@@ -467,9 +474,27 @@
         text('changes-status', 'reconnecting…');
       }
     } catch (e) {
+      // Aborted because the token changed: the restart is already on its way.
+      if (abort.signal.aborted) return;
       text('changes-status', 'reconnecting…');
     }
-    setTimeout(streamChanges, 2000);
+    if (!abort.signal.aborted) setTimeout(streamChanges, 2000);
+  }
+
+  // The token changed: the stream restarts under it (it shows only what the new token may read).
+  function restartChanges() {
+    state.changesWaiting = false;
+    if (state.changesAbort) state.changesAbort.abort();
+    streamChanges();
+  }
+
+  // The feed no longer holds what follows this page's position (the tab slept past retention):
+  // say so in the list, and go on from now.
+  function compacted() {
+    state.changesAfter = null;
+    const row = $('changes').tBodies[0].insertRow(0);
+    cell(row, '—'); cell(row, time(Date.now())); cell(row, 'gap: changes since the last one shown were compacted; from now on'); cell(row, '—');
+    show('changes-empty', false);
   }
 
   // One SSE block: its id is where the stream resumes; its data, an event to show (a block
@@ -482,7 +507,12 @@
       else if (line.startsWith('event: ')) named = line.slice(7);
     }
     if (id !== null) state.changesAfter = id;
-    if (named === 'cutoff' && data) state.changesAfter = String(JSON.parse(data).resume_after);
+    // resume_after read as text: a revision may exceed what a JavaScript number holds exactly.
+    if (named === 'cutoff' && data) {
+      const m = /"resume_after":(\d+)/.exec(data);
+      if (m) state.changesAfter = m[1];
+    }
+    if (named === 'error' && data && data.indexOf('"compacted"') >= 0) compacted();
     if (named !== null || data === null) return;
     const event = JSON.parse(data);
     const what = [];
@@ -506,9 +536,9 @@
       $('token').value = '';
       show('token-panel', false);   // asked again at once if the node refuses this one
       refresh().then(() => { if (view() === 'data') browse(true); });
-      if (state.changesWaiting) { state.changesWaiting = false; streamChanges(); }
+      restartChanges();
     });
-    $('token-forget').addEventListener('click', () => { state.token = ''; sessionStorage.removeItem('lake-token'); refresh(); });
+    $('token-forget').addEventListener('click', () => { state.token = ''; sessionStorage.removeItem('lake-token'); refresh(); restartChanges(); });
     $('token-button').addEventListener('click', () => { $('token-reason').textContent = 'Set or change the token for this tab.'; show('token-panel', $('token-panel').hidden); });
     $('resign').addEventListener('click', () => show('resign-confirm', true));
     $('resign-no').addEventListener('click', () => show('resign-confirm', false));

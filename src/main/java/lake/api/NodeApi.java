@@ -323,6 +323,11 @@ public final class NodeApi {
         return new JsonObject(lake.wire.WatchEvent.Page.toMap(events, page.cursor(), page.more()));
     }
 
+    /** Throws the refusal ({@code 403}) unless {@code caller} may watch (the feed with a prefix, or the catalog's events). */
+    public void authorizeWatch(Caller caller, boolean catalogEvents) {
+        access.authorize(caller, new Action.Open(catalogEvents ? Ops.CATALOG_EVENTS : Ops.WATCH));
+    }
+
     /** The feed's current revision on this node ({@code null} until its tail heard from a leader). */
     public Long currentRevision() {
         return watches.currentRevision();

@@ -492,7 +492,14 @@ public final class HttpVerticle extends VerticleBase {
         String prefix = catalogEvents ? null : w.prefix();
         // Without `after` (nor Last-Event-ID), changes from now on: on a node that has not yet heard
         // where the feed stands (just started, or just led), once it has, within the request timeout.
-        currentRevision(w.after(), System.nanoTime() + requestTimeoutMs * 1_000_000L, after -> {
+        try {
+            // Refused at once, not after waiting for the feed's position.
+            api.authorizeWatch(caller, catalogEvents);
+        } catch (ApiError refused) {
+            fail(ctx, refused);
+            return;
+        }
+        currentRevision(ctx, w.after(), System.nanoTime() + requestTimeoutMs * 1_000_000L, after -> {
             if (after == null) {
                 fail(ctx, new ApiError(503, "feed_not_ready", "this node has not yet heard the change feed's position from a leader", 1));
                 return;
@@ -502,13 +509,14 @@ public final class HttpVerticle extends VerticleBase {
     }
 
     /** {@code given}, or the node's current revision once it knows it (polled every 50 ms until {@code deadlineNanos}; then null). */
-    private void currentRevision(Long given, long deadlineNanos, Handler<Long> then) {
+    private void currentRevision(RoutingContext ctx, Long given, long deadlineNanos, Handler<Long> then) {
+        if (ctx.response().closed()) return;
         Long known = given != null ? given : api.currentRevision();
         if (known != null || System.nanoTime() - deadlineNanos >= 0) {
             then.handle(known);
             return;
         }
-        vertx.setTimer(50, id -> currentRevision(null, deadlineNanos, then));
+        vertx.setTimer(50, id -> currentRevision(ctx, null, deadlineNanos, then));
     }
 
     private void openStream(RoutingContext ctx, lake.security.Caller caller, String prefix, long after) {

@@ -37,6 +37,8 @@ public final class WebhookSinks {
     /** Events one POST carries at most. */
     static final int BATCH = 100;
     static final long MAX_BACKOFF_MS = 30_000;
+    /** The longest one POST may take, answer included. */
+    static final long POST_DEADLINE_MS = 60_000;
 
     private final Context context;
     private final List<Sink> sinks = new ArrayList<>();
@@ -98,6 +100,8 @@ public final class WebhookSinks {
         int restarts;
         boolean starting;
         long notBeforeNanos;
+        /** The POST in flight ({@code null}: none): reset when its run stops, so two never overlap. */
+        io.vertx.core.http.HttpClientRequest posting;
 
         Sink(Webhook hook) {
             this.hook = hook;
@@ -153,6 +157,8 @@ public final class WebhookSinks {
         /** Ends the current run; {@code failed}: not before a backoff (restarts double to a minute). */
         void stop(String why, boolean failed) {
             run++;
+            if (posting != null) posting.reset();
+            posting = null;
             if (watch != null) watch.cancel();
             watch = null;
             epoch = 0;
@@ -192,11 +198,17 @@ public final class WebhookSinks {
             Buffer body = Buffer.buffer(cloudEvents(page.records(), source).encode());
             http.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(hook.url().toString())
                             .putHeader("Content-Type", "application/cloudevents-batch+json").setTimeout(30_000))
-                    .compose(req -> req.send(body))
+                    .compose(req -> {
+                        posting = req;
+                        // An absolute bound: the request's own timeout is an idle one, which a receiver trickling bytes never trips.
+                        long deadline = context.owner().setTimer(POST_DEADLINE_MS, id -> req.reset());
+                        return req.send(body).onComplete(x -> context.owner().cancelTimer(deadline));
+                    })
                     // The answer's body is not kept, whatever its size.
                     .compose(res -> res.handler(ignored -> {}).end().map(ignored -> res.statusCode()))
                     .onComplete(answer -> {
                         if (r != run) return;
+                        posting = null;
                         if (answer.succeeded() && answer.result() / 100 == 2) {
                             failures = 0;
                             storeCursor(page, r);

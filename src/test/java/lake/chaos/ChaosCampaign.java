@@ -302,8 +302,15 @@ public final class ChaosCampaign {
         List<String> keys = new ArrayList<>();
         for (int k = 0; k < 6; k++) keys.add(base + "k" + k);
         List<Workload.Target> targets = cluster.nodes.stream().map(n -> new Workload.Target(n.id(), n.httpPort())).toList();
-        // The round's watcher starts at the feed's current revision, before any of the round's writes.
-        FeedWatcher watcher = new FeedWatcher(base, currentRevision(), targets);
+        // The round's watcher starts at the feed's current revision, before any of the round's writes,
+        // and stops with the round, however it ends.
+        try (FeedWatcher watcher = new FeedWatcher(base, currentRevision(), targets)) {
+            runRound(topology, round, fault, roundSeed, positiveSkew, counts, base, keys, targets, watcher);
+        }
+    }
+
+    private void runRound(Topology topology, int round, Fault fault, long roundSeed, boolean positiveSkew, Map<Op.Outcome, Integer> counts,
+                          String base, List<String> keys, List<Workload.Target> targets, FeedWatcher watcher) throws Exception {
         Workload load = Workload.start(topology.name().charAt(0) + "r" + round, keys, targets, settings.clients(), 100_000, roundSeed);
         load.startProbes(topology.name().charAt(0) + "r" + round, base + "probe/", targets, 100);
         List<Op> extra = new ArrayList<>();
@@ -361,18 +368,24 @@ public final class ChaosCampaign {
         for (Violation v : HistoryChecks.nothingLost(history, finals)) record(topology, round, v);
         // The watcher has caught up when it shows every key's final value; then what it saw is checked whole.
         try {
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> finals.entrySet().stream().allMatch(f -> {
-                String lastSeen = null;
-                for (FeedWatcher.Change c : watcher.changes) if (c.key().equals(f.getKey())) lastSeen = c.value();
-                return java.util.Objects.equals(lastSeen, f.getValue().read());
-            }));
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> watcher.gone() != null
+                    || finals.entrySet().stream().allMatch(f -> {
+                        String lastSeen = null;
+                        for (FeedWatcher.Change c : watcher.changes) if (c.key().equals(f.getKey())) lastSeen = c.value();
+                        return java.util.Objects.equals(lastSeen, f.getValue().read());
+                    }));
         } catch (org.awaitility.core.ConditionTimeoutException behind) {
-            // Reported below as the watcher's last change differing from the final value.
-        } finally {
-            watcher.close();
+            // Reported below (what it lacks), with its last failures.
+            report.inconclusive.add(String.format("%s round %d: the watcher did not catch up within 60 s; its last failures: %s",
+                    topology, round, watcher.lastFailures()));
         }
+        watcher.close();
         report.watchedChanges += watcher.changes.size();
-        for (Violation v : HistoryChecks.watchedFeed(history, watcher.changes, finals)) record(topology, round, v);
+        if (watcher.gone() != null) {
+            record(topology, round, new Violation("feed", "the watcher's position was compacted during the round", List.of(watcher.gone())));
+        } else {
+            for (Violation v : HistoryChecks.watchedFeed(history, watcher.changes, finals)) record(topology, round, v);
+        }
         // A resumed paused leader gets zero writes applied once another node took over: none
         // acknowledged, none in the store. If the store shows no later epoch before it resumed,
         // nobody took over, the lease (same holder, same epoch) was still its own to renew, and
@@ -432,13 +445,16 @@ public final class ChaosCampaign {
         return HistoryChecks.pausedLeaderWrites(List.of(p.queued()), Map.of(p.queued().key(), finalRead(p.queued().key())));
     }
 
+    private static final java.net.http.HttpClient REVISION_CLIENT = java.net.http.HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
     /** The feed's current revision, read through any node (bounded retries while none answers). */
     private long currentRevision() {
         long[] revision = new long[1];
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Node via = cluster.nodes.get((int) (System.nanoTime() % 3));
+            Node via = cluster.nodes.get(Math.floorMod(System.nanoTime(), cluster.nodes.size()));
             try {
-                java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.http.HttpResponse<String> r = REVISION_CLIENT.send(java.net.http.HttpRequest.newBuilder(
                         java.net.URI.create("http://127.0.0.1:" + via.httpPort() + "/v1/revision")).timeout(Duration.ofSeconds(3)).build(),
                         java.net.http.HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) return false;

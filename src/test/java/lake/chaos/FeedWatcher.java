@@ -26,8 +26,9 @@ final class FeedWatcher implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     final List<Change> changes = new CopyOnWriteArrayList<>();
-    /** Requests that failed (a node down, paused or not yet knowing the feed): tried again elsewhere. */
-    final List<String> failures = new CopyOnWriteArrayList<>();
+    /** The last requests that failed (a node down, paused or not yet knowing the feed): tried again elsewhere. */
+    private final java.util.ArrayDeque<String> failures = new java.util.ArrayDeque<>();
+    private volatile String gone;
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Thread thread;
     private volatile long cursor;
@@ -44,6 +45,20 @@ final class FeedWatcher implements AutoCloseable {
         return cursor;
     }
 
+    /** The 410 that ended the watch (its position was compacted), or {@code null}. */
+    String gone() {
+        return gone;
+    }
+
+    synchronized List<String> lastFailures() {
+        return List.copyOf(failures);
+    }
+
+    private synchronized void failed(String what) {
+        failures.addLast(what);
+        if (failures.size() > 10) failures.removeFirst();
+    }
+
     private void run(String prefix, List<Workload.Target> targets) {
         int at = 0;
         while (!stop.get()) {
@@ -54,8 +69,11 @@ final class FeedWatcher implements AutoCloseable {
                                 + "&limit=500&wait_ms=1000")).timeout(Duration.ofSeconds(5)).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) {
-                    failures.add(via.node() + ": " + r.statusCode() + " " + r.body());
-                    if (r.statusCode() == 410) return;
+                    failed(via.node() + ": " + r.statusCode() + " " + r.body());
+                    if (r.statusCode() == 410) {
+                        gone = via.node() + ": " + r.body();
+                        return;
+                    }
                     at++;
                     Thread.sleep(100);
                     continue;
@@ -75,8 +93,13 @@ final class FeedWatcher implements AutoCloseable {
             } catch (InterruptedException stopped) {
                 return;
             } catch (Exception e) {
-                failures.add(via.node() + ": " + e);
+                failed(via.node() + ": " + e);
                 at++;
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException stopped) {
+                    return;
+                }
             }
         }
     }

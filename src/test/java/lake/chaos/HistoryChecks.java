@@ -175,15 +175,15 @@ final class HistoryChecks {
                 toleranceMs));
     }
 
-    /** The value {@code w} put at {@code key}, or null. */
     /**
      * The watcher saw exactly the writes that applied (issue 36): on every key, each change it was
      * shown is a write that applied or whose outcome is unknown (never one answered not applied,
      * never a value nobody wrote), at most once; every acknowledged write is among them; revisions
      * only rise; each change follows the one before it as its condition requires (a CAS or
      * transaction from exactly its expected value, a delete from exactly its expected value; a key
-     * starts absent); and the last change is the key's final value. {@code finalReads} covers the
-     * keys the round wrote; they started absent.
+     * starts absent); the key's final value is in the chain, followed only by writes of unknown
+     * outcome (one may land after the final read); and it saw no key the round did not write.
+     * {@code finalReads} covers the keys the round wrote; they started absent.
      */
     static List<Violation> watchedFeed(List<Op> history, List<FeedWatcher.Change> watched, Map<String, Op> finalReads) {
         List<Violation> out = new ArrayList<>();
@@ -192,21 +192,40 @@ final class HistoryChecks {
             if (c.revision() < last) out.add(new Violation("feed", "the watcher was shown revision " + c.revision() + " after " + last, List.of(c.toString())));
             last = Math.max(last, c.revision());
         }
+        for (FeedWatcher.Change c : watched) {
+            if (!finalReads.containsKey(c.key())) {
+                out.add(new Violation("feed", c.key() + ": the watcher saw a key the round never wrote", List.of(c.toString())));
+            }
+        }
         for (String key : finalReads.keySet()) {
             java.util.Set<String> seen = new java.util.HashSet<>();
             String previous = null;
+            String finalValue = finalReads.get(key).read();
+            // Where the chain last held the final value (-1: the absent start), and whether every change after it is unknown's.
+            int finalAt = finalValue == null ? -1 : -2;
+            boolean onlyUnknownAfter = true;
+            int index = -1;
             for (FeedWatcher.Change c : watched) {
                 if (!c.key().equals(key)) continue;
+                index++;
+                if (java.util.Objects.equals(c.value(), finalValue)) {
+                    finalAt = index;
+                    onlyUnknownAfter = true;
+                }
                 if (c.value() == null) {
                     String from = previous;
                     boolean explained = from != null && history.stream().anyMatch(o -> o.kind() == Op.Kind.DELETE && o.key().equals(key)
                             && from.equals(o.expected()) && (o.outcome() == Op.Outcome.APPLIED || o.outcome() == Op.Outcome.UNKNOWN));
                     if (!explained) out.add(new Violation("feed", key + ": a deletion the watcher saw follows " + from
                             + ", which no applied (or unknown) delete expected", List.of(c.toString())));
+                    boolean byUnknown = from != null && history.stream().anyMatch(o -> o.kind() == Op.Kind.DELETE && o.key().equals(key)
+                            && from.equals(o.expected()) && o.outcome() == Op.Outcome.UNKNOWN);
+                    if (finalAt != index && !byUnknown) onlyUnknownAfter = false;
                     previous = null;
                     continue;
                 }
                 Op w = history.stream().filter(o -> c.value().equals(writtenTo(o, key))).findFirst().orElse(null);
+                if (finalAt != index && (w == null || w.outcome() != Op.Outcome.UNKNOWN)) onlyUnknownAfter = false;
                 if (w == null) {
                     out.add(new Violation("feed", key + ": the watcher saw a value no client wrote", List.of(c.toString())));
                 } else if (w.outcome() != Op.Outcome.APPLIED && w.outcome() != Op.Outcome.UNKNOWN) {
@@ -224,8 +243,7 @@ final class HistoryChecks {
                     out.add(new Violation("feed", key + ": acknowledged write " + written + " never reached the watcher", List.of(w.toString())));
                 }
             }
-            String finalValue = finalReads.get(key).read();
-            if (!java.util.Objects.equals(previous, finalValue)) {
+            if (finalAt == -2 || (!java.util.Objects.equals(previous, finalValue) && !onlyUnknownAfter)) {
                 out.add(new Violation("feed", key + ": the watcher's last change is " + previous + ", the key's final value " + finalValue,
                         List.of(finalReads.get(key).toString())));
             }
@@ -241,6 +259,7 @@ final class HistoryChecks {
         return w.expected();
     }
 
+    /** The value {@code w} put at {@code key}, or null. */
     private static String writtenTo(Op w, String key) {
         if (w.kind() == Op.Kind.CAS) return w.key().equals(key) ? w.value() : null;
         if (w.kind() == Op.Kind.TXN) {

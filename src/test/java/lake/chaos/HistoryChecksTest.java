@@ -177,5 +177,20 @@ class HistoryChecksTest {
                 .contains("k: the watcher saw b twice", "k: the watcher's last change is b, the key's final value null");
         assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "k", "zz")), finals)))
                 .contains("k: the watcher saw a value no client wrote");
+        assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "other", "a")), finals)))
+                .contains("other: the watcher saw a key the round never wrote");
+        // A write of unknown outcome may land after the final read: the feed then ends past the final value.
+        java.util.Map<String, Op> finalB = java.util.Map.of("k", get(9, "k", 100, 110, "b"));
+        assertThat(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "k", "a"), new FeedWatcher.Change(2, "k", "b"),
+                new FeedWatcher.Change(4, "k", "c")), finalB)).isEmpty();
+        assertThat(whats(HistoryChecks.watchedFeed(history, List.of(new FeedWatcher.Change(1, "k", "a")), finalB)))
+                .contains("k: the watcher's last change is a, the key's final value b");
+        // A transaction's two keys, each checked against its own condition.
+        Op txn = Op.txn(6, List.of(new Op.Sub("t1", null, "x1"), new Op.Sub("t2", null, "x2")), 0, 10, Outcome.APPLIED, List.of());
+        java.util.Map<String, Op> txnFinals = java.util.Map.of("t1", get(9, "t1", 100, 110, "x1"), "t2", get(10, "t2", 100, 110, "x2"));
+        assertThat(HistoryChecks.watchedFeed(List.of(txn), List.of(new FeedWatcher.Change(5, "t1", "x1"), new FeedWatcher.Change(5, "t2", "x2")),
+                txnFinals)).isEmpty();
+        assertThat(whats(HistoryChecks.watchedFeed(List.of(txn), List.of(new FeedWatcher.Change(5, "t1", "x1")), txnFinals)))
+                .contains("t2: acknowledged write x2 never reached the watcher");
     }
 }
