@@ -93,6 +93,39 @@ public final class HttpVerticle extends VerticleBase {
     private volatile HttpServer server;
     private NodeApi api;
     private Runnable stopRotating = () -> {};
+    /**
+     * Each record's SSE event, rendered once for every stream of this instance that is shown the
+     * whole record (a record shown in part is a copy, rendered for its watcher alone).
+     */
+    private final SseEvents sseEvents = new SseEvents(4_096, 16L * 1024 * 1024);
+
+    /** The newest records' SSE text, keyed by the record object the tail holds. */
+    private static final class SseEvents {
+        private final int capacity;
+        private final long maxBytes;
+        private final java.util.IdentityHashMap<lake.feed.ChangeRecord, Buffer> byRecord = new java.util.IdentityHashMap<>();
+        private final java.util.ArrayDeque<lake.feed.ChangeRecord> order = new java.util.ArrayDeque<>();
+        private long bytes;
+
+        /** At most {@code capacity} records and about {@code maxBytes} of text. */
+        SseEvents(int capacity, long maxBytes) {
+            this.capacity = capacity;
+            this.maxBytes = maxBytes;
+        }
+
+        Buffer of(lake.feed.ChangeRecord r) {
+            Buffer cached = byRecord.get(r);
+            if (cached != null) return cached;
+            Buffer text = Buffer.buffer("id: " + Long.toUnsignedString(r.revision()) + "\ndata: "
+                    + new JsonObject(lake.watch.Watches.render(r)).encode() + "\n\n");
+            byRecord.put(r, text);
+            order.addLast(r);
+            bytes += text.length();
+            while (order.size() > capacity || (bytes > maxBytes && order.size() > 1)) bytes -= byRecord.remove(order.removeFirst()).length();
+            return text;
+        }
+    }
+
     /** Open SSE streams on this instance: each is ended (with where to resume) when the instance stops. */
     private final java.util.Map<HttpServerResponse, lake.watch.Watches.Watch> streams = new java.util.HashMap<>();
     private long keepalive = -1;
@@ -545,10 +578,7 @@ public final class HttpVerticle extends VerticleBase {
             @Override public lake.watch.Watches.Flow deliver(lake.watch.Watches.Page page) {
                 if (res.ended() || res.closed()) return lake.watch.Watches.Flow.STOP;
                 Buffer out = Buffer.buffer();
-                for (lake.feed.ChangeRecord r : page.records()) {
-                    out.appendString("id: ").appendString(Long.toUnsignedString(r.revision())).appendString("\ndata: ")
-                            .appendString(new JsonObject(lake.watch.Watches.render(r)).encode()).appendString("\n\n");
-                }
+                for (lake.feed.ChangeRecord r : page.records()) out.appendBuffer(sseEvents.of(r));
                 res.write(out);
                 if (!res.writeQueueFull()) return lake.watch.Watches.Flow.MORE;
                 // A watcher whose client does not read waits with at most this node's write queue
