@@ -368,7 +368,12 @@ public final class NodeApi {
     public lake.webhook.WebhookSinks webhookSinks(List<lake.config.Webhook> hooks) {
         return new lake.webhook.WebhookSinks(context, hooks, () -> leadership, reads, writer::apply, watches,
                 watches::currentRevision, lake.catalog.events.CatalogEvents::namespaces,
-                "urn:lake-metasrv:" + java.net.URLEncoder.encode(settings.leaseKey(), java.nio.charset.StandardCharsets.UTF_8));
+                "urn:lake-metasrv:" + java.net.URLEncoder.encode(settings.leaseKey(), java.nio.charset.StandardCharsets.UTF_8),
+                new lake.webhook.WebhookSinks.Meters() {
+                    @Override public void delivered(String webhook, long events) { metrics.webhookDelivered(webhook, events); }
+
+                    @Override public void failed(String webhook) { metrics.webhookFailed(webhook); }
+                });
     }
 
     /** The revisions of the epoch this node leads (fails on a follower): the leader's heartbeat publishes their watermark. */

@@ -164,6 +164,18 @@ public final class NodeMetrics {
         watchersCutOff.increment();
     }
 
+    /** A webhook's receiver acknowledged {@code events} events (its cursor then moved past them). */
+    public void webhookDelivered(String webhook, long events) {
+        Counter.builder("lake.webhook.delivered").tag("node", node).tag("webhook", webhook)
+                .description("change-feed events a webhook's receiver acknowledged (cursor stored)").register(registry).increment(events);
+    }
+
+    /** A webhook POST that failed (an error answer, no answer, or a stopped delivery). */
+    public void webhookFailed(String webhook) {
+        Counter.builder("lake.webhook.failures").tag("node", node).tag("webhook", webhook)
+                .description("webhook POSTs that failed and delivery runs that stopped (each retried)").register(registry).increment();
+    }
+
     public void renewalFailed() {
         renewalFailures.increment();
     }

@@ -50,6 +50,14 @@ public final class WebhookSinks {
     private final HttpClient http;
     private final Function<JsonObject, List<String>> eventNamespaces;
     private final String source;
+    private final Meters meters;
+
+    /** What the sinks count: events acknowledged, and failures (a POST, or a run that stopped). */
+    public interface Meters {
+        void delivered(String webhook, long events);
+
+        void failed(String webhook);
+    }
 
     /**
      * @param source          the CloudEvents {@code source} of every event (names the feed)
@@ -57,7 +65,7 @@ public final class WebhookSinks {
      */
     public WebhookSinks(Context context, List<Webhook> hooks, Supplier<Leadership> leadership, MetaStore reads,
                         Function<ClientWrite, Future<FencedWriter.Outcome>> writer, Watches watches, Supplier<Long> currentRevision,
-                        Function<JsonObject, List<String>> eventNamespaces, String source) {
+                        Function<JsonObject, List<String>> eventNamespaces, String source, Meters meters) {
         this.context = context;
         this.leadership = leadership;
         this.reads = reads;
@@ -67,6 +75,7 @@ public final class WebhookSinks {
         this.eventNamespaces = eventNamespaces;
         this.http = hooks.isEmpty() ? null : context.owner().createHttpClient(new HttpClientOptions().setConnectTimeout(10_000).setIdleTimeout(60));
         this.source = source;
+        this.meters = meters;
         for (Webhook h : hooks) sinks.add(new Sink(h));
     }
 
@@ -163,6 +172,7 @@ public final class WebhookSinks {
             watch = null;
             epoch = 0;
             if (failed) {
+                meters.failed(hook.name());
                 restarts++;
                 notBeforeNanos = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.min(60_000L, 500L << Math.min(restarts, 7)));
                 org.slf4j.LoggerFactory.getLogger(WebhookSinks.class).warn("webhook {}: delivery stopped ({}); it resumes from its stored cursor",
@@ -215,6 +225,7 @@ public final class WebhookSinks {
                             return;
                         }
                         failures++;
+                        meters.failed(hook.name());
                         long backoff = Math.min(MAX_BACKOFF_MS, 250L << Math.min(failures, 7));
                         // Only the failure's kind: its message may repeat the URL, whose path or query may hold a secret.
                         org.slf4j.LoggerFactory.getLogger(WebhookSinks.class).warn("webhook {}: delivery failed ({}); again in {} ms", hook.name(),
@@ -230,6 +241,7 @@ public final class WebhookSinks {
                 if (done.succeeded() && done.result().applied()) {
                     stored = move.bytes();
                     delivered += page.records().size();
+                    meters.delivered(hook.name(), page.records().size());
                     restarts = 0;
                     if (watch != null) watch.resume();
                     return;

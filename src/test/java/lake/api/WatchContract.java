@@ -533,6 +533,10 @@ public abstract class WatchContract {
         assertThat(created.getString("subject")).isEqualTo("hooks/t1");
         assertThat(created.getJsonObject("data").getJsonObject("event").getString("name")).isEqualTo("t1");
         assertThat(posts.get()).as("the refused first POST was sent again").isGreaterThan(1);
+        assertThat(h.get(b, "/metrics").bodyAsString()).as("the new leader counts what it delivered")
+                .containsPattern("lake_webhook_delivered_total\\{node=\"b\",webhook=\"ci\"\\} [1-9]");
+        assertThat(h.get(a, "/metrics").bodyAsString()).as("the old leader counts its refused POSTs")
+                .containsPattern("lake_webhook_failures_total\\{node=\"a\",webhook=\"ci\"\\} [1-9]");
         assertThat(contentTypes).as("every POST a CloudEvents batch").isEmpty();
         // The stored cursor ends at the last event acknowledged.
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
