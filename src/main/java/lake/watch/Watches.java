@@ -189,11 +189,6 @@ public final class Watches {
         }
     }
 
-    /** Watches open on this instance now. */
-    public int size() {
-        return watches.size();
-    }
-
     /** The node's current revision for a consistent start: {@code null} until its tail has heard from a leader. */
     public Long currentRevision() {
         return tail.ready() ? tail.last() : null;

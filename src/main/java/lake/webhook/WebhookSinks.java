@@ -90,11 +90,6 @@ public final class WebhookSinks {
         return http == null ? Future.succeededFuture() : http.close();
     }
 
-    /** Events a webhook has had acknowledged by its receiver, per webhook (for tests and metrics). */
-    public long delivered(String name) {
-        return sinks.stream().filter(s -> s.hook.name().equals(name)).mapToLong(s -> s.delivered).sum();
-    }
-
     private final class Sink {
         final Webhook hook;
         /** This sink's runs: every start and stop begins a new one, and a callback of an older run does nothing. */
@@ -104,7 +99,6 @@ public final class WebhookSinks {
         /** The stored cursor's bytes, the expected value of the next cursor write. */
         byte[] stored;
         Watches.Watch watch;
-        long delivered;
         int failures;
         int restarts;
         boolean starting;
@@ -240,7 +234,6 @@ public final class WebhookSinks {
                 if (r != run) return;
                 if (done.succeeded() && done.result().applied()) {
                     stored = move.bytes();
-                    delivered += page.records().size();
                     meters.delivered(hook.name(), page.records().size());
                     restarts = 0;
                     if (watch != null) watch.resume();

@@ -34,6 +34,7 @@ public final class IdleWatchers {
         }
         if (!open.await(300, TimeUnit.SECONDS)) throw new IllegalStateException((n - open.getCount()) + " of " + n + " opened");
         Files.writeString(Path.of("/tmp/idle-watchers-" + ProcessHandle.current().pid() + ".open"), "");
-        Thread.sleep(Long.MAX_VALUE);
+        // Held until the benchmark kills this process.
+        new CountDownLatch(1).await();
     }
 }

@@ -30,6 +30,7 @@ final class FeedWatcher implements AutoCloseable {
     private final java.util.ArrayDeque<String> failures = new java.util.ArrayDeque<>();
     private volatile String gone;
     private final AtomicBoolean stop = new AtomicBoolean();
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
     private final Thread thread;
     private volatile long cursor;
 
@@ -75,7 +76,7 @@ final class FeedWatcher implements AutoCloseable {
                         return;
                     }
                     at++;
-                    Thread.sleep(100);
+                    if (pause()) return;
                     continue;
                 }
                 JsonObject page = new JsonObject(r.body());
@@ -95,17 +96,23 @@ final class FeedWatcher implements AutoCloseable {
             } catch (Exception e) {
                 failed(via.node() + ": " + e);
                 at++;
-                try {
-                    Thread.sleep(100);
-                } catch (InterruptedException stopped) {
-                    return;
-                }
+                if (pause()) return;
             }
+        }
+    }
+
+    /** Waits before the next node is tried, ending at once when the watcher is closed; whether it was. */
+    private boolean pause() {
+        try {
+            return closed.await(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException stopped) {
+            return true;
         }
     }
 
     @Override
     public void close() throws InterruptedException {
+        closed.countDown();
         stop.set(true);
         thread.interrupt();
         thread.join(10_000);
