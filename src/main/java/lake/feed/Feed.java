@@ -79,6 +79,11 @@ public final class Feed {
         return floor.get();
     }
 
+    /** Writes of the current epoch held until an earlier write on one of their keys settles. */
+    public synchronized int waiting() {
+        return sequencer != null && sequencer.succeeded() ? sequencer.result().waiting() : 0;
+    }
+
     /** A write under an epoch older than the newest this node has started revisions for. */
     public static final class StaleEpoch extends RuntimeException {
         public StaleEpoch(String message) { super(message, null, false, false); }

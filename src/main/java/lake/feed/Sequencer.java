@@ -1,7 +1,12 @@
 package lake.feed;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -24,6 +29,13 @@ import java.util.function.Consumer;
  * reach it in revision order whichever thread settled. A run's {@code last} is the greatest
  * revision a record holds at or below its end (or the starting point): the only cursor a reader
  * may be given, since revisions no record holds may be handed out again by a later epoch.
+ *
+ * <p>Order per key: a revision is allocated before its write is sent, so two writes in flight on
+ * one key could commit in the opposite order of their revisions (a CAS allocated first but
+ * delivered late applies after a later one it depended on), and the feed would replay a history
+ * that never was. A write touching keys (written or checked) is therefore sent only after every
+ * earlier revision touching one of them has settled ({@link #whenOrdered}): writes that conflict
+ * commit in revision order; writes on disjoint keys still overlap freely.
  */
 public final class Sequencer {
     private final TreeSet<Long> unsettled = new TreeSet<>(Long::compareUnsigned);
@@ -36,6 +48,18 @@ public final class Sequencer {
     private long last;
     private long watermark;
     private long lastRecord;
+    /** Per key, the newest unsettled revision whose write touches it. */
+    private final Map<String, Long> touching = new HashMap<>();
+    /** Per unsettled revision that touches keys: those keys. */
+    private final Map<Long, List<String>> keysOf = new HashMap<>();
+    /** Per revision not yet sent: the earlier unsettled revisions on its keys it waits for. */
+    private final Map<Long, Set<Long>> blockedBy = new HashMap<>();
+    /** Per unsettled revision: the later revisions blocked by it. */
+    private final Map<Long, List<Long>> blocking = new HashMap<>();
+    /** Per blocked revision: what runs once it may be sent ({@code true}) or never may ({@code false}). */
+    private final Map<Long, java.util.function.Consumer<Boolean>> ready = new HashMap<>();
+    /** Set once a revision of this epoch will never settle: every blocked write is released unsent. */
+    private boolean abandoned;
 
     /** Starts above {@code after}, the greatest revision committed under any earlier epoch (0: none); publishes nothing. */
     public Sequencer(long after) {
@@ -57,10 +81,65 @@ public final class Sequencer {
 
     /** The next revision, unsettled until {@link #settle} is called for it. */
     public synchronized long allocate() {
+        return allocate(List.of());
+    }
+
+    /**
+     * The next revision, for a write touching {@code keys} (written or checked): it may be sent
+     * once every earlier unsettled revision touching one of them has settled ({@link #whenOrdered}).
+     */
+    public synchronized long allocate(Collection<String> keys) {
         if (last == -1L) throw new IllegalStateException("revisions exhausted (u64)");
         last++;
         unsettled.add(last);
+        if (!keys.isEmpty()) {
+            List<String> own = List.copyOf(new HashSet<>(keys));
+            Set<Long> before = new HashSet<>();
+            for (String key : own) {
+                Long previous = touching.put(key, last);
+                if (previous != null) before.add(previous);
+            }
+            keysOf.put(last, own);
+            if (!before.isEmpty()) {
+                blockedBy.put(last, before);
+                for (long b : before) blocking.computeIfAbsent(b, x -> new ArrayList<>()).add(last);
+            }
+        }
         return last;
+    }
+
+    /**
+     * Whether {@code revision}'s write may be sent now: {@code true} when no earlier unsettled
+     * revision touches its keys ({@code then} is not called). Otherwise {@code then} runs once it
+     * may ({@code true}: all of them settled) or never may ({@code false}: one never will, see
+     * {@link #abandon}). {@code then} runs under this sequencer's lock: it must only hand off.
+     */
+    public synchronized boolean whenOrdered(long revision, java.util.function.Consumer<Boolean> then) {
+        if (abandoned) {
+            then.accept(false);
+            return false;
+        }
+        if (!blockedBy.containsKey(revision)) return true;
+        ready.put(revision, then);
+        return false;
+    }
+
+    /** Writes allocated a revision and held until an earlier write on one of their keys settles. */
+    public synchronized int waiting() {
+        return ready.size();
+    }
+
+    /**
+     * A revision of this epoch will never settle (its write's outcome could not be decided): every
+     * write held behind one is released unsent, and so is every later one.
+     */
+    public synchronized void abandon() {
+        abandoned = true;
+        List<java.util.function.Consumer<Boolean>> held = new ArrayList<>(ready.values());
+        ready.clear();
+        blockedBy.clear();
+        blocking.clear();
+        for (java.util.function.Consumer<Boolean> r : held) r.accept(false);
     }
 
     /**
@@ -97,6 +176,7 @@ public final class Sequencer {
         }
         if (record != null && !record.isVoid()) held.put(revision, record);
         if (fromStore) unknown.add(revision);
+        release(revision);
         long from = watermark;
         watermark = unsettled.isEmpty() ? last : unsettled.first() - 1;
         if (watermark != from) {
@@ -110,6 +190,24 @@ public final class Sequencer {
                     : Published.fromStore(epoch, from, watermark, lastRecord));
         }
         return watermark;
+    }
+
+    /** {@code revision} settled: it no longer holds its keys, and the writes it held back may go. */
+    private void release(long revision) {
+        List<String> keys = keysOf.remove(revision);
+        if (keys != null) for (String key : keys) touching.remove(key, revision);
+        // A write released unsent (an abandoned epoch) may settle before what it waited for.
+        Set<Long> own = blockedBy.remove(revision);
+        if (own != null) ready.remove(revision);
+        List<Long> later = blocking.remove(revision);
+        if (later == null) return;
+        for (long next : later) {
+            Set<Long> waits = blockedBy.get(next);
+            if (waits == null || !waits.remove(revision) || !waits.isEmpty()) continue;
+            blockedBy.remove(next);
+            java.util.function.Consumer<Boolean> go = ready.remove(next);
+            if (go != null) go.accept(true);
+        }
     }
 
     /**

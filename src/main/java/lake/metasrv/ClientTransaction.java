@@ -79,6 +79,9 @@ public record ClientTransaction(Transaction transaction, Long epoch, JsonObject 
     }
 
     @Override
+    public java.util.Collection<String> keys() { return transaction.ops().stream().map(Transaction.Op::key).toList(); }
+
+    @Override
     public int items() { return transaction.ops().size(); }
 
     /** One guarded transaction: the client's operations at their indexes, then the record's items. */

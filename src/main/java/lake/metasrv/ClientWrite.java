@@ -24,6 +24,12 @@ public sealed interface ClientWrite permits ClientMutation, ClientTransaction, F
     /** What this write changes if it applies, in operation order: empty for a transaction of checks only (it gets no revision). */
     List<ChangeRecord.Change> changes();
 
+    /**
+     * Every key this write writes or checks: a write that changes something is sent only after
+     * every earlier write touching one of them has settled (see {@link lake.feed.Sequencer}).
+     */
+    java.util.Collection<String> keys();
+
     /** The typed event its change record carries (catalog and Iceberg writes), or {@code null}. */
     default JsonObject event() { return null; }
 

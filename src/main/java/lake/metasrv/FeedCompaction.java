@@ -33,6 +33,9 @@ public record FeedCompaction(Transaction transaction, long leaderEpoch) implemen
     /** None: compaction is not recorded. */
     @Override public List<ChangeRecord.Change> changes() { return List.of(); }
 
+    /** None: unrecorded, it gets no revision, so nothing is ordered behind it. */
+    @Override public java.util.Collection<String> keys() { return List.of(); }
+
     @Override public int items() { return transaction.ops().size(); }
 
     @Override

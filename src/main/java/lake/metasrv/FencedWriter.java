@@ -64,6 +64,8 @@ public final class FencedWriter {
     private static final int MAX_RENEWAL_RETRIES = 3;
     /** Attempts at settling a revision whose write's answer was lost before the write is answered unknown (settling goes on). */
     private static final int SETTLE_ATTEMPTS = 3;
+    /** Background tries at settling such a revision before the node gives its epoch up. */
+    private static final int SETTLE_LATER_TRIES = 30;
 
     private final String nodeId;
     private final String leaseKey;
@@ -113,10 +115,10 @@ public final class FencedWriter {
         /** The record the write stored, once known to have applied (published when settled). */
         ChangeRecord stored;
 
-        Slot(Sequencer sequencer, long epoch) {
+        Slot(Sequencer sequencer, long epoch, java.util.Collection<String> keys) {
             this.sequencer = sequencer;
             this.epoch = epoch;
-            this.revision = sequencer.allocate();
+            this.revision = sequencer.allocate(keys);
         }
     }
 
@@ -134,8 +136,8 @@ public final class FencedWriter {
         }
         if (write.changes().isEmpty()) return attempt(write, 0, null, a);
         return sequencer(a).compose(sequencer -> {
-            Slot slot = new Slot(sequencer, a.guard.epoch());
-            return attempt(write, 0, slot, a).transform(done -> {
+            Slot slot = new Slot(sequencer, a.guard.epoch(), write.keys());
+            return ordered(write, slot, a).compose(sendable -> attempt(write, 0, slot, sendable)).transform(done -> {
                 // Unsettled: settling goes on in the background, which settles the slot (or retires its epoch).
                 if (done.failed() && done.cause() instanceof Unsettled u) return Future.failedFuture(u.getCause());
                 // Its outcome is known: the record exists, or never will.
@@ -147,6 +149,28 @@ public final class FencedWriter {
                 }
                 return done.succeeded() ? Future.succeededFuture(done.result()) : Future.failedFuture(done.cause());
             });
+        });
+    }
+
+    /**
+     * Waits until every earlier write touching one of {@code write}'s keys has settled, so writes
+     * that conflict commit in revision order (see {@link Sequencer}); a write that waited is
+     * admitted again, since its leadership may have changed meanwhile. Nothing is sent on failure.
+     */
+    private Future<Admitted> ordered(ClientWrite write, Slot slot, Admitted a) {
+        io.vertx.core.Promise<Boolean> turn = io.vertx.core.Promise.promise();
+        if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.complete(go)))) return Future.succeededFuture(a);
+        return turn.future().compose(go -> {
+            if (!go) {
+                return Future.failedFuture(new MetasrvException.NotLeader("node " + nodeId + " gave up epoch "
+                        + Long.toUnsignedString(slot.epoch) + ": an earlier write to one of this write's keys could not be settled;"
+                        + " it was not sent", null));
+            }
+            try {
+                return Future.succeededFuture(admit(write, slot));
+            } catch (RuntimeException refused) {
+                return Future.failedFuture(refused);
+            }
         });
     }
 
@@ -299,13 +323,19 @@ public final class FencedWriter {
     /**
      * Tries the void record again after a pause (backing off to a second). Any answer settles the
      * revision: applied, the write never can; refused, its record is there or its guard is gone.
-     * Once this node no longer leads the slot's epoch with authority, it gives up.
+     * Once this node no longer leads the slot's epoch with authority, or after
+     * {@value #SETTLE_LATER_TRIES} tries (about half a minute: writes on the same keys wait behind
+     * the revision, and the watermark too), it gives up.
      */
     private void settleLater(Slot slot, Admitted a, int tries) {
         later.accept(Math.min(1_000L, 50L << Math.min(tries, 5)), () -> {
             Leadership l = current.get();
             if (!l.isLeader() || l.epoch() != slot.epoch || !l.hasAuthorityAt(monoNanos.getAsLong())) {
                 giveUp(slot, "this node no longer leads epoch " + Long.toUnsignedString(slot.epoch) + " with authority");
+                return;
+            }
+            if (tries >= SETTLE_LATER_TRIES) {
+                giveUp(slot, "the store refused its void record " + tries + " times");
                 return;
             }
             a.store.transact(voidRecord(slot, a)).onComplete(done -> {
@@ -341,6 +371,7 @@ public final class FencedWriter {
      */
     private void giveUp(Slot slot, String why) {
         feed.retire(slot.epoch);
+        slot.sequencer.abandon();
         stepDown.accept("revision " + Long.toUnsignedString(slot.revision) + " of epoch " + Long.toUnsignedString(slot.epoch)
                 + " could not be settled (" + why + "); node " + nodeId + " steps down", slot.epoch);
     }

@@ -48,6 +48,9 @@ public record WebhookCursor(String name, byte[] expected, long delivered, long l
     /** None: the cursor is not recorded. */
     @Override public List<ChangeRecord.Change> changes() { return List.of(); }
 
+    /** None: unrecorded, it gets no revision, so nothing is ordered behind it. */
+    @Override public java.util.Collection<String> keys() { return List.of(); }
+
     @Override public int items() { return 1; }
 
     @Override

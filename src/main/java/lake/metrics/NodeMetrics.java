@@ -160,6 +160,13 @@ public final class NodeMetrics {
                 .description("catalog long polls (snapshot and resolve with wait_ms) this node holds now").register(registry);
     }
 
+    /** Publishes {@code held}, the writes waiting for an earlier write on one of their keys, as {@code lake_writes_waiting_for_key}. */
+    public void writesWaitingForKey(java.util.function.IntSupplier held) {
+        Gauge.builder("lake.writes.waiting.for.key", held, h -> h.getAsInt()).tag("node", node)
+                .description("writes this leader holds until an earlier write on one of their keys settles, so they commit in revision order")
+                .register(registry);
+    }
+
     public void watchersCutOff() {
         watchersCutOff.increment();
     }

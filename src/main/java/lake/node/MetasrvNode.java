@@ -80,6 +80,8 @@ public final class MetasrvNode {
     private volatile HttpVerticle http;
     /** The node's tail of the change feed, fed by the leader's publications. */
     private volatile lake.watch.Tail tail;
+    /** The node's revisions (its write path's), once started. */
+    private volatile lake.feed.Feed feed;
     /** The node's Iceberg REST catalog (its worker threads), closed once the ingress stopped. */
     private lake.iceberg.rest.IcebergService iceberg;
     /** Worker threads for Iceberg's blocking calls: enough to overlap store and file latency, bounded. */
@@ -108,6 +110,12 @@ public final class MetasrvNode {
     public long feedEpoch() {
         lake.watch.Tail t = tail;
         return t == null || !t.ready() ? -1 : t.epoch();
+    }
+
+    /** Writes this node holds until an earlier write on one of their keys settles (0 unless it leads). */
+    public int writesWaitingForKey() {
+        lake.feed.Feed f = feed;
+        return f == null ? 0 : f.waiting();
     }
 
     public static Future<MetasrvNode> deploy(Vertx vertx, Options options) {
@@ -147,6 +155,8 @@ public final class MetasrvNode {
         // The node's revisions: every API instance's writer hands them out; the election leads no
         // epoch the feed retired.
         lake.feed.Feed revisions = new lake.feed.Feed();
+        metrics.writesWaitingForKey(revisions::waiting);
+        feed = revisions;
         tail = new lake.watch.Tail(s.feed().tailRecords(), s.feed().tailBytes());
         NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
                 s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, revisions, s.feed(),

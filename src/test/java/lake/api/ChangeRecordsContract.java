@@ -249,6 +249,48 @@ public abstract class ChangeRecordsContract {
         assertThat(applied()).extracting(ChangeRecord::revision).endsWith(after);
     }
 
+    /**
+     * CI, chaos seed 172: a CAS held its revision but reached the store late, and applied after a
+     * later write on the same key that made its condition true; the feed replayed a history that
+     * never was. A write is sent only once every earlier write on one of its keys has settled.
+     */
+    @Test
+    void conflictingWritesCommitInRevisionOrder() throws Exception {
+        MetasrvNode a = hostNode("a", new ManualClock(T0));
+        h.campaign(a);
+        revision(h.post(a, "/v1/kv/cas", cas("kv/k", null, "v0")));
+        List<String> reached = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.vertx.core.Promise<Void> gate = io.vertx.core.Promise.promise();
+        faulty.beforeTransact = t -> {
+            var op = t.ops().stream().filter(o -> o.key().equals("kv/k")).findFirst();
+            if (op.isEmpty()) return Future.succeededFuture();
+            String expected = op.get().expected() == null ? "none" : new String(op.get().expected(), StandardCharsets.UTF_8);
+            reached.add(expected);
+            return expected.equals("v1") ? gate.future() : Future.succeededFuture();
+        };
+        // The earlier write (v1 -> v2) is held on its way to the store.
+        Future<HttpResponse<Buffer>> earlier = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v1", "v2"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> reached.contains("v1"));
+        // The later one (v0 -> v1) would, committed first, make the earlier one's condition true.
+        Future<HttpResponse<Buffer>> later = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v0", "v1"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> a.writesWaitingForKey() == 1 || reached.contains("v0"));
+        assertThat(reached).as("the later write waits: it has not reached the store").containsExactly("v1");
+        assertThat(h.get(a, "/metrics").bodyAsString()).contains("lake_writes_waiting_for_key{node=\"a\"} 1.0");
+        h.vertx.runOnContext(v -> gate.complete());
+
+        assertThat(NodeHarness.await(earlier).bodyAsJsonObject()).as("refused: the key still held v0")
+                .isEqualTo(new JsonObject().put("applied", false).put("epoch", 1));
+        long applied = revision(NodeHarness.await(later));
+        assertThat(reached).containsExactly("v1", "v0");
+        assertThat(a.writesWaitingForKey()).isZero();
+        // Replaying the feed gives the key its value in the store, from the later write's record.
+        List<ChangeRecord> onKey = applied().stream().filter(r -> r.changes().stream().anyMatch(c -> c.key().equals("kv/k"))).toList();
+        assertThat(onKey.get(onKey.size() - 1).revision()).isEqualTo(applied);
+        assertThat(onKey.get(onKey.size() - 1).changes()).containsExactly(put("kv/k", "v1"));
+        assertThat(new String(NodeHarness.await(recording.get("kv/k")).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v1");
+    }
+
     /** Review of the first part: the void record's own answer lost, and a renewal between the write and its void record. */
     @Test
     void aLostAnswerIsSettledWhateverHappensToTheVoidRecord() throws Exception {

@@ -101,4 +101,72 @@ class SequencerProperties {
         withRecords.sort(Long::compare);
         assertThat(published).as("every record, once, in order").isEqualTo(withRecords);
     }
+
+    /**
+     * Writes that share a key are sent in revision order, each only after every earlier one on its
+     * keys has settled, so they commit in revision order; writes on disjoint keys wait for none,
+     * and once everything settles nothing is left waiting.
+     */
+    @Property(tries = 300)
+    void aWriteIsSentOnlyAfterEveryEarlierWriteOnItsKeysSettled(@ForAll("steps") List<Integer> steps, @ForAll long seed) {
+        Sequencer s = new Sequencer(Math.floorMod(seed, 1_000_000L));
+        Random random = new Random(seed);
+        java.util.Map<Long, java.util.Set<String>> keysOf = new java.util.HashMap<>();
+        java.util.Set<Long> settled = new java.util.HashSet<>();
+        List<Long> sent = new ArrayList<>();
+        List<Long> unsettledSent = new ArrayList<>();
+        java.util.function.LongConsumer send = r -> {
+            for (java.util.Map.Entry<Long, java.util.Set<String>> e : keysOf.entrySet()) {
+                if (e.getKey() < r && !java.util.Collections.disjoint(e.getValue(), keysOf.get(r))) {
+                    assertThat(settled).as("revision %d sent before %d on a shared key settled", r, e.getKey()).contains(e.getKey());
+                }
+            }
+            assertThat(sent).as("sent once").doesNotContain(r);
+            sent.add(r);
+            unsettledSent.add(r);
+        };
+        for (int step : steps) {
+            if (step < 55 || unsettledSent.isEmpty()) {
+                java.util.Set<String> keys = new java.util.HashSet<>();
+                int n = random.nextInt(3);
+                for (int i = 0; i < n; i++) keys.add("k" + random.nextInt(4));
+                long r = s.allocate(keys);
+                keysOf.put(r, keys);
+                if (s.whenOrdered(r, go -> {
+                    assertThat(go).isTrue();
+                    send.accept(r);
+                })) send.accept(r);
+            } else {
+                long r = unsettledSent.remove(random.nextInt(unsettledSent.size()));
+                settled.add(r);
+                s.settle(r);
+            }
+        }
+        while (!unsettledSent.isEmpty()) {
+            long r = unsettledSent.remove(0);
+            settled.add(r);
+            s.settle(r);
+        }
+        assertThat(sent).as("every write was sent in the end").hasSize(keysOf.size());
+        assertThat(s.waiting()).isZero();
+        assertThat(s.watermark()).isEqualTo(s.last());
+    }
+
+    /** A revision that will never settle: every write held behind it is released unsent, and so is every later one. */
+    @Property(tries = 100)
+    void anAbandonedEpochReleasesItsHeldWritesUnsent(@ForAll long seed) {
+        Sequencer s = new Sequencer(0);
+        long stuck = s.allocate(List.of("k"));
+        assertThat(s.whenOrdered(stuck, go -> { })).isTrue();
+        List<Boolean> answers = new ArrayList<>();
+        int held = 1 + Math.floorMod(seed, 5);
+        for (int i = 0; i < held; i++) assertThat(s.whenOrdered(s.allocate(List.of("k")), answers::add)).isFalse();
+        assertThat(s.waiting()).isEqualTo(held);
+        s.abandon();
+        assertThat(answers).hasSize(held).containsOnly(false);
+        assertThat(s.waiting()).isZero();
+        List<Boolean> after = new ArrayList<>();
+        assertThat(s.whenOrdered(s.allocate(List.of("other")), after::add)).isFalse();
+        assertThat(after).containsExactly(false);
+    }
 }
