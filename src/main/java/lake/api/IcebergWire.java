@@ -25,7 +25,7 @@ public final class IcebergWire {
         JsonObject q = new JsonObject();
         r.query().forEach(q::put);
         return new JsonObject().put("method", r.method()).put("path", new JsonArray(new ArrayList<>(r.segments())))
-                .put("query", q).put("if_none_match", r.ifNoneMatch()).put("idempotency_key", r.idempotencyKey())
+                .put("query", q).put("if_none_match", r.ifNoneMatch()).put("idempotency_key", r.idempotencyKey()).put("accept", r.accept())
                 .put("body", Base64.getEncoder().encodeToString(r.body()));
     }
 
@@ -40,7 +40,7 @@ public final class IcebergWire {
             Map<String, String> q = new HashMap<>();
             for (Map.Entry<String, Object> e : query) q.put(e.getKey(), (String) e.getValue());
             String b = body.getString("body");
-            return new IcebergRequest(method, segments, q, body.getString("if_none_match"), body.getString("idempotency_key"),
+            return new IcebergRequest(method, segments, q, body.getString("if_none_match"), body.getString("idempotency_key"), body.getString("accept"),
                     b == null ? new byte[0] : Base64.getDecoder().decode(b));
         } catch (ClassCastException | IllegalArgumentException e) {
             throw ApiError.invalid("malformed iceberg request: " + e.getMessage());

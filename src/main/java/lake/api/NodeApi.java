@@ -93,6 +93,8 @@ public final class NodeApi {
     private final Membership membership;
     private final BusMetaStore reads;
     private final lake.watch.Watches watches;
+    /** {@code POST /iceberg/v1/events}, from {@link #watches}. */
+    private final lake.iceberg.events.EventsQuery icebergEvents;
     private final Config config;
     private final AtomicInteger waiting;
     private final FencedWriter writer;
@@ -136,6 +138,7 @@ public final class NodeApi {
                 config.feedSettings().maxRecords());
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         watches = new lake.watch.Watches(context, config.tail(), reads);
+        icebergEvents = new lake.iceberg.events.EventsQuery(watches, feedSource(settings.leaseKey()));
         waiting = config.waiting();
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();
@@ -368,12 +371,17 @@ public final class NodeApi {
     public lake.webhook.WebhookSinks webhookSinks(List<lake.config.Webhook> hooks) {
         return new lake.webhook.WebhookSinks(context, hooks, () -> leadership, reads, writer::apply, watches,
                 watches::currentRevision, lake.catalog.events.CatalogEvents::namespaces,
-                "urn:lake-metasrv:" + java.net.URLEncoder.encode(settings.leaseKey(), java.nio.charset.StandardCharsets.UTF_8),
+                feedSource(settings.leaseKey()),
                 new lake.webhook.WebhookSinks.Meters() {
                     @Override public void delivered(String webhook, long events) { metrics.webhookDelivered(webhook, events); }
 
                     @Override public void failed(String webhook) { metrics.webhookFailed(webhook); }
                 });
+    }
+
+    /** The CloudEvents {@code source} of every event this feed's faces send: the feed, named by its lease key. */
+    private static String feedSource(String leaseKey) {
+        return "urn:lake-metasrv:" + java.net.URLEncoder.encode(leaseKey, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The revisions of the epoch this node leads (fails on a follower): the leader's heartbeat publishes their watermark. */
@@ -489,6 +497,11 @@ public final class NodeApi {
             case Ops.ICEBERG -> {
                 if (iceberg == null) throw ApiError.notFound("this node serves no Iceberg catalog");
                 lake.iceberg.rest.IcebergRequest r = IcebergWire.decode(body);
+                if (r.queriesEvents()) {
+                    // A read of the change feed, served here on any node: no worker, no leader.
+                    access.authorize(caller, new Action.IcebergCatalog(op, false));
+                    yield icebergEvents.serve(r, eventsFilter(caller)).map(IcebergWire::encode);
+                }
                 // Namespace create/drop need admin, as on the catalog API; the rest spans namespaces
                 // (a principal with grants may not use it yet), and a mutation needs read-write.
                 Action action = r.createsOrDropsNamespace() ? new Action.Admin(op, null) : new Action.IcebergCatalog(op, r.mutation());

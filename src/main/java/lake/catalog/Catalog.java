@@ -322,6 +322,16 @@ public final class Catalog {
      * written in the same transaction.
      */
     public Future<Tombstone> dropTable(String ns, String name, String engine, List<Op> extra) {
+        return dropTable(ns, name, engine, extra, null, null);
+    }
+
+    /**
+     * As {@link #dropTable(String, String, String, List)}, of the table only while it points at
+     * {@code metadataLocation} ({@link CatalogException.PointerMoved} otherwise; {@code null}: any),
+     * with {@code detail} (what the caller read there, say an Iceberg table's UUID) in the event.
+     */
+    public Future<Tombstone> dropTable(String ns, String name, String engine, List<Op> extra, String metadataLocation,
+                                       io.vertx.core.json.JsonObject detail) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
@@ -331,6 +341,7 @@ public final class Catalog {
                 if (engine != null && !engine.equals(reg.engine())) {
                     return Future.failedFuture(new CatalogException.NotFound(what + " is a " + reg.engine() + " table, not " + engine));
                 }
+                if (moved(reg, metadataLocation)) return Future.failedFuture(pointerMoved(what, metadataLocation));
                 String incarnation = reg.incarnationId().orElse(null);
                 String tombKey = CatalogKeys.tombstone(ns, name, incarnation);
                 List<Op> ops = new ArrayList<>(3 + extra.size());
@@ -338,7 +349,7 @@ public final class Catalog {
                 ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
                 ops.add(bumpGeneration());
                 ops.addAll(extra);
-                return apply(Transaction.of(ops), CatalogEvents.tableDropped(ref(ns, name, reg))).compose(o -> {
+                return apply(Transaction.of(ops), with(CatalogEvents.tableDropped(ref(ns, name, reg)), detail)).compose(o -> {
                     if (!o.applied() && o.failed().stream().anyMatch(i -> i > 2)) {
                         return Future.failedFuture(new CatalogException.AlreadyExists("a record written with the drop of " + what + " already exists"));
                     }
@@ -470,6 +481,12 @@ public final class Catalog {
      * the generation rewritten, plus {@code extra}. No tombstone: nothing was dropped.
      */
     public Future<Table> renameTable(String ns, String name, String toNs, String toName, List<Op> extra) {
+        return renameTable(ns, name, toNs, toName, extra, null, null);
+    }
+
+    /** As {@link #renameTable(String, String, String, String, List)}, with a drop's {@code metadataLocation} check and event {@code detail}. */
+    public Future<Table> renameTable(String ns, String name, String toNs, String toName, List<Op> extra, String metadataLocation,
+                                     io.vertx.core.json.JsonObject detail) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
@@ -479,6 +496,7 @@ public final class Catalog {
             String to = "table '" + toNs + "." + toName + "'";
             if (ns.equals(toNs) && name.equals(toName)) throw invalid("cannot rename " + from + " to itself");
             return retrying("rename " + from, () -> readTable(ns, name).compose(current -> {
+                if (moved(current.value(), metadataLocation)) return Future.failedFuture(pointerMoved(from, metadataLocation));
                 List<Op> ops = new ArrayList<>(List.of(
                         Op.delete(CatalogKeys.table(ns, name), current.bytes()),
                         Op.create(CatalogKeys.table(toNs, toName), current.bytes()),
@@ -486,7 +504,7 @@ public final class Catalog {
                         Op.checkAbsent(CatalogKeys.droppingMarker(toNs)),
                         bumpGeneration()));
                 ops.addAll(extra);
-                return apply(Transaction.of(ops), CatalogEvents.tableRenamed(ref(ns, name, current.value()), toNs, toName)).compose(o -> {
+                return apply(Transaction.of(ops), with(CatalogEvents.tableRenamed(ref(ns, name, current.value()), toNs, toName), detail)).compose(o -> {
                     if (o.applied()) return Future.succeededFuture(Optional.of(new Table(toNs, toName, current.value())));
                     if (o.failed().contains(2)) return Future.failedFuture(namespaceNotFound(toNs));
                     if (o.failed().contains(1)) return Future.failedFuture(new CatalogException.AlreadyExists(to + " already exists"));
@@ -731,6 +749,18 @@ public final class Catalog {
     /** One transaction through the port. A failed guard means this node can no longer write: a retryable refusal. */
     private Future<TransactionOutcome> apply(Transaction tx) {
         return apply(tx, null);
+    }
+
+    private static boolean moved(Registration reg, String metadataLocation) {
+        return metadataLocation != null && !metadataLocation.equals(reg.metadataLocation().orElse(null));
+    }
+
+    private static CatalogException.PointerMoved pointerMoved(String what, String metadataLocation) {
+        return new CatalogException.PointerMoved(what + " no longer points at " + metadataLocation + "; nothing was written");
+    }
+
+    private static io.vertx.core.json.JsonObject with(io.vertx.core.json.JsonObject event, io.vertx.core.json.JsonObject detail) {
+        return detail == null ? event : event.mergeIn(detail);
     }
 
     private static CatalogEvents.TableRef ref(String ns, String name, Registration reg) {

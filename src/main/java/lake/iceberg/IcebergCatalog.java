@@ -175,13 +175,43 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     public boolean dropTable(TableIdentifier id, boolean purge) {
         TableOps ops = newTableOps(id);
         TableMetadata last = purge ? ops.current() : null;
-        try {
-            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), TABLE_ENGINE, RequestScope.extras(RequestScope.Outcome.noContent())));
-        } catch (NotFoundException | IllegalArgumentException absent) {
-            return false;
-        }
+        if (!drop(id, TABLE_ENGINE)) return false;
         if (last != null) CatalogUtil.dropTableData(io, last);
         return true;
+    }
+
+    /**
+     * Drops the table or view {@code id} of {@code engine}, its event naming the UUID in the
+     * metadata file it pointed at (the drop applies only while it still points there).
+     */
+    private boolean drop(TableIdentifier id, String engine) {
+        for (int attempt = 1; ; attempt++) {
+            Optional<Registration> reg = registration(id);
+            if (reg.isEmpty() || !engine.equals(reg.get().engine())) return false;
+            String at = reg.get().metadataLocation().orElse(null);
+            try {
+                write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
+                        RequestScope.extras(RequestScope.Outcome.noContent()), at, identity(engine, at)));
+                return true;
+            } catch (NotFoundException | IllegalArgumentException absent) {
+                return false;
+            } catch (CommitFailedException moved) {
+                if (attempt >= COMMIT_ATTEMPTS) throw moved;
+            }
+        }
+    }
+
+    /** The UUID in the metadata file at {@code metadataLocation}, for a drop's or rename's event; {@code null} when unreadable. */
+    private io.vertx.core.json.JsonObject identity(String engine, String metadataLocation) {
+        if (metadataLocation == null) return null;
+        try {
+            boolean view = VIEW_ENGINE.equals(engine);
+            String uuid = view ? viewMetadata(metadataLocation).uuid() : tableMetadata(metadataLocation).uuid();
+            return new io.vertx.core.json.JsonObject().put(view ? "view_uuid" : "table_uuid", uuid);
+        } catch (RuntimeException unreadable) {
+            // A table whose metadata file is gone can still be dropped; its event lacks the UUID.
+            return null;
+        }
     }
 
     @Override
@@ -204,9 +234,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             if (view) throw new AlreadyExistsException("Cannot rename %s to %s. Table already exists", from, to);
             throw new AlreadyExistsException("Table already exists: %s", to);
         }
+        String at = source.get().metadataLocation().orElse(null);
         try {
             write(catalog.renameTable(ns(from.namespace()), IcebergNames.name(from.name()), ns(to.namespace()),
-                    IcebergNames.name(to.name()), RequestScope.extras(RequestScope.Outcome.noContent())));
+                    IcebergNames.name(to.name()), RequestScope.extras(RequestScope.Outcome.noContent()), at, identity(engine, at)));
         } catch (NotFoundException e) {
             if (view) throw new NoSuchViewException("View does not exist: %s", from);
             throw new NoSuchTableException("Table does not exist: %s", from);
@@ -373,12 +404,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     @Override
     public boolean dropView(TableIdentifier id) {
-        try {
-            write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), VIEW_ENGINE, RequestScope.extras(RequestScope.Outcome.noContent())));
-            return true;
-        } catch (NotFoundException | IllegalArgumentException absent) {
-            return false;
-        }
+        return drop(id, VIEW_ENGINE);
     }
 
     @Override
@@ -421,9 +447,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             String location = writeNewMetadataIfRequired(metadata);
             try {
                 if (create) {
-                    write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location, RequestScope.extras(RequestScope.Outcome.view(location))));
+                    write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location,
+                            RequestScope.extras(RequestScope.Outcome.view(location)), viewDetail(metadata)));
                 } else {
-                    write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location)),
+                    write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location, viewDetail(metadata))),
                             RequestScope.extras(RequestScope.Outcome.view(location))));
                 }
             } catch (AlreadyExistsException e) {
@@ -576,6 +603,61 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         io.vertx.core.json.JsonObject detail = new io.vertx.core.json.JsonObject().put("table_uuid", updated.uuid())
                 .put("added_snapshot_ids", added);
         if (updated.currentSnapshot() != null) detail.put("current_snapshot_id", updated.currentSnapshot().snapshotId());
-        return detail;
+        // A table registered from an existing metadata file: parsed, not built, so it has no changes.
+        boolean registered = base == null && updated.metadataFileLocation() != null;
+        if (registered) detail.put("registered", true);
+        // A create made whole (not from a client's updates) records none: its updates are the
+        // ones a staged create would send, as Iceberg's REST client builds them.
+        if (base != null || registered) return withUpdates(detail, updated.changes());
+        List<MetadataUpdate> changes = new ArrayList<>();
+        // A create's updates begin with the table's identity, as a staged create's do (Iceberg's
+        // builder of new metadata does not record them).
+        if (updated.changes().stream().noneMatch(u -> u instanceof MetadataUpdate.AssignUUID)) changes.add(new MetadataUpdate.AssignUUID(updated.uuid()));
+        if (updated.changes().stream().noneMatch(u -> u instanceof MetadataUpdate.UpgradeFormatVersion)) {
+            changes.add(new MetadataUpdate.UpgradeFormatVersion(updated.formatVersion()));
+        }
+        changes.addAll(updated.changes().isEmpty() ? createChanges(updated) : updated.changes());
+        return withUpdates(detail, changes);
+    }
+
+    private static List<MetadataUpdate> createChanges(TableMetadata m) {
+        List<MetadataUpdate> changes = new ArrayList<>();
+        changes.add(new MetadataUpdate.AddSchema(m.schema()));
+        changes.add(new MetadataUpdate.SetCurrentSchema(-1));
+        changes.add(new MetadataUpdate.AddPartitionSpec(m.spec()));
+        changes.add(new MetadataUpdate.SetDefaultPartitionSpec(-1));
+        changes.add(new MetadataUpdate.AddSortOrder(m.sortOrder()));
+        changes.add(new MetadataUpdate.SetDefaultSortOrder(-1));
+        if (m.location() != null) changes.add(new MetadataUpdate.SetLocation(m.location()));
+        if (!m.properties().isEmpty()) changes.add(new MetadataUpdate.SetProperties(m.properties()));
+        for (org.apache.iceberg.Snapshot s : m.snapshots()) changes.add(new MetadataUpdate.AddSnapshot(s));
+        m.refs().forEach((name, ref) -> changes.add(new MetadataUpdate.SetSnapshotRef(name, ref.snapshotId(), ref.type(),
+                ref.minSnapshotsToKeep(), ref.maxSnapshotAgeMs(), ref.maxRefAgeMs())));
+        return changes;
+    }
+
+    /** What a view's event says of it: its UUID and the updates of the commit. */
+    static io.vertx.core.json.JsonObject viewDetail(ViewMetadata updated) {
+        return withUpdates(new io.vertx.core.json.JsonObject().put("view_uuid", updated.uuid()), updated.changes());
+    }
+
+    /** Bytes of a commit's updates (Iceberg's JSON) an event carries at most; beyond, {@code updates_omitted} says so. */
+    static final int MAX_EVENT_UPDATES_BYTES = 64 * 1024;
+
+    /**
+     * {@code detail} with the commit's metadata updates as Iceberg's REST JSON (the events endpoint
+     * serves them), unless they exceed {@value #MAX_EVENT_UPDATES_BYTES} bytes (a wide schema):
+     * then {@code updates_omitted}, and a consumer reads the metadata file the event names.
+     */
+    private static io.vertx.core.json.JsonObject withUpdates(io.vertx.core.json.JsonObject detail, List<MetadataUpdate> changes) {
+        io.vertx.core.json.JsonArray updates = new io.vertx.core.json.JsonArray();
+        int bytes = 0;
+        for (MetadataUpdate u : changes) {
+            String json = org.apache.iceberg.MetadataUpdateParser.toJson(u);
+            bytes += json.length();
+            if (bytes > MAX_EVENT_UPDATES_BYTES) return detail.put("updates_omitted", true);
+            updates.add(new io.vertx.core.json.JsonObject(json));
+        }
+        return detail.put("updates", updates);
     }
 }

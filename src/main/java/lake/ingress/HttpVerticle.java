@@ -411,7 +411,8 @@ public final class HttpVerticle extends VerticleBase {
             ctx.queryParams().forEach(e -> query.putIfAbsent(e.getKey(), e.getValue()));
             lake.iceberg.rest.IcebergRequest request = new lake.iceberg.rest.IcebergRequest(ctx.request().method().name(),
                     java.util.Arrays.asList(path.substring(ICEBERG.length()).split("/", -1)), query,
-                    ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"), body.getBytes());
+                    ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"),
+                    ctx.request().getHeader(HttpHeaders.ACCEPT), body.getBytes());
             MultiMap headers = HttpHeaders.headers();
             String token = ctx.get(Bus.TOKEN_HEADER);
             if (token != null) headers.add(Bus.TOKEN_HEADER, token);
@@ -455,6 +456,7 @@ public final class HttpVerticle extends VerticleBase {
         ctx.response().setStatusCode(code);
         r.headers().forEach((k, val) -> ctx.response().putHeader(k, val));
         if (r.body() == null) ctx.response().end();
+        else if (r.headers().containsKey("Content-Type")) ctx.response().end(r.body());
         else ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(r.body());
     }
 

@@ -6,6 +6,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import lake.config.AuthTokens;
@@ -435,6 +436,176 @@ public abstract class WatchContract {
         } finally {
             iceberg.close();
         }
+    }
+
+    /** POST /iceberg/v1/events with {@code body} (and {@code accept}), on {@code node}. */
+    HttpResponse<Buffer> icebergEvents(MetasrvNode node, JsonObject body, String accept) throws Exception {
+        var req = h.http.request(HttpMethod.POST, node.httpPort(), "127.0.0.1", "/iceberg/v1/events");
+        if (accept != null) req.putHeader("Accept", accept);
+        return NodeHarness.await(req.sendJsonObject(body));
+    }
+
+    /** Every event the proposal's query gives on {@code node} for {@code query}, following continuation tokens to the end. */
+    List<JsonObject> allIcebergEvents(MetasrvNode node, JsonObject query) throws Exception {
+        List<JsonObject> all = new ArrayList<>();
+        JsonObject q = query.copy();
+        for (int pages = 0; pages < 1_000; pages++) {
+            HttpResponse<Buffer> r = icebergEvents(node, q, null);
+            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+            JsonObject page = r.bodyAsJsonObject();
+            for (Object e : page.getJsonArray("events")) all.add((JsonObject) e);
+            String next = page.getString("continuation-token");
+            assertThat(next).isNotNull();
+            if (next.equals(q.getString("continuation-token"))) return all;
+            q.put("continuation-token", next);
+        }
+        throw new AssertionError("the continuation tokens never settled");
+    }
+
+    /**
+     * The Iceberg face's events (issue 36), in the shape of the open events proposal (apache/iceberg
+     * PR 12584): every Iceberg change of the catalog in commit order, each naming the object's UUID
+     * and, for creates and commits, the metadata updates Iceberg's own parser reads back; filters,
+     * pages and continuation tokens; the CloudEvents form; served by a follower.
+     */
+    @Test
+    void icebergEventsFollowTheEventsProposal() throws Exception {
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {});
+        MetasrvNode b = follower("b", f -> {});
+        org.apache.iceberg.rest.RESTCatalog iceberg = new org.apache.iceberg.rest.RESTCatalog();
+        iceberg.setConf(new org.apache.hadoop.conf.Configuration());
+        iceberg.initialize("events", java.util.Map.of("uri", "http://127.0.0.1:" + a.httpPort() + "/iceberg"));
+        try {
+            assertThat(iceberg.listNamespaces()).isEmpty();
+            org.apache.iceberg.catalog.Namespace lab = org.apache.iceberg.catalog.Namespace.of("lab", "day 1");
+            org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.of(lab, "runs");
+            org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(
+                    org.apache.iceberg.types.Types.NestedField.optional(1, "id", org.apache.iceberg.types.Types.LongType.get()));
+            iceberg.createNamespace(lab);
+            org.apache.iceberg.Table table = iceberg.buildTable(id, schema).create();
+            for (int i = 0; i < 2; i++) {
+                table.newFastAppend().appendFile(org.apache.iceberg.DataFiles.builder(org.apache.iceberg.PartitionSpec.unpartitioned())
+                        .withPath(dir.resolve("data-" + i + ".parquet").toString()).withFileSizeInBytes(100).withRecordCount(1).build()).commit();
+            }
+            table.refresh();
+            org.apache.iceberg.catalog.TableIdentifier viewId = org.apache.iceberg.catalog.TableIdentifier.of(lab, "recent");
+            org.apache.iceberg.view.View view = iceberg.buildView(viewId).withSchema(schema).withDefaultNamespace(lab)
+                    .withQuery("spark", "select id from runs").create();
+            org.apache.iceberg.catalog.TableIdentifier moved = org.apache.iceberg.catalog.TableIdentifier.of(lab, "runs_old");
+            iceberg.renameTable(id, moved);
+            iceberg.dropTable(moved, false);
+            iceberg.setProperties(lab, new java.util.HashMap<>(java.util.Map.of("owner", "robots")));
+            iceberg.dropView(viewId);
+            iceberg.dropNamespace(lab);
+            // A lake table has no Iceberg operation: its events stay out.
+            assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "plain")).statusCode()).isEqualTo(200);
+            assertThat(h.post(a, "/v1/namespaces/plain/tables", new JsonObject().put("name", "t").put("columns", new JsonArray().add("id:i64")))
+                    .statusCode()).isEqualTo(200);
+
+            List<String> expected = List.of("create-namespace", "create-table", "update-table", "update-table", "create-view",
+                    "rename-table", "drop-table", "update-namespace-properties", "drop-view", "drop-namespace", "create-namespace");
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> allIcebergEvents(b, new JsonObject()).size() >= expected.size());
+            List<JsonObject> events = allIcebergEvents(b, new JsonObject());
+            List<JsonObject> ops = events.stream().map(e -> e.getJsonObject("operation")).toList();
+            assertThat(ops).extracting(o -> o.getString("operation-type")).containsExactlyElementsOf(expected);
+            assertThat(events).extracting(e -> e.getString("event-id")).doesNotHaveDuplicates();
+            assertThat(events).extracting(e -> Long.parseLong(e.getString("request-id"))).as("in commit order").isSorted();
+            assertThat(events).allSatisfy(e -> assertThat(e.getInteger("request-event-count")).isEqualTo(1));
+            // Names are Iceberg's: levels and the table's own name, whatever the catalog's escaping.
+            JsonObject runs = new JsonObject().put("namespace", new JsonArray().add("lab").add("day 1")).put("name", "runs");
+            assertThat(ops.get(0).getJsonArray("namespace")).isEqualTo(runs.getJsonArray("namespace"));
+            String uuid = table.uuid().toString();
+            JsonObject create = ops.get(1);
+            assertThat(create.getJsonObject("identifier")).isEqualTo(runs);
+            assertThat(create.getString("table-uuid")).isEqualTo(uuid);
+            List<org.apache.iceberg.MetadataUpdate> created = create.getJsonArray("updates").stream()
+                    .map(u -> org.apache.iceberg.MetadataUpdateParser.fromJson(((JsonObject) u).encode())).toList();
+            assertThat(created).filteredOn(u -> u instanceof org.apache.iceberg.MetadataUpdate.AssignUUID)
+                    .singleElement().satisfies(u -> assertThat(((org.apache.iceberg.MetadataUpdate.AssignUUID) u).uuid()).isEqualTo(uuid));
+            List<Long> added = new ArrayList<>();
+            for (JsonObject commit : ops.subList(2, 4)) {
+                assertThat(commit.getString("table-uuid")).isEqualTo(uuid);
+                for (Object u : commit.getJsonArray("updates")) {
+                    if (org.apache.iceberg.MetadataUpdateParser.fromJson(((JsonObject) u).encode())
+                            instanceof org.apache.iceberg.MetadataUpdate.AddSnapshot s) added.add(s.snapshot().snapshotId());
+                }
+            }
+            assertThat(added).as("the commits' updates add exactly the table's snapshots, in order")
+                    .containsExactlyElementsOf(java.util.stream.StreamSupport.stream(table.snapshots().spliterator(), false)
+                            .map(org.apache.iceberg.Snapshot::snapshotId).toList());
+            assertThat(ops.get(4).getString("view-uuid")).isEqualTo(view.uuid().toString());
+            assertThat(ops.get(5).getJsonObject("source")).isEqualTo(runs);
+            assertThat(ops.get(5).getJsonObject("destination").getString("name")).isEqualTo("runs_old");
+            assertThat(ops.get(5).getString("table-uuid")).isEqualTo(uuid);
+            assertThat(ops.get(6).getString("table-uuid")).as("a drop names what it dropped").isEqualTo(uuid);
+            assertThat(ops.get(7).getJsonArray("updated")).containsExactly("owner");
+            assertThat(ops.get(8).getString("view-uuid")).isEqualTo(view.uuid().toString());
+
+            // One page at a time, the tokens give the same events; a token past the end gives none.
+            assertThat(allIcebergEvents(b, new JsonObject().put("page-size", 1))).isEqualTo(events);
+            // Filters.
+            assertThat(allIcebergEvents(b, new JsonObject().put("operation-types", new JsonArray().add("update-table"))))
+                    .isEqualTo(events.subList(2, 4));
+            assertThat(allIcebergEvents(b, new JsonObject().put("catalog-objects-by-id",
+                    new JsonArray().add(new JsonObject().put("uuid", uuid).put("type", "table")))))
+                    .extracting(e -> e.getJsonObject("operation").getString("operation-type"))
+                    .containsExactly("create-table", "update-table", "update-table", "rename-table", "drop-table");
+            assertThat(allIcebergEvents(b, new JsonObject().put("catalog-objects-by-name", new JsonArray().add(new JsonArray().add("lab").add("day 1").add("runs")))))
+                    .extracting(e -> e.getJsonObject("operation").getString("operation-type"))
+                    .as("the rename's source names it").containsExactly("create-table", "update-table", "update-table", "rename-table");
+            assertThat(allIcebergEvents(b, new JsonObject().put("object-types", new JsonArray().add("namespace")))).hasSize(4);
+            long lastAt = events.get(events.size() - 1).getLong("timestamp-ms");
+            HttpResponse<Buffer> later = icebergEvents(b, new JsonObject().put("after-timestamp-ms", lastAt), null);
+            assertThat(later.bodyAsJsonObject().getJsonArray("events")).isEmpty();
+            assertThat(later.bodyAsJsonObject().getLong("highest-processed-timestamp-ms")).isGreaterThanOrEqualTo(lastAt);
+
+            // The CloudEvents form: the same events, each the data of a CloudEvent.
+            HttpResponse<Buffer> batch = icebergEvents(b, new JsonObject().put("page-size", 1_000), "application/cloudevents-batch+json");
+            assertThat(batch.getHeader("Content-Type")).isEqualTo("application/cloudevents-batch+json");
+            assertThat(batch.getHeader("Iceberg-Continuation-Token")).isNotEmpty();
+            JsonArray ces = batch.bodyAsJsonArray();
+            assertThat(ces.stream().map(c -> ((JsonObject) c).getJsonObject("data")).toList()).isEqualTo(events);
+            JsonObject first = ces.getJsonObject(0);
+            assertThat(first.getString("specversion")).isEqualTo("1.0");
+            assertThat(first.getString("id")).isEqualTo(events.get(0).getString("event-id"));
+            assertThat(first.getString("type")).isEqualTo("org.apache.iceberg.catalog.create-namespace");
+            assertThat(first.getString("source")).startsWith("urn:lake-metasrv:");
+
+            // Strict input: Iceberg's error model names what is wrong.
+            for (JsonObject bad : List.of(new JsonObject().put("page-size", 0), new JsonObject().put("bogus", 1),
+                    new JsonObject().put("custom-filters", new JsonObject().put("x", 1)),
+                    new JsonObject().put("operation-types", new JsonArray().add("explode-table")),
+                    new JsonObject().put("continuation-token", "not-ours"))) {
+                HttpResponse<Buffer> r = icebergEvents(b, bad, null);
+                assertThat(r.statusCode()).as(bad.encode()).isEqualTo(400);
+                assertThat(r.bodyAsJsonObject().getJsonObject("error").getString("type")).isEqualTo("BadRequestException");
+            }
+            assertThat(h.get(a, "/iceberg/v1/config").bodyAsJsonObject().getJsonArray("endpoints")).contains("POST /v1/{prefix}/events");
+        } finally {
+            iceberg.close();
+        }
+    }
+
+    /** A continuation token whose revision was compacted answers 410; without a token the query starts at the oldest event held. */
+    @Test
+    void icebergEventsTokenExpiresWithCompaction() throws Exception {
+        MetasrvNode a = leader("a", new FeedSettings(3_600_000, 3, 50), f -> {});
+        assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "first")).statusCode()).isEqualTo(200);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !allIcebergEvents(a, new JsonObject()).isEmpty());
+        HttpResponse<Buffer> page = icebergEvents(a, new JsonObject(), null);
+        String token = page.bodyAsJsonObject().getString("continuation-token");
+        for (int i = 0; i < 6; i++) write(a, cas("expire/k" + i, null, "v"));
+        assertThat(h.post(a, "/v1/namespaces", new JsonObject().put("namespace", "second")).statusCode()).isEqualTo(200);
+        for (int i = 6; i < 12; i++) write(a, cas("expire/k" + i, null, "v"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            HttpResponse<Buffer> gone = icebergEvents(a, new JsonObject().put("continuation-token", token), null);
+            assertThat(gone.statusCode()).as(gone.bodyAsString()).isEqualTo(410);
+            assertThat(gone.bodyAsJsonObject().getJsonObject("error").getString("message")).contains("compacted");
+        });
+        HttpResponse<Buffer> fresh = icebergEvents(a, new JsonObject(), null);
+        assertThat(fresh.statusCode()).as(fresh.bodyAsString()).isEqualTo(200);
+        assertThat(fresh.bodyAsJsonObject().getJsonArray("events")).as("the first namespace's event is compacted; nothing newer is an Iceberg event")
+                .isEmpty();
     }
 
     @Test

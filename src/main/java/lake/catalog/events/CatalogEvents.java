@@ -76,8 +76,10 @@ public final class CatalogEvents {
     }
 
     private static JsonObject table(String type, TableRef t) {
-        return new JsonObject().put("type", type).put("namespace", t.namespace()).put("name", t.name()).put("engine", t.engine())
+        JsonObject e = new JsonObject().put("type", type).put("namespace", t.namespace()).put("name", t.name()).put("engine", t.engine())
                 .put("incarnation_id", t.incarnationId());
+        if (t.metadataLocation() != null) e.put("metadata_location", t.metadataLocation());
+        return e;
     }
 
     /** The namespaces an event names (a rename names two; a multi-table commit each of its tables'). */

@@ -8,7 +8,7 @@ import java.util.Map;
  * {@code /iceberg} (still percent-encoded), the decoded query, the headers that matter, the body.
  */
 public record IcebergRequest(String method, List<String> segments, Map<String, String> query,
-                             String ifNoneMatch, String idempotencyKey, byte[] body) {
+                             String ifNoneMatch, String idempotencyKey, String accept, byte[] body) {
     public IcebergRequest {
         segments = List.copyOf(segments);
         query = Map.copyOf(query);
@@ -28,8 +28,14 @@ public record IcebergRequest(String method, List<String> segments, Map<String, S
         return (method.equals("POST") && after == 0) || (method.equals("DELETE") && after == 1 && !segments.get(i + 1).isEmpty());
     }
 
-    /** Whether the request may change the catalog (every POST and DELETE: the spec's mutations). */
+    /** {@code POST /v1/events}: the events proposal's query, which reads the change feed (served beside the router). */
+    public boolean queriesEvents() {
+        return method.equals("POST") && segments.equals(List.of("v1", "events"));
+    }
+
+    /** Whether the request may change the catalog (every POST and DELETE but the events query: the spec's mutations). */
     public boolean mutation() {
+        if (queriesEvents()) return false;
         return method.equals("POST") || method.equals("DELETE");
     }
 }

@@ -67,7 +67,9 @@ public final class IcebergRouter {
             Endpoint.V1_UPDATE_TABLE, Endpoint.V1_DELETE_TABLE, Endpoint.V1_RENAME_TABLE, Endpoint.V1_REGISTER_TABLE,
             Endpoint.V1_REPORT_METRICS,
             Endpoint.V1_LIST_VIEWS, Endpoint.V1_LOAD_VIEW, Endpoint.V1_VIEW_EXISTS, Endpoint.V1_CREATE_VIEW,
-            Endpoint.V1_UPDATE_VIEW, Endpoint.V1_DELETE_VIEW, Endpoint.V1_RENAME_VIEW, Endpoint.V1_REGISTER_VIEW);
+            Endpoint.V1_UPDATE_VIEW, Endpoint.V1_DELETE_VIEW, Endpoint.V1_RENAME_VIEW, Endpoint.V1_REGISTER_VIEW,
+            // The open events proposal (apache/iceberg PR 12584), served beside the router from the change feed.
+            Endpoint.create("POST", "/v1/{prefix}/events"));
 
     /** Every this-many keyed mutations, a router purges one page of expired idempotency records. */
     static final int PURGE_EVERY = 128;
@@ -89,7 +91,8 @@ public final class IcebergRouter {
         if (s.size() < 2 || !s.get(0).equals("v1")) return "unknown";
         String m = r.method().toLowerCase(java.util.Locale.ROOT);
         return switch (s.size()) {
-            case 2 -> s.get(1).equals("config") ? "config" : s.get(1).equals("namespaces") ? m + "-namespaces" : "unknown";
+            case 2 -> s.get(1).equals("config") ? "config" : s.get(1).equals("namespaces") ? m + "-namespaces"
+                    : s.get(1).equals("events") ? "query-events" : "unknown";
             case 3 -> s.get(1).equals("namespaces") ? m + "-namespace"
                     : s.get(1).equals("tables") ? "rename-table" : s.get(1).equals("views") ? "rename-view"
                     : s.get(1).equals("transactions") ? "commit-transaction" : "unknown";
