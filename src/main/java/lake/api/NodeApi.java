@@ -500,7 +500,8 @@ public final class NodeApi {
                 if (r.queriesEvents()) {
                     // A read of the change feed, served here on any node: no worker, no leader.
                     access.authorize(caller, new Action.IcebergCatalog(op, false));
-                    yield icebergEvents.serve(r, eventsFilter(caller)).map(IcebergWire::encode);
+                    yield icebergEvents.serve(r.body(), r.accept(), eventsFilter(caller))
+                            .map(a -> IcebergWire.encode(new lake.iceberg.rest.IcebergResponse(a.status(), a.headers(), a.body())));
                 }
                 // Namespace create/drop need admin, as on the catalog API; the rest spans namespaces
                 // (a principal with grants may not use it yet), and a mutation needs read-write.

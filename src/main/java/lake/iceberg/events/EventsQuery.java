@@ -3,8 +3,6 @@ package lake.iceberg.events;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import lake.feed.ChangeRecord;
-import lake.iceberg.rest.IcebergRequest;
-import lake.iceberg.rest.IcebergResponse;
 import lake.watch.Watches;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 import org.apache.iceberg.rest.responses.ErrorResponseParser;
@@ -32,15 +30,21 @@ public final class EventsQuery {
         this.source = source;
     }
 
-    /** The answer to {@code r}, shown only what {@code filter} (the caller's grants) lets through. */
-    public Future<IcebergResponse> serve(IcebergRequest r, Watches.Filter filter) {
+    /** An answer in the REST catalog's terms: a status, headers and a JSON body. */
+    public record Answer(int status, Map<String, String> headers, String body) {}
+
+    /**
+     * The answer to a query of {@code body} whose {@code Accept} header is {@code accept} (or
+     * {@code null}), shown only what {@code filter} (the caller's grants) lets through.
+     */
+    public Future<Answer> serve(byte[] body, String accept, Watches.Filter filter) {
         IcebergEvents.Query q;
         try {
-            q = IcebergEvents.parse(r.body());
+            q = IcebergEvents.parse(body);
         } catch (IllegalArgumentException bad) {
             return Future.succeededFuture(error(400, "BadRequestException", "Malformed QueryEventsRequest: " + bad.getMessage()));
         }
-        boolean cloudEvents = r.accept() != null && r.accept().contains(CLOUDEVENTS_BATCH);
+        boolean cloudEvents = accept != null && accept.contains(CLOUDEVENTS_BATCH);
         long after = q.after() == null ? 0 : q.after();
         Future<Watches.Page> page = watches.read(filter, after, q.pageSize());
         if (q.after() == null) {
@@ -58,7 +62,7 @@ public final class EventsQuery {
         });
     }
 
-    private IcebergResponse answer(IcebergEvents.Query q, Watches.Page p, boolean cloudEvents) {
+    private Answer answer(IcebergEvents.Query q, Watches.Page p, boolean cloudEvents) {
         long highest = q.after() != null ? q.tokenTimestampMs() : q.afterTimestampMs() != null ? q.afterTimestampMs() : 0;
         List<JsonObject> events = new ArrayList<>();
         for (ChangeRecord record : p.records()) {
@@ -66,14 +70,14 @@ public final class EventsQuery {
             for (JsonObject e : IcebergEvents.events(record)) if (IcebergEvents.matches(q, e)) events.add(e);
         }
         String token = IcebergEvents.token(p.cursor(), highest);
-        if (!cloudEvents) return new IcebergResponse(200, Map.of(), IcebergEvents.response(token, highest, events).encode());
+        if (!cloudEvents) return new Answer(200, Map.of(), IcebergEvents.response(token, highest, events).encode());
         Map<String, String> headers = new java.util.HashMap<>(IcebergEvents.cloudEventsHeaders(token, highest));
         headers.put("Content-Type", CLOUDEVENTS_BATCH);
-        return new IcebergResponse(200, headers, IcebergEvents.cloudEvents(events, source).encode());
+        return new Answer(200, headers, IcebergEvents.cloudEvents(events, source).encode());
     }
 
-    private static IcebergResponse error(int code, String type, String message) {
+    private static Answer error(int code, String type, String message) {
         ErrorResponse e = ErrorResponse.builder().responseCode(code).withType(type).withMessage(message).build();
-        return new IcebergResponse(code, Map.of(), ErrorResponseParser.toJson(e));
+        return new Answer(code, Map.of(), ErrorResponseParser.toJson(e));
     }
 }

@@ -1,0 +1,159 @@
+package lake.bench;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The peer of {@link WatchLatency} against etcd's watch (scripts/bench/watchers-etcd): opens
+ * {@code watchers} watch streams through etcd's JSON gateway ({@code POST /v3/watch}, one HTTP
+ * stream each, as an HTTP client without gRPC would), then puts at {@code rate} a second for
+ * {@code seconds}, each value the writer's wall clock (ms) just before the put is sent, and
+ * measures, for every event every watcher receives, its arrival minus that time (etcd's events
+ * carry no commit time: this includes the request's way in, which Metasrv's {@code at_ms} does
+ * not, a fraction of a millisecond on loopback). Modes as {@link WatchLatency}. Then, with
+ * {@code idle} above 0, opens that many more watch streams, writes {@code PATH}{@code .open}
+ * when all answered, and waits to be killed (the script reads etcd's memory meanwhile).
+ *
+ * <p>Usage: {@code EtcdWatchLatency PORT WATCHERS RATE SECONDS shared|distinct IDLE MARKER_PATH}
+ */
+public final class EtcdWatchLatency {
+    private static final int BUCKETS = 60_000;
+    private static final String VALUE = "\"value\":\"";
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(args[0]);
+        int watchers = Integer.parseInt(args[1]);
+        int rate = Integer.parseInt(args[2]);
+        int seconds = Integer.parseInt(args[3]);
+        boolean shared = args[4].equals("shared");
+        int idle = args.length > 5 ? Integer.parseInt(args[5]) : 0;
+        Vertx vertx = Vertx.vertx();
+        HttpClient streams = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
+                new PoolOptions().setHttp1MaxSize(watchers + idle + 8));
+        HttpClient writes = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(64));
+        String run = "bench-" + System.nanoTime() + "/";
+        AtomicLongArray histogram = new AtomicLongArray(BUCKETS + 1);
+        AtomicLong received = new AtomicLong();
+        CountDownLatch open = new CountDownLatch(watchers);
+        for (int i = 0; i < watchers; i++) {
+            watch(streams, port, shared ? run : run + i + "/", open, (now, valueMs) -> {
+                histogram.incrementAndGet((int) Math.min(BUCKETS, Math.max(0, now - valueMs)));
+                received.incrementAndGet();
+            });
+        }
+        if (!open.await(120, TimeUnit.SECONDS)) throw new IllegalStateException("only " + (watchers - open.getCount()) + " streams opened");
+        long total = (long) rate * seconds;
+        AtomicLong acknowledged = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        long start = System.nanoTime();
+        CountDownLatch sent = new CountDownLatch(1);
+        long[] issued = {0};
+        vertx.setPeriodic(10, id -> {
+            long due = Math.min(total, (System.nanoTime() - start) * rate / 1_000_000_000L);
+            while (issued[0] < due) {
+                long n = issued[0]++;
+                String key = shared ? run + n : run + (n % watchers) + "/" + n;
+                String body = new JsonObject().put("key", b64(key)).put("value", b64(Long.toString(System.currentTimeMillis()))).encode();
+                writes.request(HttpMethod.POST, port, "127.0.0.1", "/v3/kv/put")
+                        .compose(req -> req.send(Buffer.buffer(body)))
+                        .compose(res -> res.body().map(b -> res.statusCode()))
+                        .onComplete(ar -> (ar.succeeded() && ar.result() == 200 ? acknowledged : failed).incrementAndGet());
+            }
+            if (issued[0] >= total) {
+                vertx.cancelTimer(id);
+                sent.countDown();
+            }
+        });
+        sent.await(seconds + 60L, TimeUnit.SECONDS);
+        long expected = shared ? total * watchers : total;
+        java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
+        vertx.setPeriodic(100, id -> {
+            if (received.get() >= expected && acknowledged.get() + failed.get() >= total) {
+                vertx.cancelTimer(id);
+                settled.complete(null);
+            }
+        });
+        try {
+            settled.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException shortOfIt) {
+            // Reported below: the counts say what is missing.
+        }
+        double wallS = (System.nanoTime() - start) / 1e9;
+        List<String> percentiles = new ArrayList<>();
+        for (double q : new double[] {0.5, 0.9, 0.99, 0.999, 1.0}) {
+            percentiles.add("p" + (q == 0.999 ? "99.9" : Long.toString(Math.round(q * 100))) + "=" + WatchLatency.quantile(histogram, received.get(), q) + "ms");
+        }
+        System.out.printf("RESULT etcd watchers=%d mode=%s rate=%d/s seconds=%d writes_acknowledged=%d writes_failed=%d events=%d expected=%d %s wall=%.1fs%n",
+                watchers, shared ? "shared" : "distinct", rate, seconds, acknowledged.get(), failed.get(), received.get(), expected,
+                String.join(" ", percentiles), wallS);
+        boolean complete = received.get() == expected && failed.get() == 0;
+        if (idle > 0 && complete) {
+            CountDownLatch idleOpen = new CountDownLatch(idle);
+            for (int i = 0; i < idle; i++) watch(streams, port, run + "idle/" + i + "/", idleOpen, (now, v) -> { });
+            if (!idleOpen.await(300, TimeUnit.SECONDS)) throw new IllegalStateException("only " + (idle - idleOpen.getCount()) + " idle streams opened");
+            Files.writeString(Path.of(args[6] + ".open"), "open\n");
+            Thread.sleep(Long.MAX_VALUE);
+        }
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        if (!complete) System.exit(1);
+    }
+
+    interface Arrival {
+        void at(long nowMs, long valueMs);
+    }
+
+    /** One watch stream of every key under {@code prefix}; each event's value (a wall time in ms) goes to {@code arrival}. */
+    private static void watch(HttpClient streams, int port, String prefix, CountDownLatch open, Arrival arrival) {
+        byte[] end = prefix.getBytes(StandardCharsets.UTF_8);
+        end[end.length - 1]++;
+        String create = new JsonObject().put("create_request", new JsonObject().put("key", b64(prefix))
+                .put("range_end", Base64.getEncoder().encodeToString(end))).encode();
+        StringBuilder pending = new StringBuilder();
+        streams.request(new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port).setURI("/v3/watch"))
+                .compose(req -> req.send(Buffer.buffer(create))).onSuccess(res -> {
+                    if (res.statusCode() != 200) throw new IllegalStateException("watch answered " + res.statusCode());
+                    boolean[] created = {false};
+                    res.handler(chunk -> {
+                        long now = System.currentTimeMillis();
+                        pending.append(chunk.toString(StandardCharsets.UTF_8));
+                        int nl;
+                        while ((nl = pending.indexOf("\n")) >= 0) {
+                            if (!created[0] && pending.indexOf("\"created\":true") >= 0 && pending.indexOf("\"created\":true") < nl) {
+                                created[0] = true;
+                                open.countDown();
+                            }
+                            int at = 0;
+                            while ((at = pending.indexOf(VALUE, at)) >= 0 && at < nl) {
+                                int from = at + VALUE.length();
+                                int to = pending.indexOf("\"", from);
+                                String ms = new String(Base64.getDecoder().decode(pending.substring(from, to)), StandardCharsets.US_ASCII);
+                                arrival.at(now, Long.parseLong(ms));
+                                at = to;
+                            }
+                            pending.delete(0, nl + 1);
+                        }
+                    });
+                }).onFailure(t -> System.err.println("watch failed: " + t));
+    }
+
+    private static String b64(String s) {
+        return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    }
+}
