@@ -12,9 +12,7 @@ import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Usage: {@code EtcdWatchLatency PORT WATCHERS RATE SECONDS shared|distinct IDLE MARKER_PATH}
  */
 public final class EtcdWatchLatency {
-    private static final int BUCKETS = 60_000;
+    private static final int BUCKETS = PacedLoad.BUCKETS;
     private static final String VALUE = "\"value\":\"";
 
     public static void main(String[] args) throws Exception {
@@ -60,50 +58,18 @@ public final class EtcdWatchLatency {
         }
         if (!open.await(120, TimeUnit.SECONDS)) throw new IllegalStateException("only " + (watchers - open.getCount()) + " streams opened");
         long total = (long) rate * seconds;
-        AtomicLong acknowledged = new AtomicLong();
-        AtomicLong failed = new AtomicLong();
-        long start = System.nanoTime();
-        CountDownLatch sent = new CountDownLatch(1);
-        long[] issued = {0};
-        vertx.setPeriodic(10, id -> {
-            long due = Math.min(total, (System.nanoTime() - start) * rate / 1_000_000_000L);
-            while (issued[0] < due) {
-                long n = issued[0]++;
-                String key = shared ? run + n : run + (n % watchers) + "/" + n;
-                String body = new JsonObject().put("key", b64(key)).put("value", b64(Long.toString(System.currentTimeMillis()))).encode();
-                writes.request(HttpMethod.POST, port, "127.0.0.1", "/v3/kv/put")
-                        .compose(req -> req.send(Buffer.buffer(body)))
-                        .compose(res -> res.body().map(b -> res.statusCode()))
-                        .onComplete(ar -> (ar.succeeded() && ar.result() == 200 ? acknowledged : failed).incrementAndGet());
-            }
-            if (issued[0] >= total) {
-                vertx.cancelTimer(id);
-                sent.countDown();
-            }
-        });
-        sent.await(seconds + 60L, TimeUnit.SECONDS);
         long expected = shared ? total * watchers : total;
-        java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
-        vertx.setPeriodic(100, id -> {
-            if (received.get() >= expected && acknowledged.get() + failed.get() >= total) {
-                vertx.cancelTimer(id);
-                settled.complete(null);
-            }
-        });
-        try {
-            settled.get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException shortOfIt) {
-            // Reported below: the counts say what is missing.
-        }
-        double wallS = (System.nanoTime() - start) / 1e9;
-        List<String> percentiles = new ArrayList<>();
-        for (double q : new double[] {0.5, 0.9, 0.99, 0.999, 1.0}) {
-            percentiles.add("p" + (q == 0.999 ? "99.9" : Long.toString(Math.round(q * 100))) + "=" + WatchLatency.quantile(histogram, received.get(), q) + "ms");
-        }
+        PacedLoad.Result r = PacedLoad.drive(vertx, rate, seconds, n -> {
+            String key = shared ? run + n : run + (n % watchers) + "/" + n;
+            String body = new JsonObject().put("key", b64(key)).put("value", b64(Long.toString(System.currentTimeMillis()))).encode();
+            return writes.request(HttpMethod.POST, port, "127.0.0.1", "/v3/kv/put")
+                    .compose(req -> req.send(Buffer.buffer(body)))
+                    .compose(res -> res.body().map(b -> res.statusCode()));
+        }, received, expected);
         System.out.printf("RESULT etcd watchers=%d mode=%s rate=%d/s seconds=%d writes_acknowledged=%d writes_failed=%d events=%d expected=%d %s wall=%.1fs%n",
-                watchers, shared ? "shared" : "distinct", rate, seconds, acknowledged.get(), failed.get(), received.get(), expected,
-                String.join(" ", percentiles), wallS);
-        boolean complete = received.get() == expected && failed.get() == 0;
+                watchers, shared ? "shared" : "distinct", rate, seconds, r.acknowledged(), r.failed(), received.get(), expected,
+                PacedLoad.percentiles(histogram, received.get()), r.wallS());
+        boolean complete = received.get() == expected && r.failed() == 0;
         if (idle > 0 && complete) {
             CountDownLatch idleOpen = new CountDownLatch(idle);
             for (int i = 0; i < idle; i++) watch(streams, port, run + "idle/" + i + "/", idleOpen, (now, v) -> { });

@@ -1,6 +1,5 @@
 package lake.bench;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -11,9 +10,7 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Usage: {@code WatchLatency PORT WATCHERS RATE SECONDS shared|distinct}
  */
 public final class WatchLatency {
-    private static final int BUCKETS = 60_000;
+    private static final int BUCKETS = PacedLoad.BUCKETS;
 
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
@@ -79,64 +76,17 @@ public final class WatchLatency {
         if (!open.await(120, TimeUnit.SECONDS)) throw new IllegalStateException("only " + (watchers - open.getCount()) + " streams opened");
         String value = Base64.getEncoder().encodeToString("v".getBytes(StandardCharsets.UTF_8));
         long total = (long) rate * seconds;
-        AtomicLong acknowledged = new AtomicLong();
-        AtomicLong failed = new AtomicLong();
-        long start = System.nanoTime();
-        // Paced by a timer every 10 ms: rate/100 writes each tick, so the rate holds without a burst.
-        CountDownLatch sent = new CountDownLatch(1);
-        long[] issued = {0};
-        vertx.setPeriodic(10, id -> {
-            long due = Math.min(total, (System.nanoTime() - start) * rate / 1_000_000_000L);
-            while (issued[0] < due) {
-                long n = issued[0]++;
-                String key = shared ? run + n : run + (n % watchers) + "/" + n;
-                writes.request(HttpMethod.POST, port, "127.0.0.1", "/v1/kv/cas")
-                        .compose(req -> req.send(Buffer.buffer(new JsonObject().put("key", key).putNull("expected").put("value", value).encode())))
-                        .compose(res -> res.body().map(b -> res.statusCode()))
-                        .onComplete(ar -> (ar.succeeded() && ar.result() == 200 ? acknowledged : failed).incrementAndGet());
-            }
-            if (issued[0] >= total) {
-                vertx.cancelTimer(id);
-                sent.countDown();
-            }
-        });
-        sent.await(seconds + 60L, TimeUnit.SECONDS);
         long expected = shared ? total * watchers : total;
-        // Every event received and every write answered, or a minute gone: checked each 100 ms on the event loop.
-        java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
-        vertx.setPeriodic(100, id -> {
-            if (received.get() >= expected && acknowledged.get() + failed.get() >= total) {
-                vertx.cancelTimer(id);
-                settled.complete(null);
-            }
-        });
-        try {
-            settled.get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException shortOfIt) {
-            // Reported below: the counts say what is missing.
-        }
-        double wallS = (System.nanoTime() - start) / 1e9;
-        List<String> percentiles = new ArrayList<>();
-        for (double q : new double[] {0.5, 0.9, 0.99, 0.999, 1.0}) percentiles.add("p" + trim(q * 100) + "=" + quantile(histogram, received.get(), q) + "ms");
+        PacedLoad.Result r = PacedLoad.drive(vertx, rate, seconds, n -> {
+            String key = shared ? run + n : run + (n % watchers) + "/" + n;
+            return writes.request(HttpMethod.POST, port, "127.0.0.1", "/v1/kv/cas")
+                    .compose(req -> req.send(Buffer.buffer(new JsonObject().put("key", key).putNull("expected").put("value", value).encode())))
+                    .compose(res -> res.body().map(b -> res.statusCode()));
+        }, received, expected);
         System.out.printf("RESULT watchers=%d mode=%s rate=%d/s seconds=%d writes_acknowledged=%d writes_failed=%d events=%d expected=%d cutoffs=%d %s wall=%.1fs%n",
-                watchers, shared ? "shared" : "distinct", rate, seconds, acknowledged.get(), failed.get(), received.get(), expected, cutOff.get(),
-                String.join(" ", percentiles), wallS);
+                watchers, shared ? "shared" : "distinct", rate, seconds, r.acknowledged(), r.failed(), received.get(), expected, cutOff.get(),
+                PacedLoad.percentiles(histogram, received.get()), r.wallS());
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        if (received.get() != expected || failed.get() > 0 || cutOff.get() > 0) System.exit(1);
-    }
-
-    private static String trim(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
-    }
-
-    /** The smallest latency (ms) at or below which a fraction {@code q} of the samples lie. */
-    static long quantile(AtomicLongArray h, long count, double q) {
-        long need = (long) Math.ceil(q * count);
-        long seen = 0;
-        for (int i = 0; i <= BUCKETS; i++) {
-            seen += h.get(i);
-            if (seen >= need && need > 0) return i;
-        }
-        return BUCKETS;
+        if (received.get() != expected || r.failed() > 0 || cutOff.get() > 0) System.exit(1);
     }
 }
