@@ -33,9 +33,11 @@ import java.util.function.Consumer;
  * <p>Order per key: a revision is allocated before its write is sent, so two writes in flight on
  * one key could commit in the opposite order of their revisions (a CAS allocated first but
  * delivered late applies after a later one it depended on), and the feed would replay a history
- * that never was. A write touching keys (written or checked) is therefore sent only after every
- * earlier revision touching one of them has settled ({@link #whenOrdered}): writes that conflict
- * commit in revision order; writes on disjoint keys still overlap freely.
+ * that never was. A write is therefore sent only after every earlier revision that conflicts
+ * with it has settled ({@link #whenOrdered}): one that writes a key it writes or checks, or, for a
+ * key it writes, one that checks it (a check passing after a later write of the value it expects
+ * would put a state that never was at the earlier revision). Checks of one key do not conflict,
+ * and writes on disjoint keys still overlap freely.
  */
 public final class Sequencer {
     private final TreeSet<Long> unsettled = new TreeSet<>(Long::compareUnsigned);
@@ -48,10 +50,12 @@ public final class Sequencer {
     private long last;
     private long watermark;
     private long lastRecord;
-    /** Per key, the newest unsettled revision whose write touches it. */
-    private final Map<String, Long> touching = new HashMap<>();
-    /** Per unsettled revision that touches keys: those keys. */
-    private final Map<Long, List<String>> keysOf = new HashMap<>();
+    /** Per key, the newest unsettled revision whose write writes it. */
+    private final Map<String, Long> writer = new HashMap<>();
+    /** Per key, the unsettled revisions allocated since its {@link #writer} that only check it. */
+    private final Map<String, Set<Long>> checkers = new HashMap<>();
+    /** Per unsettled revision that touches keys: those it writes, and those it only checks. */
+    private final Map<Long, List<List<String>>> keysOf = new HashMap<>();
     /** Per revision not yet sent: the earlier unsettled revisions on its keys it waits for. */
     private final Map<Long, Set<Long>> blockedBy = new HashMap<>();
     /** Per unsettled revision: the later revisions blocked by it. */
@@ -81,25 +85,35 @@ public final class Sequencer {
 
     /** The next revision, unsettled until {@link #settle} is called for it. */
     public synchronized long allocate() {
-        return allocate(List.of());
+        return allocate(List.of(), List.of());
     }
 
     /**
-     * The next revision, for a write touching {@code keys} (written or checked): it may be sent
-     * once every earlier unsettled revision touching one of them has settled ({@link #whenOrdered}).
+     * The next revision, for a write of the keys {@code written} that also checks {@code checked}:
+     * it may be sent once every earlier unsettled revision it conflicts with has settled
+     * ({@link #whenOrdered}).
      */
-    public synchronized long allocate(Collection<String> keys) {
+    public synchronized long allocate(Collection<String> written, Collection<String> checked) {
         if (last == -1L) throw new IllegalStateException("revisions exhausted (u64)");
         last++;
         unsettled.add(last);
-        if (!keys.isEmpty()) {
-            List<String> own = List.copyOf(new HashSet<>(keys));
+        if (!written.isEmpty() || !checked.isEmpty()) {
+            Set<String> writes = new HashSet<>(written);
+            Set<String> checks = new HashSet<>(checked);
+            checks.removeAll(writes);
             Set<Long> before = new HashSet<>();
-            for (String key : own) {
-                Long previous = touching.put(key, last);
+            for (String key : writes) {
+                Long previous = writer.put(key, last);
                 if (previous != null) before.add(previous);
+                Set<Long> readers = checkers.remove(key);
+                if (readers != null) before.addAll(readers);
             }
-            keysOf.put(last, own);
+            for (String key : checks) {
+                Long previous = writer.get(key);
+                if (previous != null) before.add(previous);
+                checkers.computeIfAbsent(key, k -> new HashSet<>()).add(last);
+            }
+            keysOf.put(last, List.of(List.copyOf(writes), List.copyOf(checks)));
             if (!before.isEmpty()) {
                 blockedBy.put(last, before);
                 for (long b : before) blocking.computeIfAbsent(b, x -> new ArrayList<>()).add(last);
@@ -194,8 +208,14 @@ public final class Sequencer {
 
     /** {@code revision} settled: it no longer holds its keys, and the writes it held back may go. */
     private void release(long revision) {
-        List<String> keys = keysOf.remove(revision);
-        if (keys != null) for (String key : keys) touching.remove(key, revision);
+        List<List<String>> keys = keysOf.remove(revision);
+        if (keys != null) {
+            for (String key : keys.get(0)) writer.remove(key, revision);
+            for (String key : keys.get(1)) {
+                Set<Long> readers = checkers.get(key);
+                if (readers != null && readers.remove(revision) && readers.isEmpty()) checkers.remove(key);
+            }
+        }
         // A write released unsent (an abandoned epoch) may settle before what it waited for.
         Set<Long> own = blockedBy.remove(revision);
         if (own != null) ready.remove(revision);

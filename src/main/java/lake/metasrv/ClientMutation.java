@@ -49,7 +49,7 @@ public record ClientMutation(Op op, String key, byte[] expected, byte[] value, L
     }
 
     @Override
-    public java.util.Collection<String> keys() { return List.of(key); }
+    public java.util.Collection<String> writtenKeys() { return List.of(key); }
 
     @Override
     public int items() { return 1; }

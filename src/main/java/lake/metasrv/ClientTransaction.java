@@ -79,7 +79,14 @@ public record ClientTransaction(Transaction transaction, Long epoch, JsonObject 
     }
 
     @Override
-    public java.util.Collection<String> keys() { return transaction.ops().stream().map(Transaction.Op::key).toList(); }
+    public java.util.Collection<String> writtenKeys() {
+        return transaction.ops().stream().filter(op -> op.action() != Transaction.Action.CHECK).map(Transaction.Op::key).toList();
+    }
+
+    @Override
+    public java.util.Collection<String> checkedKeys() {
+        return transaction.ops().stream().filter(op -> op.action() == Transaction.Action.CHECK).map(Transaction.Op::key).toList();
+    }
 
     @Override
     public int items() { return transaction.ops().size(); }

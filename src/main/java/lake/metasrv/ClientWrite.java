@@ -25,10 +25,14 @@ public sealed interface ClientWrite permits ClientMutation, ClientTransaction, F
     List<ChangeRecord.Change> changes();
 
     /**
-     * Every key this write writes or checks: a write that changes something is sent only after
-     * every earlier write touching one of them has settled (see {@link lake.feed.Sequencer}).
+     * The keys this write writes (puts or deletes, with or without a condition): a write that
+     * changes something is sent only after every earlier one it conflicts with has settled
+     * (see {@link lake.feed.Sequencer}).
      */
-    java.util.Collection<String> keys();
+    java.util.Collection<String> writtenKeys();
+
+    /** The keys this write only checks (a transaction's check operations). */
+    default java.util.Collection<String> checkedKeys() { return java.util.List.of(); }
 
     /** The typed event its change record carries (catalog and Iceberg writes), or {@code null}. */
     default JsonObject event() { return null; }

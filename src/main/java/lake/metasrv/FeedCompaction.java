@@ -34,7 +34,7 @@ public record FeedCompaction(Transaction transaction, long leaderEpoch) implemen
     @Override public List<ChangeRecord.Change> changes() { return List.of(); }
 
     /** None: unrecorded, it gets no revision, so nothing is ordered behind it. */
-    @Override public java.util.Collection<String> keys() { return List.of(); }
+    @Override public java.util.Collection<String> writtenKeys() { return List.of(); }
 
     @Override public int items() { return transaction.ops().size(); }
 

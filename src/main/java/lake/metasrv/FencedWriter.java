@@ -115,10 +115,10 @@ public final class FencedWriter {
         /** The record the write stored, once known to have applied (published when settled). */
         ChangeRecord stored;
 
-        Slot(Sequencer sequencer, long epoch, java.util.Collection<String> keys) {
+        Slot(Sequencer sequencer, long epoch, ClientWrite write) {
             this.sequencer = sequencer;
             this.epoch = epoch;
-            this.revision = sequencer.allocate(keys);
+            this.revision = sequencer.allocate(write.writtenKeys(), write.checkedKeys());
         }
     }
 
@@ -136,7 +136,7 @@ public final class FencedWriter {
         }
         if (write.changes().isEmpty()) return attempt(write, 0, null, a);
         return sequencer(a).compose(sequencer -> {
-            Slot slot = new Slot(sequencer, a.guard.epoch(), write.keys());
+            Slot slot = new Slot(sequencer, a.guard.epoch(), write);
             return ordered(write, slot, a).compose(sendable -> attempt(write, 0, slot, sendable)).transform(done -> {
                 // Unsettled: settling goes on in the background, which settles the slot (or retires its epoch).
                 if (done.failed() && done.cause() instanceof Unsettled u) return Future.failedFuture(u.getCause());

@@ -49,7 +49,7 @@ public record WebhookCursor(String name, byte[] expected, long delivered, long l
     @Override public List<ChangeRecord.Change> changes() { return List.of(); }
 
     /** None: unrecorded, it gets no revision, so nothing is ordered behind it. */
-    @Override public java.util.Collection<String> keys() { return List.of(); }
+    @Override public java.util.Collection<String> writtenKeys() { return List.of(); }
 
     @Override public int items() { return 1; }
 

@@ -103,23 +103,28 @@ class SequencerProperties {
     }
 
     /**
-     * Writes that share a key are sent in revision order, each only after every earlier one on its
-     * keys has settled, so they commit in revision order; writes on disjoint keys wait for none,
-     * and once everything settles nothing is left waiting.
+     * Writes that conflict — one writes a key the other writes or checks — are sent in revision
+     * order, each only after every earlier conflicting one has settled, so they commit in revision
+     * order; checks of one key, and writes on disjoint keys, wait for none; once everything settles
+     * nothing is left waiting.
      */
     @Property(tries = 300)
     void aWriteIsSentOnlyAfterEveryEarlierWriteOnItsKeysSettled(@ForAll("steps") List<Integer> steps, @ForAll long seed) {
         Sequencer s = new Sequencer(Math.floorMod(seed, 1_000_000L));
         Random random = new Random(seed);
-        java.util.Map<Long, java.util.Set<String>> keysOf = new java.util.HashMap<>();
+        java.util.Map<Long, java.util.Set<String>> writesOf = new java.util.HashMap<>();
+        java.util.Map<Long, java.util.Set<String>> checksOf = new java.util.HashMap<>();
         java.util.Set<Long> settled = new java.util.HashSet<>();
         List<Long> sent = new ArrayList<>();
         List<Long> unsettledSent = new ArrayList<>();
+        int[] checksOnly = {0};
         java.util.function.LongConsumer send = r -> {
-            for (java.util.Map.Entry<Long, java.util.Set<String>> e : keysOf.entrySet()) {
-                if (e.getKey() < r && !java.util.Collections.disjoint(e.getValue(), keysOf.get(r))) {
-                    assertThat(settled).as("revision %d sent before %d on a shared key settled", r, e.getKey()).contains(e.getKey());
-                }
+            for (long e : writesOf.keySet()) {
+                if (e >= r) continue;
+                boolean conflict = !java.util.Collections.disjoint(writesOf.get(e), writesOf.get(r))
+                        || !java.util.Collections.disjoint(writesOf.get(e), checksOf.get(r))
+                        || !java.util.Collections.disjoint(checksOf.get(e), writesOf.get(r));
+                if (conflict) assertThat(settled).as("revision %d sent before %d, which conflicts with it, settled", r, e).contains(e);
             }
             assertThat(sent).as("sent once").doesNotContain(r);
             sent.add(r);
@@ -127,11 +132,14 @@ class SequencerProperties {
         };
         for (int step : steps) {
             if (step < 55 || unsettledSent.isEmpty()) {
-                java.util.Set<String> keys = new java.util.HashSet<>();
-                int n = random.nextInt(3);
-                for (int i = 0; i < n; i++) keys.add("k" + random.nextInt(4));
-                long r = s.allocate(keys);
-                keysOf.put(r, keys);
+                java.util.Set<String> writes = new java.util.HashSet<>();
+                java.util.Set<String> checks = new java.util.HashSet<>();
+                for (int i = random.nextInt(3); i > 0; i--) writes.add("k" + random.nextInt(4));
+                for (int i = random.nextInt(3); i > 0; i--) checks.add("k" + random.nextInt(4));
+                checks.removeAll(writes);
+                long r = s.allocate(writes, checks);
+                writesOf.put(r, writes);
+                checksOf.put(r, checks);
                 if (s.whenOrdered(r, go -> {
                     assertThat(go).isTrue();
                     send.accept(r);
@@ -147,26 +155,49 @@ class SequencerProperties {
             settled.add(r);
             s.settle(r);
         }
-        assertThat(sent).as("every write was sent in the end").hasSize(keysOf.size());
+        assertThat(sent).as("every write was sent in the end").hasSize(writesOf.size());
         assertThat(s.waiting()).isZero();
         assertThat(s.watermark()).isEqualTo(s.last());
+    }
+
+    /** Checks of one key wait for no other check, but for an earlier write of it; a write waits for earlier checks. */
+    @Property(tries = 10)
+    void checksOfOneKeyOverlapAndAWriteWaitsForThem(@ForAll long seed) {
+        Sequencer s = new Sequencer(Math.floorMod(seed, 1_000L));
+        long check1 = s.allocate(List.of("a"), List.of("catalog"));
+        long check2 = s.allocate(List.of("b"), List.of("catalog"));
+        assertThat(s.whenOrdered(check1, go -> { })).isTrue();
+        assertThat(s.whenOrdered(check2, go -> { })).as("two checks of one key do not conflict").isTrue();
+        List<Boolean> write = new ArrayList<>();
+        long writer = s.allocate(List.of("catalog"), List.of());
+        assertThat(s.whenOrdered(writer, write::add)).as("a write waits for the earlier checks").isFalse();
+        List<Boolean> check3 = new ArrayList<>();
+        long later = s.allocate(List.of("c"), List.of("catalog"));
+        assertThat(s.whenOrdered(later, check3::add)).as("a check waits for an earlier write").isFalse();
+        s.settle(check1);
+        assertThat(write).isEmpty();
+        s.settle(check2);
+        assertThat(write).containsExactly(true);
+        assertThat(check3).isEmpty();
+        s.settle(writer);
+        assertThat(check3).containsExactly(true);
     }
 
     /** A revision that will never settle: every write held behind it is released unsent, and so is every later one. */
     @Property(tries = 100)
     void anAbandonedEpochReleasesItsHeldWritesUnsent(@ForAll long seed) {
         Sequencer s = new Sequencer(0);
-        long stuck = s.allocate(List.of("k"));
+        long stuck = s.allocate(List.of("k"), List.of());
         assertThat(s.whenOrdered(stuck, go -> { })).isTrue();
         List<Boolean> answers = new ArrayList<>();
         int held = 1 + Math.floorMod(seed, 5);
-        for (int i = 0; i < held; i++) assertThat(s.whenOrdered(s.allocate(List.of("k")), answers::add)).isFalse();
+        for (int i = 0; i < held; i++) assertThat(s.whenOrdered(s.allocate(List.of("k"), List.of()), answers::add)).isFalse();
         assertThat(s.waiting()).isEqualTo(held);
         s.abandon();
         assertThat(answers).hasSize(held).containsOnly(false);
         assertThat(s.waiting()).isZero();
         List<Boolean> after = new ArrayList<>();
-        assertThat(s.whenOrdered(s.allocate(List.of("other")), after::add)).isFalse();
+        assertThat(s.whenOrdered(s.allocate(List.of("other"), List.of()), after::add)).isFalse();
         assertThat(after).containsExactly(false);
     }
 }
