@@ -186,10 +186,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
      */
     private boolean drop(TableIdentifier id, String engine) {
         for (int attempt = 1; ; attempt++) {
-            Optional<Registration> reg = registration(id);
-            if (reg.isEmpty() || !engine.equals(reg.get().engine())) return false;
-            String at = reg.get().metadataLocation().orElse(null);
             try {
+                Optional<Registration> reg = registration(id);
+                if (reg.isEmpty() || !engine.equals(reg.get().engine())) return false;
+                String at = reg.get().metadataLocation().orElse(null);
                 write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
                         RequestScope.extras(RequestScope.Outcome.noContent()), at, identity(engine, at)));
                 return true;
