@@ -126,7 +126,8 @@ public final class NodeApi {
         reads = config.store().open(vertx, () -> leadership.epoch());
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
                 reads::withEpoch, this::stepDown, clock::monoNanos, clock::wallMillis, config.feed(),
-                task -> context.runOnContext(v -> task.run()), (ms, task) -> vertx.setTimer(ms, id -> task.run()));
+                task -> context.runOnContext(v -> task.run()), (ms, task) -> vertx.setTimer(ms, id -> task.run()),
+                Math.max(1, config.requestTimeoutMs() / 2));
         membership = new Membership(vertx);
         // Every instance forwards through the node's one lane (when it has one), so the writes of all
         // its event loops share messages to the leader.

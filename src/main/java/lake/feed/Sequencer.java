@@ -61,7 +61,13 @@ public final class Sequencer {
     /** Per unsettled revision: the later revisions blocked by it. */
     private final Map<Long, List<Long>> blocking = new HashMap<>();
     /** Per blocked revision: what runs once it may be sent ({@code true}) or never may ({@code false}). */
-    private final Map<Long, java.util.function.Consumer<Boolean>> ready = new HashMap<>();
+    private final Map<Long, Consumer<Boolean>> ready = new HashMap<>();
+    /**
+     * Revisions settled unsent while still blocked (their writes gave up waiting): they keep
+     * their place in the order, holding back what waits for them, until what they waited for
+     * has settled.
+     */
+    private final Set<Long> phantoms = new HashSet<>();
     /** Set once a revision of this epoch will never settle: every blocked write is released unsent. */
     private boolean abandoned;
 
@@ -128,7 +134,7 @@ public final class Sequencer {
      * may ({@code true}: all of them settled) or never may ({@code false}: one never will, see
      * {@link #abandon}). {@code then} runs under this sequencer's lock: it must only hand off.
      */
-    public synchronized boolean whenOrdered(long revision, java.util.function.Consumer<Boolean> then) {
+    public synchronized boolean whenOrdered(long revision, Consumer<Boolean> then) {
         if (abandoned) {
             then.accept(false);
             return false;
@@ -136,6 +142,15 @@ public final class Sequencer {
         if (!blockedBy.containsKey(revision)) return true;
         ready.put(revision, then);
         return false;
+    }
+
+    /**
+     * Withdraws {@code revision}'s wait (its write gives up: a deadline): {@code true} when it was
+     * still waiting, so its {@code then} will never run and the write must not be sent; it is then
+     * settled as a write that did not apply.
+     */
+    public synchronized boolean cancelWait(long revision) {
+        return ready.remove(revision) != null;
     }
 
     /** Writes allocated a revision and held until an earlier write on one of their keys settles. */
@@ -149,11 +164,12 @@ public final class Sequencer {
      */
     public synchronized void abandon() {
         abandoned = true;
-        List<java.util.function.Consumer<Boolean>> held = new ArrayList<>(ready.values());
+        List<Consumer<Boolean>> held = new ArrayList<>(ready.values());
         ready.clear();
         blockedBy.clear();
         blocking.clear();
-        for (java.util.function.Consumer<Boolean> r : held) r.accept(false);
+        phantoms.clear();
+        for (Consumer<Boolean> r : held) r.accept(false);
     }
 
     /**
@@ -190,7 +206,13 @@ public final class Sequencer {
         }
         if (record != null && !record.isVoid()) held.put(revision, record);
         if (fromStore) unknown.add(revision);
-        release(revision);
+        if (blockedBy.containsKey(revision)) {
+            // Settled unsent while still blocked: it holds its place until its own wait is over.
+            ready.remove(revision);
+            phantoms.add(revision);
+        } else {
+            release(revision);
+        }
         long from = watermark;
         watermark = unsettled.isEmpty() ? last : unsettled.first() - 1;
         if (watermark != from) {
@@ -207,26 +229,33 @@ public final class Sequencer {
     }
 
     /** {@code revision} settled: it no longer holds its keys, and the writes it held back may go. */
-    private void release(long revision) {
-        List<List<String>> keys = keysOf.remove(revision);
-        if (keys != null) {
-            for (String key : keys.get(0)) writer.remove(key, revision);
-            for (String key : keys.get(1)) {
-                Set<Long> readers = checkers.get(key);
-                if (readers != null && readers.remove(revision) && readers.isEmpty()) checkers.remove(key);
+    private void release(long settled) {
+        java.util.ArrayDeque<Long> done = new java.util.ArrayDeque<>();
+        done.add(settled);
+        // A worklist, not recursion: a chain of phantoms on one hot key may be long.
+        while (!done.isEmpty()) {
+            long revision = done.poll();
+            List<List<String>> keys = keysOf.remove(revision);
+            if (keys != null) {
+                for (String key : keys.get(0)) writer.remove(key, revision);
+                for (String key : keys.get(1)) {
+                    Set<Long> readers = checkers.get(key);
+                    if (readers != null && readers.remove(revision) && readers.isEmpty()) checkers.remove(key);
+                }
             }
-        }
-        // A write released unsent (an abandoned epoch) may settle before what it waited for.
-        Set<Long> own = blockedBy.remove(revision);
-        if (own != null) ready.remove(revision);
-        List<Long> later = blocking.remove(revision);
-        if (later == null) return;
-        for (long next : later) {
-            Set<Long> waits = blockedBy.get(next);
-            if (waits == null || !waits.remove(revision) || !waits.isEmpty()) continue;
-            blockedBy.remove(next);
-            java.util.function.Consumer<Boolean> go = ready.remove(next);
-            if (go != null) go.accept(true);
+            List<Long> later = blocking.remove(revision);
+            if (later == null) continue;
+            for (long next : later) {
+                Set<Long> waits = blockedBy.get(next);
+                if (waits == null || !waits.remove(revision) || !waits.isEmpty()) continue;
+                blockedBy.remove(next);
+                if (phantoms.remove(next)) {
+                    done.add(next);
+                    continue;
+                }
+                Consumer<Boolean> go = ready.remove(next);
+                if (go != null) go.accept(true);
+            }
         }
     }
 

@@ -66,6 +66,8 @@ public final class FencedWriter {
     private static final int SETTLE_ATTEMPTS = 3;
     /** Background tries at settling such a revision before the node gives its epoch up. */
     private static final int SETTLE_LATER_TRIES = 30;
+    /** Writes one sequencer holds at most behind earlier writes to their keys; beyond, refused unsent. */
+    static final int MAX_HELD = 10_000;
 
     private final String nodeId;
     private final String leaseKey;
@@ -78,6 +80,7 @@ public final class FencedWriter {
     private final Feed feed;
     private final java.util.concurrent.Executor ownLoop;
     private final java.util.function.BiConsumer<Long, Runnable> later;
+    private final long orderWaitMs;
 
     /**
      * @param current        this node's latest leadership, as its election verticle published it
@@ -89,11 +92,13 @@ public final class FencedWriter {
      *                       started by another instance, on another loop, and this writer's state
      *                       is confined to its own
      * @param later          runs a task on this writer's event loop after the given milliseconds
+     * @param orderWaitMs    how long a write may wait for earlier writes to its keys before it
+     *                       gives up unsent (below the request timeout, so its client hears it)
      */
     public FencedWriter(String nodeId, String leaseKey, Supplier<Leadership> current,
                         Supplier<Future<Leadership>> nextLeadership, LongFunction<MetaStore> storeAtEpoch,
                         java.util.function.BiConsumer<String, Long> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed,
-                        java.util.concurrent.Executor ownLoop, java.util.function.BiConsumer<Long, Runnable> later) {
+                        java.util.concurrent.Executor ownLoop, java.util.function.BiConsumer<Long, Runnable> later, long orderWaitMs) {
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
         this.current = current;
@@ -105,6 +110,7 @@ public final class FencedWriter {
         this.feed = feed;
         this.ownLoop = ownLoop;
         this.later = later;
+        this.orderWaitMs = orderWaitMs;
     }
 
     /** A revision held by one write across its attempts, settled exactly once. */
@@ -158,8 +164,19 @@ public final class FencedWriter {
      * admitted again, since its leadership may have changed meanwhile. Nothing is sent on failure.
      */
     private Future<Admitted> ordered(ClientWrite write, Slot slot, Admitted a) {
+        if (slot.sequencer.waiting() >= MAX_HELD) {
+            return Future.failedFuture(new MetaException.RetryableBackend(MAX_HELD + " writes already wait for earlier writes to"
+                    + " their keys (hot keys); this one was not sent and did not apply", null));
+        }
         io.vertx.core.Promise<Boolean> turn = io.vertx.core.Promise.promise();
-        if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.complete(go)))) return Future.succeededFuture(a);
+        if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go)))) return Future.succeededFuture(a);
+        // Never sent after its client stopped waiting: past the deadline it gives up, certainly unsent.
+        later.accept(orderWaitMs, () -> {
+            if (slot.sequencer.cancelWait(slot.revision)) {
+                turn.tryFail(new MetaException.RetryableBackend("an earlier write to one of this write's keys was still unsettled after "
+                        + orderWaitMs + " ms; this one was not sent and did not apply", null));
+            }
+        });
         return turn.future().compose(go -> {
             if (!go) {
                 return Future.failedFuture(new MetasrvException.NotLeader("node " + nodeId + " gave up epoch "
@@ -324,8 +341,8 @@ public final class FencedWriter {
      * Tries the void record again after a pause (backing off to a second). Any answer settles the
      * revision: applied, the write never can; refused, its record is there or its guard is gone.
      * Once this node no longer leads the slot's epoch with authority, or after
-     * {@value #SETTLE_LATER_TRIES} tries (about half a minute: writes on the same keys wait behind
-     * the revision, and the watermark too), it gives up.
+     * {@value #SETTLE_LATER_TRIES} tries that failed retryably (half a minute of pauses plus each
+     * try's store timeout: the watermark waits behind the revision), it gives up.
      */
     private void settleLater(Slot slot, Admitted a, int tries) {
         later.accept(Math.min(1_000L, 50L << Math.min(tries, 5)), () -> {
@@ -335,7 +352,7 @@ public final class FencedWriter {
                 return;
             }
             if (tries >= SETTLE_LATER_TRIES) {
-                giveUp(slot, "the store refused its void record " + tries + " times");
+                giveUp(slot, "the store failed to answer its void record " + tries + " times");
                 return;
             }
             a.store.transact(voidRecord(slot, a)).onComplete(done -> {

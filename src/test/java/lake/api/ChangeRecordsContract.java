@@ -291,6 +291,44 @@ public abstract class ChangeRecordsContract {
         assertThat(new String(NodeHarness.await(recording.get("kv/k")).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v1");
     }
 
+    /**
+     * Review of the third part: a write held behind an earlier one gives up unsent at its deadline
+     * (half the request timeout) with a definite "did not apply", and keeps its place: a later
+     * write on the key still waits for the earlier one, never overtakes it.
+     */
+    @Test
+    void aHeldWriteGivesUpUnsentAndKeepsItsPlace() throws Exception {
+        MetasrvNode a = hostNode("a", new ManualClock(T0));
+        h.campaign(a);
+        revision(h.post(a, "/v1/kv/cas", cas("kv/k", null, "v0")));
+        List<String> reached = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.vertx.core.Promise<Void> gate = io.vertx.core.Promise.promise();
+        faulty.beforeTransact = t -> {
+            var op = t.ops().stream().filter(o -> o.key().equals("kv/k")).findFirst();
+            if (op.isEmpty()) return Future.succeededFuture();
+            String expected = new String(op.get().expected(), StandardCharsets.UTF_8);
+            reached.add(expected);
+            return expected.equals("v1") ? gate.future() : Future.succeededFuture();
+        };
+        Future<HttpResponse<Buffer>> held = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v1", "v2"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> reached.contains("v1"));
+        // Behind it, past its deadline: refused unsent, and the client hears so.
+        expectError(h.post(a, "/v1/kv/cas", cas("kv/k", "v0", "v1")), 503, "backend_unavailable", "was not sent and did not apply");
+        assertThat(reached).containsExactly("v1");
+        // A later write still waits for the held one, not only for the one that gave up.
+        Future<HttpResponse<Buffer>> later = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v0", "v3"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> a.writesWaitingForKey() == 1 || reached.size() > 1);
+        assertThat(reached).as("the later write has not overtaken the held one").containsExactly("v1");
+        h.vertx.runOnContext(v -> gate.complete());
+        assertThat(NodeHarness.await(held).bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", false).put("epoch", 1));
+        long applied = revision(NodeHarness.await(later));
+        assertThat(reached).containsExactly("v1", "v0");
+        List<ChangeRecord> onKey = applied().stream().filter(r -> r.changes().stream().anyMatch(c -> c.key().equals("kv/k"))).toList();
+        assertThat(onKey.get(onKey.size() - 1).revision()).isEqualTo(applied);
+        assertThat(new String(NodeHarness.await(recording.get("kv/k")).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v3");
+        assertThat(a.writesWaitingForKey()).isZero();
+    }
+
     /** Review of the first part: the void record's own answer lost, and a renewal between the write and its void record. */
     @Test
     void aLostAnswerIsSettledWhateverHappensToTheVoidRecord() throws Exception {
