@@ -326,11 +326,12 @@ public final class Catalog {
     }
 
     /**
-     * As {@link #dropTable(String, String, String, List)}, of the table only while it points at
-     * {@code metadataLocation} ({@link CatalogException.PointerMoved} otherwise; {@code null}: any),
-     * with {@code detail} (what the caller read there, say an Iceberg table's UUID) in the event.
+     * As {@link #dropTable(String, String, String, List)}, of the table only while it is the
+     * incarnation {@code incarnationId} ({@link CatalogException.PointerMoved} once it was dropped
+     * and re-created; {@code null}: any), with {@code detail} (what the caller read of that
+     * incarnation, say an Iceberg table's UUID, which its commits never change) in the event.
      */
-    public Future<Tombstone> dropTable(String ns, String name, String engine, List<Op> extra, String metadataLocation,
+    public Future<Tombstone> dropTable(String ns, String name, String engine, List<Op> extra, String incarnationId,
                                        io.vertx.core.json.JsonObject detail) {
         return start(() -> {
             checkName("namespace", ns);
@@ -341,7 +342,7 @@ public final class Catalog {
                 if (engine != null && !engine.equals(reg.engine())) {
                     return Future.failedFuture(new CatalogException.NotFound(what + " is a " + reg.engine() + " table, not " + engine));
                 }
-                if (moved(reg, metadataLocation)) return Future.failedFuture(pointerMoved(what, metadataLocation));
+                if (recreated(reg, incarnationId)) return Future.failedFuture(recreated(what, incarnationId));
                 String incarnation = reg.incarnationId().orElse(null);
                 String tombKey = CatalogKeys.tombstone(ns, name, incarnation);
                 List<Op> ops = new ArrayList<>(3 + extra.size());
@@ -484,8 +485,8 @@ public final class Catalog {
         return renameTable(ns, name, toNs, toName, extra, null, null);
     }
 
-    /** As {@link #renameTable(String, String, String, String, List)}, with a drop's {@code metadataLocation} check and event {@code detail}. */
-    public Future<Table> renameTable(String ns, String name, String toNs, String toName, List<Op> extra, String metadataLocation,
+    /** As {@link #renameTable(String, String, String, String, List)}, with a drop's {@code incarnationId} check and event {@code detail}. */
+    public Future<Table> renameTable(String ns, String name, String toNs, String toName, List<Op> extra, String incarnationId,
                                      io.vertx.core.json.JsonObject detail) {
         return start(() -> {
             checkName("namespace", ns);
@@ -496,7 +497,7 @@ public final class Catalog {
             String to = "table '" + toNs + "." + toName + "'";
             if (ns.equals(toNs) && name.equals(toName)) throw invalid("cannot rename " + from + " to itself");
             return retrying("rename " + from, () -> readTable(ns, name).compose(current -> {
-                if (moved(current.value(), metadataLocation)) return Future.failedFuture(pointerMoved(from, metadataLocation));
+                if (recreated(current.value(), incarnationId)) return Future.failedFuture(recreated(from, incarnationId));
                 List<Op> ops = new ArrayList<>(List.of(
                         Op.delete(CatalogKeys.table(ns, name), current.bytes()),
                         Op.create(CatalogKeys.table(toNs, toName), current.bytes()),
@@ -751,12 +752,13 @@ public final class Catalog {
         return apply(tx, null);
     }
 
-    private static boolean moved(Registration reg, String metadataLocation) {
-        return metadataLocation != null && !metadataLocation.equals(reg.metadataLocation().orElse(null));
+    private static boolean recreated(Registration reg, String incarnationId) {
+        return incarnationId != null && !incarnationId.equals(reg.incarnationId().orElse(null));
     }
 
-    private static CatalogException.PointerMoved pointerMoved(String what, String metadataLocation) {
-        return new CatalogException.PointerMoved(what + " no longer points at " + metadataLocation + "; nothing was written");
+    private static CatalogException.PointerMoved recreated(String what, String incarnationId) {
+        return new CatalogException.PointerMoved(what + " is no longer incarnation " + incarnationId
+                + " (dropped and re-created meanwhile); nothing was written");
     }
 
     private static io.vertx.core.json.JsonObject with(io.vertx.core.json.JsonObject event, io.vertx.core.json.JsonObject detail) {

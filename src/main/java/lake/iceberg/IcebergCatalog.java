@@ -173,43 +173,56 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     @Override
     public boolean dropTable(TableIdentifier id, boolean purge) {
-        TableOps ops = newTableOps(id);
-        TableMetadata last = purge ? ops.current() : null;
-        if (!drop(id, TABLE_ENGINE)) return false;
-        if (last != null) CatalogUtil.dropTableData(io, last);
+        Registration dropped = drop(id, TABLE_ENGINE);
+        if (dropped == null) return false;
+        // The files of the incarnation dropped, as its metadata named them when it was dropped.
+        String at = dropped.metadataLocation().orElse(null);
+        if (purge && at != null) {
+            TableMetadata last;
+            try {
+                last = tableMetadata(at);
+            } catch (NotFoundException gone) {
+                return true; // its metadata file is gone: nothing it names can be found to purge
+            }
+            CatalogUtil.dropTableData(io, last);
+        }
         return true;
     }
 
     /**
-     * Drops the table or view {@code id} of {@code engine}, its event naming the UUID in the
-     * metadata file it pointed at (the drop applies only while it still points there).
+     * Drops the table or view {@code id} of {@code engine}, its event naming the UUID of the
+     * incarnation dropped (the drop applies only while the name still holds that incarnation;
+     * commits meanwhile keep its UUID). The registration dropped, or {@code null} when there was none.
      */
-    private boolean drop(TableIdentifier id, String engine) {
+    private Registration drop(TableIdentifier id, String engine) {
         for (int attempt = 1; ; attempt++) {
             try {
                 Optional<Registration> reg = registration(id);
-                if (reg.isEmpty() || !engine.equals(reg.get().engine())) return false;
-                String at = reg.get().metadataLocation().orElse(null);
-                write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
-                        RequestScope.extras(RequestScope.Outcome.noContent()), at, identity(engine, at)));
-                return true;
+                if (reg.isEmpty() || !engine.equals(reg.get().engine())) return null;
+                lake.catalog.Tombstone t = write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
+                        RequestScope.extras(RequestScope.Outcome.noContent()), reg.get().incarnationId().orElse(null), identity(reg.get())));
+                return t.registration();
             } catch (NotFoundException | IllegalArgumentException absent) {
-                return false;
-            } catch (CommitFailedException moved) {
-                if (attempt >= COMMIT_ATTEMPTS) throw moved;
+                return null;
+            } catch (CommitFailedException recreated) {
+                if (attempt >= COMMIT_ATTEMPTS) throw recreated;
             }
         }
     }
 
-    /** The UUID in the metadata file at {@code metadataLocation}, for a drop's or rename's event; {@code null} when unreadable. */
-    private io.vertx.core.json.JsonObject identity(String engine, String metadataLocation) {
-        if (metadataLocation == null) return null;
+    /**
+     * The UUID in the metadata file {@code reg} points at, for a drop's or rename's event;
+     * {@code null} when that file is gone (the table can still be dropped; its event lacks the
+     * UUID). Any other failure to read it fails the drop: an event must not lose it silently.
+     */
+    private io.vertx.core.json.JsonObject identity(Registration reg) {
+        String location = reg.metadataLocation().orElse(null);
+        if (location == null) return null;
+        boolean view = VIEW_ENGINE.equals(reg.engine());
         try {
-            boolean view = VIEW_ENGINE.equals(engine);
-            String uuid = view ? viewMetadata(metadataLocation).uuid() : tableMetadata(metadataLocation).uuid();
+            String uuid = view ? viewMetadata(location).uuid() : tableMetadata(location).uuid();
             return new io.vertx.core.json.JsonObject().put(view ? "view_uuid" : "table_uuid", uuid);
-        } catch (RuntimeException unreadable) {
-            // A table whose metadata file is gone can still be dropped; its event lacks the UUID.
+        } catch (NotFoundException gone) {
             return null;
         }
     }
@@ -220,6 +233,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     private void rename(TableIdentifier from, TableIdentifier to, String engine) {
+        rename(from, to, engine, 1);
+    }
+
+    private void rename(TableIdentifier from, TableIdentifier to, String engine, int attempt) {
         boolean view = engine.equals(VIEW_ENGINE);
         Optional<Registration> source = registration(from);
         if (source.isEmpty() || !engine.equals(source.get().engine())) {
@@ -234,13 +251,17 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             if (view) throw new AlreadyExistsException("Cannot rename %s to %s. Table already exists", from, to);
             throw new AlreadyExistsException("Table already exists: %s", to);
         }
-        String at = source.get().metadataLocation().orElse(null);
         try {
             write(catalog.renameTable(ns(from.namespace()), IcebergNames.name(from.name()), ns(to.namespace()),
-                    IcebergNames.name(to.name()), RequestScope.extras(RequestScope.Outcome.noContent()), at, identity(engine, at)));
+                    IcebergNames.name(to.name()), RequestScope.extras(RequestScope.Outcome.noContent()),
+                    source.get().incarnationId().orElse(null), identity(source.get())));
         } catch (NotFoundException e) {
             if (view) throw new NoSuchViewException("View does not exist: %s", from);
             throw new NoSuchTableException("Table does not exist: %s", from);
+        } catch (CommitFailedException recreated) {
+            // The source was dropped and re-created between the read and the rename: once more, from the top.
+            if (attempt >= COMMIT_ATTEMPTS) throw recreated;
+            rename(from, to, engine, attempt + 1);
         }
     }
 
@@ -288,11 +309,15 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             List<PointerSwap> swaps = new ArrayList<>();
             List<String> written = new ArrayList<>();
             try {
-                for (Staged st : staged) {
+                List<io.vertx.core.json.JsonObject> details = new ArrayList<>();
+                for (Staged st : staged) details.add(snapshots(st.base(), st.updated()));
+                capUpdates(details);
+                for (int i = 0; i < staged.size(); i++) {
+                    Staged st = staged.get(i);
                     String location = st.ops().stage(st.updated());
                     written.add(location);
                     swaps.add(new PointerSwap(ns(st.id().namespace()), IcebergNames.name(st.id().name()),
-                            st.base().metadataFileLocation(), location, snapshots(st.base(), st.updated())));
+                            st.base().metadataFileLocation(), location, details.get(i)));
                 }
                 write(catalog.swapPointers(swaps, RequestScope.extras(RequestScope.Outcome.noContent())));
                 return;
@@ -404,7 +429,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     @Override
     public boolean dropView(TableIdentifier id) {
-        return drop(id, VIEW_ENGINE);
+        return drop(id, VIEW_ENGINE) != null;
     }
 
     @Override
@@ -643,6 +668,29 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     /** Bytes of a commit's updates (Iceberg's JSON) an event carries at most; beyond, {@code updates_omitted} says so. */
     static final int MAX_EVENT_UPDATES_BYTES = 64 * 1024;
+    /** Bytes of updates one multi-table commit's event carries at most, over all its tables. */
+    static final int MAX_COMMIT_UPDATES_BYTES = 256 * 1024;
+
+    /**
+     * Leaves the largest tables' updates out of a multi-table commit's event ({@code updates_omitted})
+     * until all of them fit {@value #MAX_COMMIT_UPDATES_BYTES} bytes: the record, which repeats
+     * them, must not push a commit past the store's transaction limits.
+     */
+    static void capUpdates(List<io.vertx.core.json.JsonObject> details) {
+        long total = 0;
+        for (io.vertx.core.json.JsonObject d : details) total += updatesBytes(d);
+        while (total > MAX_COMMIT_UPDATES_BYTES) {
+            io.vertx.core.json.JsonObject largest = details.stream().max(java.util.Comparator.comparingLong(IcebergCatalog::updatesBytes)).orElseThrow();
+            total -= updatesBytes(largest);
+            largest.remove("updates");
+            largest.put("updates_omitted", true);
+        }
+    }
+
+    private static long updatesBytes(io.vertx.core.json.JsonObject detail) {
+        io.vertx.core.json.JsonArray updates = detail.getJsonArray("updates");
+        return updates == null ? 0 : updates.encode().length();
+    }
 
     /**
      * {@code detail} with the commit's metadata updates as Iceberg's REST JSON (the events endpoint

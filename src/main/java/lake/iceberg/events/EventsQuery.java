@@ -44,6 +44,11 @@ public final class EventsQuery {
         } catch (IllegalArgumentException bad) {
             return Future.succeededFuture(error(400, "BadRequestException", "Malformed QueryEventsRequest: " + bad.getMessage()));
         }
+        if (watches.currentRevision() == null) {
+            // A token issued now would name revision 0, which compaction may already have passed.
+            return Future.succeededFuture(error(503, "ServiceUnavailableException",
+                    "this node has not yet heard the change feed's position from a leader; retry"));
+        }
         boolean cloudEvents = accept != null && accept.contains(CLOUDEVENTS_BATCH);
         long after = q.after() == null ? 0 : q.after();
         Future<Watches.Page> page = watches.read(filter, after, q.pageSize());
