@@ -139,7 +139,7 @@ public final class CatalogApi {
                 return reads.scanPrefix(prefix, continuation, limit);
             }
             @Override public Future<TransactionOutcome> transact(Transaction transaction, JsonObject event) {
-                return writer.apply(new ClientTransaction(transaction, epoch, event)).map(o -> {
+                return writer.apply(new ClientTransaction(transaction, epoch, event, java.util.Set.of(lake.catalog.Catalog.GENERATION_KEY))).map(o -> {
                     if (o.applied()) {
                         revision.set(o.revision());
                         vertx.eventBus().publish(Bus.CATALOG_CHANGED, null);

@@ -12,9 +12,14 @@ import java.util.List;
 /**
  * A client's transaction: operations on distinct keys, without a guard (the fenced writer adds
  * the lease and the change record), optionally naming the epoch the client expects to be written
- * under; a catalog or Iceberg write also names its typed {@code event} (or {@code null}).
+ * under; a catalog or Iceberg write also names its typed {@code event} (or {@code null}) and its
+ * {@code bookkeeping} keys: written, but neither named in the change record nor ordered (the
+ * catalog's directory generation, rewritten blindly by every directory change, whose value only
+ * says "changed"; ordering on it would put every create in one line). Clients' own transactions
+ * have none.
  */
-public record ClientTransaction(Transaction transaction, Long epoch, JsonObject event) implements ClientWrite {
+public record ClientTransaction(Transaction transaction, Long epoch, JsonObject event, java.util.Set<String> bookkeeping)
+        implements ClientWrite {
     /**
      * Operations a client's transaction may hold: a store transaction's {@value Transaction#MAX_OPERATIONS}
      * less one for the change record (DynamoDB's 100 items: the guard, the record, 98 operations).
@@ -30,7 +35,11 @@ public record ClientTransaction(Transaction transaction, Long epoch, JsonObject 
     public static final long MAX_CLIENT_BYTES = 3 * 512 * 1024;
 
     public ClientTransaction(Transaction transaction, Long epoch) {
-        this(transaction, epoch, null);
+        this(transaction, epoch, null, java.util.Set.of());
+    }
+
+    public ClientTransaction(Transaction transaction, Long epoch, JsonObject event) {
+        this(transaction, epoch, event, java.util.Set.of());
     }
 
     public ClientTransaction {
@@ -46,6 +55,7 @@ public record ClientTransaction(Transaction transaction, Long epoch, JsonObject 
                     + MAX_CLIENT_BYTES + " (the change record repeats the new values, and the whole must fit 4 MiB)");
         }
         event = event == null ? null : event.copy();
+        bookkeeping = java.util.Set.copyOf(bookkeeping);
         if (transaction.guardKey().isPresent()) {
             throw new MetaException.InvalidArgument("a client transaction carries no guard; the leader adds the lease record");
         }
@@ -69,6 +79,7 @@ public record ClientTransaction(Transaction transaction, Long epoch, JsonObject 
     public List<ChangeRecord.Change> changes() {
         List<ChangeRecord.Change> changes = new java.util.ArrayList<>();
         for (Transaction.Op op : transaction.ops()) {
+            if (bookkeeping.contains(op.key())) continue;
             switch (op.action()) {
                 case PUT -> changes.add(new ChangeRecord.Change(op.key(), op.value()));
                 case DELETE -> changes.add(new ChangeRecord.Change(op.key(), null));
@@ -80,12 +91,14 @@ public record ClientTransaction(Transaction transaction, Long epoch, JsonObject 
 
     @Override
     public java.util.Collection<String> writtenKeys() {
-        return transaction.ops().stream().filter(op -> op.action() != Transaction.Action.CHECK).map(Transaction.Op::key).toList();
+        return transaction.ops().stream().filter(op -> op.action() != Transaction.Action.CHECK && !bookkeeping.contains(op.key()))
+                .map(Transaction.Op::key).toList();
     }
 
     @Override
     public java.util.Collection<String> checkedKeys() {
-        return transaction.ops().stream().filter(op -> op.action() == Transaction.Action.CHECK).map(Transaction.Op::key).toList();
+        return transaction.ops().stream().filter(op -> op.action() == Transaction.Action.CHECK && !bookkeeping.contains(op.key()))
+                .map(Transaction.Op::key).toList();
     }
 
     @Override

@@ -180,6 +180,10 @@ public abstract class ChangeRecordsContract {
             assertThat(NodeHarness.await(recording.get(e.getKey())).orElse(null)).as(e.getKey()).isEqualTo(e.getValue());
         }
         assertThat(all.stream().mapToLong(ChangeRecord::revision)).isSorted().doesNotHaveDuplicates();
+        // The directory generation is bookkeeping: every create and drop rewrote it, no record names it.
+        assertThat(NodeHarness.await(recording.get(lake.catalog.Catalog.GENERATION_KEY))).isPresent();
+        assertThat(all).flatExtracting(ChangeRecord::changes).extracting(ChangeRecord.Change::key)
+                .doesNotContain(lake.catalog.Catalog.GENERATION_KEY).contains("tbl/robots/episodes");
     }
 
     @Test
