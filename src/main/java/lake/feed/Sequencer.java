@@ -1,5 +1,6 @@
 package lake.feed;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -159,6 +160,15 @@ public final class Sequencer {
     }
 
     /**
+     * Whether {@code revision}'s write would be held, with {@code limit} or more writes held or
+     * given up in place already: such a write is refused unsent, while writes that would not wait
+     * go on.
+     */
+    public synchronized boolean heldOver(long revision, int limit) {
+        return blockedBy.containsKey(revision) && ready.size() + phantoms.size() >= limit;
+    }
+
+    /**
      * A revision of this epoch will never settle (its write's outcome could not be decided): every
      * write held behind one is released unsent, and so is every later one.
      */
@@ -230,7 +240,7 @@ public final class Sequencer {
 
     /** {@code revision} settled: it no longer holds its keys, and the writes it held back may go. */
     private void release(long settled) {
-        java.util.ArrayDeque<Long> done = new java.util.ArrayDeque<>();
+        ArrayDeque<Long> done = new ArrayDeque<>();
         done.add(settled);
         // A worklist, not recursion: a chain of phantoms on one hot key may be long.
         while (!done.isEmpty()) {

@@ -196,11 +196,17 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
      */
     private Registration drop(TableIdentifier id, String engine) {
         for (int attempt = 1; ; attempt++) {
+            Optional<Registration> reg;
             try {
-                Optional<Registration> reg = registration(id);
-                if (reg.isEmpty() || !engine.equals(reg.get().engine())) return null;
+                reg = registration(id);
+            } catch (IllegalArgumentException notAName) {
+                return null;
+            }
+            if (reg.isEmpty() || !engine.equals(reg.get().engine())) return null;
+            io.vertx.core.json.JsonObject identity = identity(reg.get());
+            try {
                 lake.catalog.Tombstone t = write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
-                        RequestScope.extras(RequestScope.Outcome.noContent()), reg.get().incarnationId().orElse(null), identity(reg.get())));
+                        RequestScope.extras(RequestScope.Outcome.noContent()), reg.get().incarnationId().orElse(null), identity));
                 return t.registration();
             } catch (NotFoundException | IllegalArgumentException absent) {
                 return null;
@@ -212,8 +218,9 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     /**
      * The UUID in the metadata file {@code reg} points at, for a drop's or rename's event;
-     * {@code null} when that file is gone (the table can still be dropped; its event lacks the
-     * UUID). Any other failure to read it fails the drop: an event must not lose it silently.
+     * {@code null} when that file is gone or is not valid metadata (the table can still be
+     * dropped; its event lacks the UUID). A failure to read it fails the drop (retry): an event
+     * must not lose the UUID to a passing fault.
      */
     private io.vertx.core.json.JsonObject identity(Registration reg) {
         String location = reg.metadataLocation().orElse(null);
@@ -222,8 +229,11 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         try {
             String uuid = view ? viewMetadata(location).uuid() : tableMetadata(location).uuid();
             return new io.vertx.core.json.JsonObject().put(view ? "view_uuid" : "table_uuid", uuid);
-        } catch (NotFoundException gone) {
+        } catch (NotFoundException | IllegalArgumentException goneOrMalformed) {
             return null;
+        } catch (java.io.UncheckedIOException e) {
+            if (e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException) return null; // not JSON: corrupt
+            throw e;
         }
     }
 
@@ -669,12 +679,13 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     /** Bytes of a commit's updates (Iceberg's JSON) an event carries at most; beyond, {@code updates_omitted} says so. */
     static final int MAX_EVENT_UPDATES_BYTES = 64 * 1024;
     /** Bytes of updates one multi-table commit's event carries at most, over all its tables. */
-    static final int MAX_COMMIT_UPDATES_BYTES = 256 * 1024;
+    static final int MAX_COMMIT_UPDATES_BYTES = 128 * 1024;
 
     /**
      * Leaves the largest tables' updates out of a multi-table commit's event ({@code updates_omitted})
-     * until all of them fit {@value #MAX_COMMIT_UPDATES_BYTES} bytes: the record, which repeats
-     * them, must not push a commit past the store's transaction limits.
+     * until all of them fit {@value #MAX_COMMIT_UPDATES_BYTES} bytes (UTF-8): the record, which
+     * repeats them beside the tables' registrations, must stay one store item (256 KiB) so that
+     * a commit of the most tables still fits the store's transaction.
      */
     static void capUpdates(List<io.vertx.core.json.JsonObject> details) {
         long total = 0;
@@ -689,7 +700,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     private static long updatesBytes(io.vertx.core.json.JsonObject detail) {
         io.vertx.core.json.JsonArray updates = detail.getJsonArray("updates");
-        return updates == null ? 0 : updates.encode().length();
+        return updates == null ? 0 : updates.encode().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 
     /**

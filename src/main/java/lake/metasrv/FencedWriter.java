@@ -66,7 +66,7 @@ public final class FencedWriter {
     private static final int SETTLE_ATTEMPTS = 3;
     /** Background tries at settling such a revision before the node gives its epoch up. */
     private static final int SETTLE_LATER_TRIES = 30;
-    /** Writes one sequencer holds at most behind earlier writes to their keys; beyond, refused unsent. */
+    /** Writes one sequencer holds at most behind earlier writes to their keys; beyond, one that would wait is refused unsent. */
     static final int MAX_HELD = 10_000;
 
     private final String nodeId;
@@ -164,9 +164,9 @@ public final class FencedWriter {
      * admitted again, since its leadership may have changed meanwhile. Nothing is sent on failure.
      */
     private Future<Admitted> ordered(ClientWrite write, Slot slot, Admitted a) {
-        if (slot.sequencer.waiting() >= MAX_HELD) {
+        if (slot.sequencer.heldOver(slot.revision, MAX_HELD)) {
             return Future.failedFuture(new MetaException.RetryableBackend(MAX_HELD + " writes already wait for earlier writes to"
-                    + " their keys (hot keys); this one was not sent and did not apply", null));
+                    + " their keys (hot keys); this one would wait too, so it was not sent and did not apply", null));
         }
         io.vertx.core.Promise<Boolean> turn = io.vertx.core.Promise.promise();
         if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go)))) return Future.succeededFuture(a);

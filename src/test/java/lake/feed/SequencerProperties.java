@@ -214,4 +214,18 @@ class SequencerProperties {
         assertThat(s.whenOrdered(s.allocate(List.of("other"), List.of()), after::add)).isFalse();
         assertThat(after).containsExactly(false);
     }
+
+    /** The cap on held writes refuses only a write that would wait; one that would not goes on. */
+    @Property(tries = 10)
+    void theCapOnHeldWritesRefusesOnlyWritesThatWouldWait(@ForAll long seed) {
+        Sequencer s = new Sequencer(Math.floorMod(seed, 1_000L));
+        long first = s.allocate(List.of("hot"), List.of());
+        assertThat(s.whenOrdered(first, go -> { })).isTrue();
+        for (int i = 0; i < 2; i++) assertThat(s.whenOrdered(s.allocate(List.of("hot"), List.of()), go -> { })).isFalse();
+        long third = s.allocate(List.of("hot"), List.of());
+        long elsewhere = s.allocate(List.of("cold"), List.of());
+        assertThat(s.heldOver(third, 2)).as("two held already: the third would wait, refused").isTrue();
+        assertThat(s.heldOver(elsewhere, 2)).as("a write that would not wait goes on").isFalse();
+        assertThat(s.heldOver(third, 3)).isFalse();
+    }
 }
