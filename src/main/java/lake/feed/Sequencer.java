@@ -131,7 +131,7 @@ public final class Sequencer {
 
     /**
      * Whether {@code revision}'s write may be sent now: {@code true} when no earlier unsettled
-     * revision touches its keys ({@code then} is not called). Otherwise {@code then} runs once it
+     * revision conflicts with it ({@code then} is not called). Otherwise {@code then} runs once it
      * may ({@code true}: all of them settled) or never may ({@code false}: one never will, see
      * {@link #abandon}). {@code then} runs under this sequencer's lock: it must only hand off.
      */
