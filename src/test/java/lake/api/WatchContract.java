@@ -586,6 +586,17 @@ public abstract class WatchContract {
         }
     }
 
+    /** A node that has not heard the feed's position from a leader issues no token: 503, retry. */
+    @Test
+    void icebergEventsWaitForTheFeedsPosition() throws Exception {
+        // No campaign: nobody leads, so no publication ever reaches this node's tail.
+        MetasrvNode alone = h.deploy(NodeHarness.settings("alone", dir.resolve("alone"), TTL, 0, 1_000), new ManualClock(T0), backend(dir));
+        HttpResponse<Buffer> r = icebergEvents(alone, new JsonObject(), null);
+        assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(503);
+        assertThat(r.bodyAsJsonObject().getJsonObject("error").getString("type")).isEqualTo("ServiceUnavailableException");
+        assertThat(r.bodyAsJsonObject().getJsonObject("error").getString("message")).contains("has not yet heard");
+    }
+
     /** A continuation token whose revision was compacted answers 410; without a token the query starts at the oldest event held. */
     @Test
     void icebergEventsTokenExpiresWithCompaction() throws Exception {

@@ -425,6 +425,32 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         assertThat(tomb.registration().metadataLocation()).contains("m1.json");
     }
 
+    /**
+     * A drop or rename that names the incarnation it read applies across commits of that
+     * incarnation (they keep an Iceberg table's UUID), carrying the detail into its event; once the
+     * name holds another incarnation it is refused and sends nothing.
+     */
+    @Test
+    void dropAndRenameOfAnIncarnationSurviveCommitsButNotARecreate() throws Exception {
+        newNamespace("robots");
+        Table t = await(catalog.createPointerTable("robots", "a", "iceberg", "la", "a0", List.of()));
+        String incarnation = t.registration().incarnationId().orElseThrow();
+        await(catalog.swapPointers(List.of(new Catalog.PointerSwap("robots", "a", "a0", "a1")), List.of()));
+        io.vertx.core.json.JsonObject uuid = new io.vertx.core.json.JsonObject().put("table_uuid", "u-1");
+        await(catalog.renameTable("robots", "a", "robots", "b", List.of(), incarnation, uuid));
+        io.vertx.core.json.JsonObject renamed = port.events.get(port.events.size() - 1);
+        assertThat(renamed.getString("type")).isEqualTo("table_renamed");
+        assertThat(renamed.getString("table_uuid")).as("the detail joins the event").isEqualTo("u-1");
+        assertThat(renamed.getString("metadata_location")).isEqualTo("a1");
+        await(catalog.dropTable("robots", "b", "iceberg", List.of()));
+        await(catalog.createPointerTable("robots", "b", "iceberg", "lb", "b0", List.of()));
+        int sent = port.transactions().size();
+        refused(catalog.dropTable("robots", "b", "iceberg", List.of(), incarnation, uuid), CatalogException.PointerMoved.class, incarnation);
+        refused(catalog.renameTable("robots", "b", "robots", "c", List.of(), incarnation, uuid), CatalogException.PointerMoved.class, incarnation);
+        assertThat(port.transactions()).as("refused before the store").hasSize(sent);
+        assertThat(s(raw("tbl/robots/b"))).contains("b0");
+    }
+
     @Test
     void multiTableSwapIsOneTransactionOrNothing() throws Exception {
         newNamespace("robots");
