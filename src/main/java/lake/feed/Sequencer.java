@@ -55,8 +55,11 @@ public final class Sequencer {
     private final Map<String, Long> writer = new HashMap<>();
     /** Per key, the unsettled revisions allocated since its {@link #writer} that only check it. */
     private final Map<String, Set<Long>> checkers = new HashMap<>();
-    /** Per unsettled revision that touches keys: those it writes, and those it only checks. */
-    private final Map<Long, List<List<String>>> keysOf = new HashMap<>();
+    /** The keys a revision's write writes, and those it only checks. */
+    private record Touched(List<String> writes, List<String> checks) {}
+
+    /** Per unsettled revision that touches keys: which. */
+    private final Map<Long, Touched> keysOf = new HashMap<>();
     /** Per revision not yet sent: the earlier unsettled revisions on its keys it waits for. */
     private final Map<Long, Set<Long>> blockedBy = new HashMap<>();
     /** Per unsettled revision: the later revisions blocked by it. */
@@ -120,7 +123,7 @@ public final class Sequencer {
                 if (previous != null) before.add(previous);
                 checkers.computeIfAbsent(key, k -> new HashSet<>()).add(last);
             }
-            keysOf.put(last, List.of(List.copyOf(writes), List.copyOf(checks)));
+            keysOf.put(last, new Touched(List.copyOf(writes), List.copyOf(checks)));
             if (!before.isEmpty()) {
                 blockedBy.put(last, before);
                 for (long b : before) blocking.computeIfAbsent(b, x -> new ArrayList<>()).add(last);
@@ -245,10 +248,10 @@ public final class Sequencer {
         // A worklist, not recursion: a chain of phantoms on one hot key may be long.
         while (!done.isEmpty()) {
             long revision = done.poll();
-            List<List<String>> keys = keysOf.remove(revision);
+            Touched keys = keysOf.remove(revision);
             if (keys != null) {
-                for (String key : keys.get(0)) writer.remove(key, revision);
-                for (String key : keys.get(1)) {
+                for (String key : keys.writes()) writer.remove(key, revision);
+                for (String key : keys.checks()) {
                     Set<Long> readers = checkers.get(key);
                     if (readers != null && readers.remove(revision) && readers.isEmpty()) checkers.remove(key);
                 }

@@ -253,13 +253,14 @@ public abstract class ChangeRecordsContract {
         assertThat(applied()).extracting(ChangeRecord::revision).endsWith(after);
     }
 
+    /** A write held on its way to the store until {@code gate} completes; {@code reached}: the expected values of kv/k's transactions that reached it. */
+    record HeldWrite(MetasrvNode node, io.vertx.core.Promise<Void> gate, List<String> reached, Future<HttpResponse<Buffer>> reply) {}
+
     /**
-     * CI, chaos seed 172: a CAS held its revision but reached the store late, and applied after a
-     * later write on the same key that made its condition true; the feed replayed a history that
-     * never was. A write is sent only once every earlier write on one of its keys has settled.
+     * A leader with kv/k = v0, and a CAS v1 -> v2 on it held on its way to the store (every
+     * transaction on kv/k expecting v1 is held until the gate completes).
      */
-    @Test
-    void conflictingWritesCommitInRevisionOrder() throws Exception {
+    HeldWrite holdAWriteOnK() throws Exception {
         MetasrvNode a = hostNode("a", new ManualClock(T0));
         h.campaign(a);
         revision(h.post(a, "/v1/kv/cas", cas("kv/k", null, "v0")));
@@ -272,9 +273,30 @@ public abstract class ChangeRecordsContract {
             reached.add(expected);
             return expected.equals("v1") ? gate.future() : Future.succeededFuture();
         };
-        // The earlier write (v1 -> v2) is held on its way to the store.
-        Future<HttpResponse<Buffer>> earlier = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v1", "v2"));
+        Future<HttpResponse<Buffer>> reply = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v1", "v2"));
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> reached.contains("v1"));
+        return new HeldWrite(a, gate, reached, reply);
+    }
+
+    /** The newest applied record that names {@code key}. */
+    ChangeRecord lastRecordOn(String key) throws Exception {
+        List<ChangeRecord> onKey = applied().stream().filter(r -> r.changes().stream().anyMatch(c -> c.key().equals(key))).toList();
+        return onKey.get(onKey.size() - 1);
+    }
+
+    /**
+     * CI, chaos seed 172: a CAS held its revision but reached the store late, and applied after a
+     * later write on the same key that made its condition true; the feed replayed a history that
+     * never was. A write is sent only once every earlier write on one of its keys has settled.
+     */
+    @Test
+    void conflictingWritesCommitInRevisionOrder() throws Exception {
+        // The earlier write (v1 -> v2) is held on its way to the store.
+        HeldWrite held = holdAWriteOnK();
+        MetasrvNode a = held.node();
+        List<String> reached = held.reached();
+        io.vertx.core.Promise<Void> gate = held.gate();
+        Future<HttpResponse<Buffer>> earlier = held.reply();
         // The later one (v0 -> v1) would, committed first, make the earlier one's condition true.
         Future<HttpResponse<Buffer>> later = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v0", "v1"));
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
@@ -289,9 +311,9 @@ public abstract class ChangeRecordsContract {
         assertThat(reached).containsExactly("v1", "v0");
         assertThat(a.writesWaitingForKey()).isZero();
         // Replaying the feed gives the key its value in the store, from the later write's record.
-        List<ChangeRecord> onKey = applied().stream().filter(r -> r.changes().stream().anyMatch(c -> c.key().equals("kv/k"))).toList();
-        assertThat(onKey.get(onKey.size() - 1).revision()).isEqualTo(applied);
-        assertThat(onKey.get(onKey.size() - 1).changes()).containsExactly(put("kv/k", "v1"));
+        ChangeRecord last = lastRecordOn("kv/k");
+        assertThat(last.revision()).isEqualTo(applied);
+        assertThat(last.changes()).containsExactly(put("kv/k", "v1"));
         assertThat(new String(NodeHarness.await(recording.get("kv/k")).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v1");
     }
 
@@ -302,20 +324,11 @@ public abstract class ChangeRecordsContract {
      */
     @Test
     void aHeldWriteGivesUpUnsentAndKeepsItsPlace() throws Exception {
-        MetasrvNode a = hostNode("a", new ManualClock(T0));
-        h.campaign(a);
-        revision(h.post(a, "/v1/kv/cas", cas("kv/k", null, "v0")));
-        List<String> reached = new java.util.concurrent.CopyOnWriteArrayList<>();
-        io.vertx.core.Promise<Void> gate = io.vertx.core.Promise.promise();
-        faulty.beforeTransact = t -> {
-            var op = t.ops().stream().filter(o -> o.key().equals("kv/k")).findFirst();
-            if (op.isEmpty()) return Future.succeededFuture();
-            String expected = new String(op.get().expected(), StandardCharsets.UTF_8);
-            reached.add(expected);
-            return expected.equals("v1") ? gate.future() : Future.succeededFuture();
-        };
-        Future<HttpResponse<Buffer>> held = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v1", "v2"));
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> reached.contains("v1"));
+        HeldWrite first = holdAWriteOnK();
+        MetasrvNode a = first.node();
+        List<String> reached = first.reached();
+        io.vertx.core.Promise<Void> gate = first.gate();
+        Future<HttpResponse<Buffer>> held = first.reply();
         // Behind it, past its deadline: refused unsent, and the client hears so.
         expectError(h.post(a, "/v1/kv/cas", cas("kv/k", "v0", "v1")), 503, "backend_unavailable", "was not sent and did not apply");
         assertThat(reached).containsExactly("v1");
@@ -327,8 +340,7 @@ public abstract class ChangeRecordsContract {
         assertThat(NodeHarness.await(held).bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", false).put("epoch", 1));
         long applied = revision(NodeHarness.await(later));
         assertThat(reached).containsExactly("v1", "v0");
-        List<ChangeRecord> onKey = applied().stream().filter(r -> r.changes().stream().anyMatch(c -> c.key().equals("kv/k"))).toList();
-        assertThat(onKey.get(onKey.size() - 1).revision()).isEqualTo(applied);
+        assertThat(lastRecordOn("kv/k").revision()).isEqualTo(applied);
         assertThat(new String(NodeHarness.await(recording.get("kv/k")).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v3");
         assertThat(a.writesWaitingForKey()).isZero();
     }

@@ -75,7 +75,7 @@ public final class EtcdWatchLatency {
             for (int i = 0; i < idle; i++) watch(streams, port, run + "idle/" + i + "/", idleOpen, (now, v) -> { });
             if (!idleOpen.await(300, TimeUnit.SECONDS)) throw new IllegalStateException("only " + (idle - idleOpen.getCount()) + " idle streams opened");
             Files.writeString(Path.of(args[6] + ".open"), "open\n");
-            Thread.sleep(Long.MAX_VALUE);
+            new CountDownLatch(1).await(); // held open until the script kills this process
         }
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         if (!complete) System.exit(1);
