@@ -127,7 +127,7 @@ public final class NodeApi {
         writer = new FencedWriter(node, settings.leaseKey(), () -> leadership, this::nextLeadership,
                 reads::withEpoch, this::stepDown, clock::monoNanos, clock::wallMillis, config.feed(),
                 task -> context.runOnContext(v -> task.run()), (ms, task) -> vertx.setTimer(ms, id -> task.run()),
-                Math.max(1, config.requestTimeoutMs() / 2));
+                Math.max(1, config.requestTimeoutMs() / 2), config.feedSettings().writeOrder() == lake.config.FeedSettings.WriteOrder.CHECK);
         membership = new Membership(vertx);
         // Every instance forwards through the node's one lane (when it has one), so the writes of all
         // its event loops share messages to the leader.

@@ -9,7 +9,23 @@ import java.util.List;
  * its watchers, at most {@code tailRecords} of them and about {@code tailBytes}; a watcher behind
  * that reads the store, and an SSE watcher that falls behind it while it reads nothing is cut off.
  */
-public record FeedSettings(long retentionMs, long maxRecords, long compactIntervalMs, int tailRecords, long tailBytes, List<Webhook> webhooks) {
+public record FeedSettings(long retentionMs, long maxRecords, long compactIntervalMs, int tailRecords, long tailBytes, List<Webhook> webhooks,
+                           WriteOrder writeOrder) {
+    /**
+     * How a write that conflicts with an earlier one still on its way keeps revision order
+     * (docs/watch.md, invariant 2): {@code CHECK} sends it at once with a check, in its own
+     * transaction, that the earlier ones' change records exist (refused and sent again if it
+     * arrives first: cheap where the store applies transactions in arrival order, RocksDB);
+     * {@code WAIT} holds it until they settle (DynamoDB, where concurrent transactions on one
+     * item are refused anyway).
+     */
+    public enum WriteOrder { CHECK, WAIT;
+        /** The default for a store: check on RocksDB, wait on DynamoDB. */
+        public static WriteOrder forStore(Settings.StoreType store) {
+            return store == Settings.StoreType.DYNAMO ? WAIT : CHECK;
+        }
+    }
+
     public static final int DEFAULT_TAIL_RECORDS = 65_536;
     public static final int MAX_TAIL_RECORDS = 16 * 1024 * 1024;
     public static final long DEFAULT_TAIL_BYTES = 64L * 1024 * 1024;
@@ -23,16 +39,22 @@ public record FeedSettings(long retentionMs, long maxRecords, long compactInterv
 
     /** As given, no webhook. */
     public FeedSettings(long retentionMs, long maxRecords, long compactIntervalMs, int tailRecords, long tailBytes) {
-        this(retentionMs, maxRecords, compactIntervalMs, tailRecords, tailBytes, List.of());
+        this(retentionMs, maxRecords, compactIntervalMs, tailRecords, tailBytes, List.of(), WriteOrder.CHECK);
     }
 
     /** These settings with {@code hooks} as the webhooks. */
     public FeedSettings withWebhooks(List<Webhook> hooks) {
-        return new FeedSettings(retentionMs, maxRecords, compactIntervalMs, tailRecords, tailBytes, hooks);
+        return new FeedSettings(retentionMs, maxRecords, compactIntervalMs, tailRecords, tailBytes, hooks, writeOrder);
+    }
+
+    /** These settings with {@code order} as the write order. */
+    public FeedSettings withWriteOrder(WriteOrder order) {
+        return new FeedSettings(retentionMs, maxRecords, compactIntervalMs, tailRecords, tailBytes, webhooks, order);
     }
 
     public FeedSettings {
         webhooks = webhooks == null ? List.of() : List.copyOf(webhooks);
+        if (writeOrder == null) throw new ConfigException("feed-write-order: must be check or wait");
         if (tailRecords > MAX_TAIL_RECORDS) throw new ConfigException("feed-tail-records: at most " + MAX_TAIL_RECORDS + ", got " + tailRecords);
         if (tailRecords <= 0) throw new ConfigException("feed-tail-records: must be positive, got " + tailRecords);
         if (tailBytes <= 0) throw new ConfigException("feed-tail-bytes: must be positive, got " + tailBytes);

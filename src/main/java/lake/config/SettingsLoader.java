@@ -65,6 +65,7 @@ public final class SettingsLoader {
             new Option("feed-compact-interval-ms", Option.Type.LONG, "how often the leader compacts the change feed to its retention"),
             new Option("feed-tail-records", Option.Type.LONG, "change records each node keeps in memory for its watchers, at most"),
             new Option("feed-tail-bytes", Option.Type.LONG, "bytes of change records each node keeps in memory for its watchers, about"),
+            new Option("feed-write-order", Option.Type.STRING, "check | wait: a write on a key an earlier write still in flight touches is sent at once, checking in its transaction that the earlier one's record exists (check), or waits for it (wait); default: check on rocks, wait on dynamo"),
             new Option("webhooks-file", Option.Type.PATH, "file of webhooks the leader POSTs the change feed to as CloudEvents (JSON array of {name, url, prefix?})"));
 
     private SettingsLoader() {}
@@ -318,7 +319,17 @@ public final class SettingsLoader {
                 blank(c.getString("iceberg_s3_endpoint")) ? null : c.getString("iceberg_s3_endpoint"),
                 new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms"),
                         Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes"),
-                        blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file")))));
+                        blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file"))),
+                        writeOrder(c.getString("feed_write_order"), store)));
+    }
+
+    private static FeedSettings.WriteOrder writeOrder(String given, Settings.StoreType store) {
+        if (blank(given)) return FeedSettings.WriteOrder.forStore(store);
+        return switch (given.toLowerCase(Locale.ROOT)) {
+            case "check" -> FeedSettings.WriteOrder.CHECK;
+            case "wait" -> FeedSettings.WriteOrder.WAIT;
+            default -> throw new ConfigException("feed-write-order: unknown order '" + given + "' (expected check or wait)");
+        };
     }
 
     private static ClusterSettings cluster(JsonObject c, Settings.StoreType store) {

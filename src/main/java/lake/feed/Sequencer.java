@@ -39,6 +39,18 @@ import java.util.function.Consumer;
  * key it writes, one that checks it (a check passing after a later write of the value it expects
  * would put a state that never was at the earlier revision). Checks of one key do not conflict,
  * and writes on disjoint keys still overlap freely.
+ *
+ * <p>Waiting costs a hot key one store round trip per write. Where the store applies transactions
+ * in about the order they arrive (RocksDB's single writer), a conflicting write may instead be
+ * sent at once ({@link #sendWithChecks}) with a check, in its own transaction, that the change
+ * record of every earlier conflicting revision still unreleased exists: it commits only after
+ * they did (or were settled void), and is refused, writing nothing, if it arrives first; it then
+ * waits like any other. Why that keeps the order, by induction on revisions: a revision's record
+ * (applied or void) exists only once every earlier revision conflicting with it is final. Its own
+ * write's checks held, and its predecessors not checked were released (final, with theirs) when it
+ * was sent; a void record is written only after the revision's predecessors are released
+ * ({@link #whenOrdered} again); and a revision settled before its predecessors keeps its place
+ * (a phantom) until they are.
  */
 public final class Sequencer {
     private final TreeSet<Long> unsettled = new TreeSet<>(Long::compareUnsigned);
@@ -72,6 +84,8 @@ public final class Sequencer {
      * has settled.
      */
     private final Set<Long> phantoms = new HashSet<>();
+    /** Unsettled revisions whose write (or void record) is on its way to the store now. */
+    private final Set<Long> inFlight = new HashSet<>();
     /** Set once a revision of this epoch will never settle: every blocked write is released unsent. */
     private boolean abandoned;
 
@@ -139,13 +153,46 @@ public final class Sequencer {
      * {@link #abandon}). {@code then} runs under this sequencer's lock: it must only hand off.
      */
     public synchronized boolean whenOrdered(long revision, Consumer<Boolean> then) {
+        // While it waits, nothing of it is on its way: later writes wait for it rather than check for its record.
+        inFlight.remove(revision);
         if (abandoned) {
             then.accept(false);
             return false;
         }
-        if (!blockedBy.containsKey(revision)) return true;
+        if (!blockedBy.containsKey(revision)) {
+            inFlight.add(revision);
+            return true;
+        }
         ready.put(revision, then);
         return false;
+    }
+
+    /**
+     * Whether {@code revision}'s write may be sent now without waiting, and on what condition: the
+     * earlier conflicting revisions not yet released, whose change records its transaction must
+     * find (empty: none; the write is as free as after {@link #whenOrdered} returned {@code true}).
+     * {@code null} when it must wait instead ({@link #whenOrdered}): the epoch is abandoned, more
+     * than {@code maxChecks} such revisions remain, or one of them is not on its way to the store
+     * (waiting, or settled without a record), so its record could not be there in time.
+     *
+     * <p>A write sent so and refused because a record was missing writes nothing; it then waits
+     * ({@link #whenOrdered}) and is sent again without checks. One whose answer was lost waits the
+     * same way before its void record is written.
+     */
+    public synchronized long[] sendWithChecks(long revision, int maxChecks) {
+        if (abandoned || !unsettled.contains(revision) || ready.containsKey(revision)) return null;
+        Set<Long> before = blockedBy.get(revision);
+        if (before == null) {
+            inFlight.add(revision);
+            return new long[0];
+        }
+        if (before.size() > maxChecks || !inFlight.containsAll(before)) return null;
+        inFlight.add(revision);
+        long[] checks = new long[before.size()];
+        int i = 0;
+        for (long b : before) checks[i++] = b;
+        java.util.Arrays.sort(checks);
+        return checks;
     }
 
     /**
@@ -179,6 +226,7 @@ public final class Sequencer {
         abandoned = true;
         List<Consumer<Boolean>> held = new ArrayList<>(ready.values());
         ready.clear();
+        inFlight.clear();
         blockedBy.clear();
         blocking.clear();
         phantoms.clear();
@@ -217,6 +265,7 @@ public final class Sequencer {
         if (!unsettled.remove(revision)) {
             throw new IllegalArgumentException("revision " + Long.toUnsignedString(revision) + " is not unsettled here");
         }
+        inFlight.remove(revision);
         if (record != null && !record.isVoid()) held.put(revision, record);
         if (fromStore) unknown.add(revision);
         if (blockedBy.containsKey(revision)) {
@@ -267,7 +316,10 @@ public final class Sequencer {
                     continue;
                 }
                 Consumer<Boolean> go = ready.remove(next);
-                if (go != null) go.accept(true);
+                if (go != null) {
+                    inFlight.add(next);
+                    go.accept(true);
+                }
             }
         }
     }

@@ -59,15 +59,16 @@ public record ClientMutation(Op op, String key, byte[] expected, byte[] value, L
      * mutation, whose {@code false} does not say whether the guard held.
      */
     @Override
-    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record) {
-        if (record.isEmpty()) {
+    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record, List<Transaction.Op> checks) {
+        if (record.isEmpty() && checks.isEmpty()) {
             return store.guardedMutate(guardedBy(leaseKey, lease)).map(applied -> new Verdict(applied, List.of(), false));
         }
-        List<Transaction.Op> ops = new java.util.ArrayList<>(1 + record.size());
+        List<Transaction.Op> ops = new java.util.ArrayList<>(1 + record.size() + checks.size());
         ops.add(op == Op.DELETE ? Transaction.Op.delete(key, expected)
                 : expected == null ? Transaction.Op.create(key, value) : Transaction.Op.update(key, expected, value));
         ops.addAll(record);
-        return store.transact(Transaction.guarded(leaseKey, lease, ops)).map(o -> Verdict.of(o, 1, false));
+        ops.addAll(checks);
+        return store.transact(Transaction.guarded(leaseKey, lease, ops)).map(o -> Verdict.of(o, 1, record.size(), false));
     }
 
     /** The guarded form of this mutation under the exact lease bytes {@code lease} at {@code leaseKey}. */

@@ -106,14 +106,15 @@ public record ClientTransaction(Transaction transaction, Long epoch, JsonObject 
 
     /** One guarded transaction: the client's operations at their indexes, then the record's items. */
     @Override
-    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record) {
+    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record, List<Transaction.Op> checks) {
         Transaction sent = transaction.withGuard(leaseKey, lease);
-        if (!record.isEmpty()) {
+        if (!record.isEmpty() || !checks.isEmpty()) {
             List<Transaction.Op> ops = new java.util.ArrayList<>(transaction.ops());
             ops.addAll(record);
+            ops.addAll(checks);
             sent = Transaction.guarded(leaseKey, lease, ops);
         }
         int own = transaction.ops().size();
-        return store.transact(sent).map(o -> Verdict.of(o, own, true));
+        return store.transact(sent).map(o -> Verdict.of(o, own, record.size(), true));
     }
 }

@@ -41,26 +41,38 @@ public sealed interface ClientWrite permits ClientMutation, ClientTransaction, F
     int items();
 
     /**
-     * Sends this write with its change record's operations {@code record} (empty: no record),
-     * guarded by the exact lease bytes {@code lease} at {@code leaseKey}, as one atomic store call.
+     * Sends this write with its change record's operations {@code record} (empty: no record) and
+     * {@code checks} (the earlier revisions' records it must find; empty: none), guarded by the
+     * exact lease bytes {@code lease} at {@code leaseKey}, as one atomic store call.
      */
-    Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record);
+    Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record, List<Transaction.Op> checks);
 
     /**
      * What the store decided; {@code failed} names a transaction's failed operations (empty
      * otherwise); {@code recordTaken}: a change record item already existed, which only a bug or
      * a foreign writer of the feed's keys can cause.
      */
-    record Verdict(boolean applied, List<Integer> failed, boolean recordTaken) {
+    record Verdict(boolean applied, List<Integer> failed, boolean recordTaken, boolean predecessorMissing) {
         public Verdict {
             failed = List.copyOf(failed);
+            if (applied && (recordTaken || predecessorMissing)) throw new IllegalArgumentException("an applied write found every record as expected");
         }
 
-        /** The verdict of a guarded transaction whose first {@code own} operations are the client's and the rest its record. */
-        static Verdict of(lake.meta.TransactionOutcome o, int own, boolean reportFailed) {
+        Verdict(boolean applied, List<Integer> failed, boolean recordTaken) {
+            this(applied, failed, recordTaken, false);
+        }
+
+        /**
+         * The verdict of a guarded transaction whose first {@code own} operations are the client's,
+         * the next {@code recordItems} its record, and the rest checks for earlier records.
+         * {@code predecessorMissing} only when no operation of the client's is named: a write
+         * refused on its own condition is answered so, whatever else failed.
+         */
+        static Verdict of(lake.meta.TransactionOutcome o, int own, int recordItems, boolean reportFailed) {
             List<Integer> mine = o.failed().stream().filter(i -> i < own).toList();
-            boolean taken = o.failed().stream().anyMatch(i -> i >= own);
-            return new Verdict(o.applied(), reportFailed ? mine : List.of(), taken);
+            boolean taken = o.failed().stream().anyMatch(i -> i >= own && i < own + recordItems);
+            boolean missing = mine.isEmpty() && o.failed().stream().anyMatch(i -> i >= own + recordItems);
+            return new Verdict(o.applied(), reportFailed ? mine : List.of(), taken, missing);
         }
     }
 }

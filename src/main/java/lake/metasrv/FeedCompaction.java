@@ -39,8 +39,8 @@ public record FeedCompaction(Transaction transaction, long leaderEpoch) implemen
     @Override public int items() { return transaction.ops().size(); }
 
     @Override
-    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record) {
-        if (!record.isEmpty()) throw new IllegalStateException("a compaction has no record");
-        return store.transact(transaction.withGuard(leaseKey, lease)).map(o -> Verdict.of(o, items(), true));
+    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record, List<Transaction.Op> checks) {
+        if (!record.isEmpty() || !checks.isEmpty()) throw new IllegalStateException("a compaction has no record and is ordered after nothing");
+        return store.transact(transaction.withGuard(leaseKey, lease)).map(o -> Verdict.of(o, items(), 0, true));
     }
 }

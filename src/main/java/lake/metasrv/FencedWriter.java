@@ -68,6 +68,8 @@ public final class FencedWriter {
     private static final int SETTLE_LATER_TRIES = 30;
     /** Writes one sequencer holds at most behind earlier writes to their keys; beyond, one that would wait is refused unsent. */
     static final int MAX_HELD = 10_000;
+    /** Earlier revisions a write checks for at most (one store item each); with more, it waits. */
+    static final int MAX_CHECKS = 8;
 
     private final String nodeId;
     private final String leaseKey;
@@ -81,6 +83,7 @@ public final class FencedWriter {
     private final java.util.concurrent.Executor ownLoop;
     private final java.util.function.BiConsumer<Long, Runnable> later;
     private final long orderWaitMs;
+    private final boolean checkPredecessors;
 
     /**
      * @param current        this node's latest leadership, as its election verticle published it
@@ -94,11 +97,15 @@ public final class FencedWriter {
      * @param later          runs a task on this writer's event loop after the given milliseconds
      * @param orderWaitMs    how long a write may wait for earlier writes to its keys before it
      *                       gives up unsent (below the request timeout, so its client hears it)
+     * @param checkPredecessors send a write that conflicts with earlier ones still in flight at
+     *                       once, checking in its transaction that their records exist, instead of
+     *                       holding it until they settle (see {@link Sequencer#sendWithChecks})
      */
     public FencedWriter(String nodeId, String leaseKey, Supplier<Leadership> current,
                         Supplier<Future<Leadership>> nextLeadership, LongFunction<MetaStore> storeAtEpoch,
                         java.util.function.BiConsumer<String, Long> stepDown, LongSupplier monoNanos, LongSupplier wallMillis, Feed feed,
-                        java.util.concurrent.Executor ownLoop, java.util.function.BiConsumer<Long, Runnable> later, long orderWaitMs) {
+                        java.util.concurrent.Executor ownLoop, java.util.function.BiConsumer<Long, Runnable> later, long orderWaitMs,
+                        boolean checkPredecessors) {
         this.nodeId = nodeId;
         this.leaseKey = leaseKey;
         this.current = current;
@@ -111,6 +118,7 @@ public final class FencedWriter {
         this.ownLoop = ownLoop;
         this.later = later;
         this.orderWaitMs = orderWaitMs;
+        this.checkPredecessors = checkPredecessors;
     }
 
     /** A revision held by one write across its attempts, settled exactly once. */
@@ -120,6 +128,8 @@ public final class FencedWriter {
         final long revision;
         /** The record the write stored, once known to have applied (published when settled). */
         ChangeRecord stored;
+        /** The earlier revisions whose records the write's transaction checks for (empty: none). */
+        long[] checks = new long[0];
 
         Slot(Sequencer sequencer, long epoch, ClientWrite write) {
             this.sequencer = sequencer;
@@ -164,12 +174,29 @@ public final class FencedWriter {
      * admitted again, since its leadership may have changed meanwhile. Nothing is sent on failure.
      */
     private Future<Admitted> ordered(ClientWrite write, Slot slot, Admitted a) {
+        if (checkPredecessors) {
+            long[] checks = slot.sequencer.sendWithChecks(slot.revision,
+                    Math.min(MAX_CHECKS, Transaction.MAX_OPERATIONS - write.items() - 1));
+            if (checks != null) {
+                slot.checks = checks;
+                return Future.succeededFuture(a);
+            }
+        }
+        return held(write, slot);
+    }
+
+    /**
+     * Holds {@code write} until every earlier conflicting revision has settled (at most
+     * {@code orderWaitMs}, then it gives up: nothing of it applied), then admits it again.
+     */
+    private Future<Admitted> held(ClientWrite write, Slot slot) {
+        slot.checks = new long[0];
         if (slot.sequencer.heldOver(slot.revision, MAX_HELD)) {
             return Future.failedFuture(new MetaException.RetryableBackend(MAX_HELD + " writes already wait for earlier writes to"
                     + " their keys (hot keys); this one would wait too, so it was not sent and did not apply", null));
         }
         io.vertx.core.Promise<Boolean> turn = io.vertx.core.Promise.promise();
-        if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go)))) return Future.succeededFuture(a);
+        if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go)))) return admitted(write, slot);
         // Never sent after its client stopped waiting: past the deadline it gives up, certainly unsent.
         later.accept(orderWaitMs, () -> {
             if (slot.sequencer.cancelWait(slot.revision)) {
@@ -183,12 +210,17 @@ public final class FencedWriter {
                         + Long.toUnsignedString(slot.epoch) + ": an earlier write to one of this write's keys could not be settled;"
                         + " it was not sent", null));
             }
-            try {
-                return Future.succeededFuture(admit(write, slot));
-            } catch (RuntimeException refused) {
-                return Future.failedFuture(refused);
-            }
+            return admitted(write, slot);
         });
+    }
+
+    /** {@link #admit} as a future: leadership may have changed while the write waited. */
+    private Future<Admitted> admitted(ClientWrite write, Slot slot) {
+        try {
+            return Future.succeededFuture(admit(write, slot));
+        } catch (RuntimeException refused) {
+            return Future.failedFuture(refused);
+        }
     }
 
     /**
@@ -250,19 +282,24 @@ public final class FencedWriter {
         try {
             built = slot == null ? null : ChangeRecord.of(slot.revision, guard.epoch(), wallMillis.getAsLong(), write.changes(), write.event());
             record = slot == null ? List.of() : RecordItems.ops(built);
+            if (slot != null && slot.checks.length > 0 && write.items() + record.size() + slot.checks.length > Transaction.MAX_OPERATIONS
+                    && write.items() + record.size() <= Transaction.MAX_OPERATIONS) {
+                // A record in several parts leaves no room for the checks: the write waits instead.
+                return resend(write, slot);
+            }
             if (write.items() + record.size() > Transaction.MAX_OPERATIONS) {
                 throw new MetaException.InvalidArgument("the write's " + write.items() + " operations and its change record's "
                         + record.size() + " item(s) need " + (write.items() + record.size()) + " of a store transaction's "
                         + Transaction.MAX_OPERATIONS + " (the record takes one item per " + RecordItems.PART_BYTES + " bytes)");
             }
-            sent = write.sendGuarded(a.store, leaseKey, guard.leaseBytes(), record);
+            sent = write.sendGuarded(a.store, leaseKey, guard.leaseBytes(), record, slot == null ? List.of() : checkOps(slot.checks));
         } catch (MetaException | IllegalArgumentException e) {
             return Future.failedFuture(e instanceof MetaException ? e : new MetaException.InvalidArgument(e.getMessage()));
         }
         return sent.transform(done -> {
             if (done.failed()) {
                 return slot != null && done.cause() instanceof MetaException.OutcomeUnknown unknown
-                        ? settleUnknown(slot, a, unknown, 1) : Future.failedFuture(done.cause());
+                        ? settleUnknownInOrder(slot, a, unknown) : Future.failedFuture(done.cause());
             }
             ClientWrite.Verdict v = done.result();
             if (v.recordTaken()) {
@@ -271,6 +308,7 @@ public final class FencedWriter {
                 stepDown.accept(message, guard.epoch());
                 return Future.failedFuture(new MetaException.PermanentBackend(message, null));
             }
+            if (!v.applied() && v.predecessorMissing()) return resend(write, slot);
             if (v.applied()) {
                 if (slot != null) slot.stored = built;
                 return Future.succeededFuture(new Outcome(true, List.of(), guard.epoch(), slot == null ? 0 : slot.revision));
@@ -280,6 +318,22 @@ public final class FencedWriter {
             // promise), so "the guard was not named" does not prove the guard held.
             return explainRefusal(write, v, guard, a.store, renewalRetries, slot);
         });
+    }
+
+    /**
+     * The write reached the store before an earlier revision it checks for had its record: it was
+     * refused and wrote nothing. It keeps its revision, waits for the earlier ones to settle, and
+     * is sent again without checks (or gives up, certainly not applied).
+     */
+    private Future<Outcome> resend(ClientWrite write, Slot slot) {
+        return held(write, slot).compose(again -> attempt(write, 0, slot, again));
+    }
+
+    private static List<Transaction.Op> checkOps(long[] revisions) {
+        if (revisions.length == 0) return List.of();
+        List<Transaction.Op> ops = new java.util.ArrayList<>(revisions.length);
+        for (long r : revisions) ops.add(Transaction.Op.checkExists(Revisions.key(r)));
+        return ops;
     }
 
     private Future<Outcome> explainRefusal(ClientWrite write, ClientWrite.Verdict verdict, LeaseGuard used,
@@ -307,6 +361,22 @@ public final class FencedWriter {
             return Future.failedFuture(fenced(used, lease == null ? "the lease record is gone"
                     : "the lease record changed to " + describe(lease)));
         });
+    }
+
+    /**
+     * A write sent with checks for earlier revisions' records lost its answer: its void record is
+     * written only once those revisions are released, since a later write that checks for this
+     * revision's record must find it only when everything before it is final
+     * ({@link Sequencer#sendWithChecks}).
+     */
+    private Future<Outcome> settleUnknownInOrder(Slot slot, Admitted a, MetaException.OutcomeUnknown lost) {
+        if (slot.checks.length == 0) return settleUnknown(slot, a, lost, 1);
+        io.vertx.core.Promise<Boolean> turn = io.vertx.core.Promise.promise();
+        if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go)))) turn.complete(true);
+        return turn.future().compose(go -> go ? settleUnknown(slot, a, lost, 1)
+                : Future.failedFuture(new Unsettled(new MetaException.OutcomeUnknown(lost.getMessage() + "; node " + nodeId
+                        + " gave up epoch " + Long.toUnsignedString(slot.epoch) + " before it could settle revision "
+                        + Long.toUnsignedString(slot.revision), lost))));
     }
 
     /**

@@ -54,9 +54,9 @@ public record WebhookCursor(String name, byte[] expected, long delivered, long l
     @Override public int items() { return 1; }
 
     @Override
-    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record) {
-        if (!record.isEmpty()) throw new IllegalStateException("a webhook cursor has no record");
+    public Future<Verdict> sendGuarded(MetaStore store, String leaseKey, byte[] lease, List<Transaction.Op> record, List<Transaction.Op> checks) {
+        if (!record.isEmpty() || !checks.isEmpty()) throw new IllegalStateException("a webhook cursor has no record and is ordered after nothing");
         Transaction.Op op = expected == null ? Transaction.Op.create(key(name), bytes()) : Transaction.Op.update(key(name), expected, bytes());
-        return store.transact(Transaction.of(List.of(op)).withGuard(leaseKey, lease)).map(o -> Verdict.of(o, items(), true));
+        return store.transact(Transaction.of(List.of(op)).withGuard(leaseKey, lease)).map(o -> Verdict.of(o, items(), 0, true));
     }
 }

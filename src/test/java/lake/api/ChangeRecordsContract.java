@@ -257,11 +257,11 @@ public abstract class ChangeRecordsContract {
     record HeldWrite(MetasrvNode node, io.vertx.core.Promise<Void> gate, List<String> reached, Future<HttpResponse<Buffer>> reply) {}
 
     /**
-     * A leader with kv/k = v0, and a CAS v1 -> v2 on it held on its way to the store (every
-     * transaction on kv/k expecting v1 is held until the gate completes).
+     * A leader writing in {@code order} with kv/k = v0, and a CAS v1 -> v2 on it held on its way
+     * to the store (every transaction on kv/k expecting v1 is held until the gate completes).
      */
-    HeldWrite holdAWriteOnK() throws Exception {
-        MetasrvNode a = hostNode("a", new ManualClock(T0));
+    HeldWrite holdAWriteOnK(lake.config.FeedSettings.WriteOrder order) throws Exception {
+        MetasrvNode a = hostNode("a", new ManualClock(T0), lake.config.FeedSettings.DEFAULTS.withWriteOrder(order), dir);
         h.campaign(a);
         revision(h.post(a, "/v1/kv/cas", cas("kv/k", null, "v0")));
         List<String> reached = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -292,7 +292,7 @@ public abstract class ChangeRecordsContract {
     @Test
     void conflictingWritesCommitInRevisionOrder() throws Exception {
         // The earlier write (v1 -> v2) is held on its way to the store.
-        HeldWrite held = holdAWriteOnK();
+        HeldWrite held = holdAWriteOnK(lake.config.FeedSettings.WriteOrder.WAIT);
         MetasrvNode a = held.node();
         List<String> reached = held.reached();
         io.vertx.core.Promise<Void> gate = held.gate();
@@ -318,13 +318,70 @@ public abstract class ChangeRecordsContract {
     }
 
     /**
+     * The same race with the write order {@code check}: the later write is sent at once, with a
+     * check that the earlier revision's record exists. It reaches the store first and is refused
+     * there, writing nothing; it then waits for the earlier one to settle and is sent again, so the
+     * feed still follows commit order.
+     */
+    @Test
+    void aWriteThatOvertakesAnEarlierOneIsRefusedAndSentAgain() throws Exception {
+        HeldWrite held = holdAWriteOnK(lake.config.FeedSettings.WriteOrder.CHECK);
+        MetasrvNode a = held.node();
+        List<String> reached = held.reached();
+        Future<HttpResponse<Buffer>> later = h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("kv/k", "v0", "v1"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> a.writesWaitingForKey() == 1);
+        assertThat(reached).as("sent at once, refused by the store, now waiting").containsExactly("v1", "v0");
+        assertThat(NodeHarness.await(recording.get("kv/k")).map(v -> new String(v, StandardCharsets.UTF_8))).as("nothing written").contains("v0");
+        h.vertx.runOnContext(v -> held.gate().complete());
+
+        assertThat(NodeHarness.await(held.reply()).bodyAsJsonObject()).as("refused: the key still held v0")
+                .isEqualTo(new JsonObject().put("applied", false).put("epoch", 1));
+        long applied = revision(NodeHarness.await(later));
+        assertThat(reached).as("sent again once the earlier one settled").containsExactly("v1", "v0", "v0");
+        assertThat(a.writesWaitingForKey()).isZero();
+        ChangeRecord last = lastRecordOn("kv/k");
+        assertThat(last.revision()).isEqualTo(applied);
+        assertThat(last.changes()).containsExactly(put("kv/k", "v1"));
+        assertThat(new String(NodeHarness.await(recording.get("kv/k")).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v1");
+    }
+
+    /**
+     * Concurrent blind writes to one hot key, in either write order: every one applies, and
+     * replaying the feed's records of the key in revision order ends at the value the store holds.
+     */
+    @Test
+    void concurrentWritesToOneKeyReplayToItsValue() throws Exception {
+        for (lake.config.FeedSettings.WriteOrder order : lake.config.FeedSettings.WriteOrder.values()) {
+            h.close();
+            h = new NodeHarness();
+            Path storeDir = dir.resolve("store-" + order);
+            MetasrvNode a = hostNode("a", new ManualClock(T0), lake.config.FeedSettings.DEFAULTS.withWriteOrder(order), storeDir);
+            h.campaign(a);
+            revision(afterCampaign(a, cas("kv/warm", null, "w")));
+            List<Future<HttpResponse<Buffer>>> replies = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                JsonObject put = new JsonObject().put("key", "kv/hot").put("value", b64(order + "-" + i));
+                replies.add(h.http.post(a.httpPort(), "127.0.0.1", "/v1/txn").sendJsonObject(txn(put)));
+            }
+            List<Long> revisions = new ArrayList<>();
+            for (Future<HttpResponse<Buffer>> r : replies) revisions.add(revision(NodeHarness.await(r)));
+            assertThat(revisions).as(order + ": every write applied, each with its own revision").doesNotHaveDuplicates().hasSize(40);
+            ChangeRecord last = lastRecordOn("kv/hot");
+            assertThat(last.revision()).isEqualTo(revisions.stream().mapToLong(Long::longValue).max().orElseThrow());
+            byte[] held = NodeHarness.await(recording.get("kv/hot")).orElseThrow();
+            assertThat(last.changes()).as(order + ": the last record names the value the store holds")
+                    .containsExactly(new ChangeRecord.Change("kv/hot", held));
+        }
+    }
+
+    /**
      * Review of the third part: a write held behind an earlier one gives up unsent at its deadline
      * (half the request timeout) with a definite "did not apply", and keeps its place: a later
      * write on the key still waits for the earlier one, never overtakes it.
      */
     @Test
     void aHeldWriteGivesUpUnsentAndKeepsItsPlace() throws Exception {
-        HeldWrite first = holdAWriteOnK();
+        HeldWrite first = holdAWriteOnK(lake.config.FeedSettings.WriteOrder.WAIT);
         MetasrvNode a = first.node();
         List<String> reached = first.reached();
         io.vertx.core.Promise<Void> gate = first.gate();

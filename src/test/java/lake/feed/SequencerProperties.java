@@ -228,4 +228,122 @@ class SequencerProperties {
         assertThat(s.heldOver(elsewhere, 2)).as("a write that would not wait goes on").isFalse();
         assertThat(s.heldOver(third, 3)).isFalse();
     }
+
+    /** One store transaction on its way in the model below: a revision's write, or its void record. */
+    private record Sent(long revision, long[] checks, boolean isVoid) {}
+
+    /**
+     * Writes sent at once with checks for their predecessors' records ({@link Sequencer#sendWithChecks}),
+     * reaching a model store in any order, refused when a checked record is missing (then waiting
+     * and sent again), refused on their own conditions, retried after a renewal, their answers lost
+     * (settled by void records, written only after the predecessors are released) or given up
+     * while waiting: conflicting writes that apply always commit in revision order, and once
+     * everything settles nothing is left waiting.
+     */
+    @Property(tries = 500)
+    void writesSentWithChecksCommitInRevisionOrder(@ForAll("steps") List<Integer> steps, @ForAll long seed) {
+        Sequencer s = new Sequencer(Math.floorMod(seed, 1_000_000L));
+        Random random = new Random(seed);
+        java.util.Map<Long, java.util.Set<String>> writesOf = new java.util.HashMap<>();
+        java.util.Map<Long, java.util.Set<String>> checksOf = new java.util.HashMap<>();
+        java.util.Set<Long> records = new java.util.HashSet<>();
+        List<Long> committed = new ArrayList<>();
+        List<Sent> toStore = new ArrayList<>();
+        // Answers on their way back, and which of them say a checked record was missing.
+        List<Long> answers = new ArrayList<>();
+        java.util.Set<Long> resend = new java.util.HashSet<>();
+        java.util.Set<Long> lost = new java.util.HashSet<>();
+        java.util.Set<Long> waiting = new java.util.LinkedHashSet<>();
+        java.util.Set<Long> settled = new java.util.HashSet<>();
+        java.util.function.BiConsumer<Long, Boolean> sendAfterWait = (r, isVoid) -> {
+            if (s.whenOrdered(r, go -> {
+                waiting.remove(r);
+                if (go) toStore.add(new Sent(r, new long[0], isVoid));
+            })) {
+                toStore.add(new Sent(r, new long[0], isVoid));
+            } else {
+                waiting.add(r);
+            }
+        };
+        java.util.function.Consumer<Long> settle = r -> {
+            settled.add(r);
+            s.settle(r);
+        };
+        int steps2 = steps.size();
+        for (int i = 0; i < steps2 + 10_000; i++) {
+            boolean draining = i >= steps2;
+            int step = draining ? 40 + random.nextInt(60) : steps.get(i);
+            if (draining && toStore.isEmpty() && answers.isEmpty() && waiting.isEmpty()) break;
+            if (step < 40 && !draining) {
+                java.util.Set<String> writes = new java.util.HashSet<>();
+                java.util.Set<String> checks = new java.util.HashSet<>();
+                for (int k = 1 + random.nextInt(2); k > 0; k--) writes.add("k" + random.nextInt(3));
+                for (int k = random.nextInt(2); k > 0; k--) checks.add("k" + random.nextInt(3));
+                checks.removeAll(writes);
+                long r = s.allocate(writes, checks);
+                writesOf.put(r, writes);
+                checksOf.put(r, checks);
+                long[] with = s.sendWithChecks(r, 1 + random.nextInt(4));
+                if (with != null) toStore.add(new Sent(r, with, false));
+                else sendAfterWait.accept(r, false);
+            } else if (step < 75 && !toStore.isEmpty()) {
+                // The store takes any transaction on its way: arrival order is not revision order.
+                Sent t = toStore.remove(random.nextInt(toStore.size()));
+                long r = t.revision();
+                if (t.isVoid()) {
+                    // Applied (the write never can) or refused (the write's record is there): settled either way.
+                    records.add(r);
+                    answers.add(r);
+                    continue;
+                }
+                if (records.contains(r)) continue; // a void record got there first: refused, and nobody listens
+                boolean missing = java.util.Arrays.stream(t.checks()).anyMatch(c -> !records.contains(c));
+                int fate = random.nextInt(20);
+                boolean applied = fate >= 4 && !missing;
+                if (applied) {
+                    records.add(r);
+                    committed.add(r);
+                }
+                if (lost.contains(r)) continue;
+                if (random.nextInt(12) == 0) {
+                    // The answer is lost: a void record settles it, once the predecessors are released.
+                    lost.add(r);
+                    sendAfterWait.accept(r, true);
+                } else if (fate == 0 && !applied) {
+                    toStore.add(t); // refused on its guard (a renewal in flight): sent again as it was
+                } else if (fate >= 4 && missing) {
+                    resend.add(r); // a checked record was missing: wait, then send again without checks
+                    answers.add(r);
+                } else {
+                    answers.add(r);
+                }
+            } else if (step < 95 && !answers.isEmpty()) {
+                long r = answers.remove(random.nextInt(answers.size()));
+                if (resend.remove(r)) sendAfterWait.accept(r, false);
+                else settle.accept(r);
+            } else if (!waiting.isEmpty() && !draining) {
+                long r = new ArrayList<>(waiting).get(random.nextInt(waiting.size()));
+                if (lost.contains(r)) continue;
+                if (s.cancelWait(r)) {
+                    // Gave up at its deadline, unsent this time: a refused attempt wrote nothing.
+                    waiting.remove(r);
+                    settle.accept(r);
+                }
+            }
+        }
+        for (int b = 0; b < committed.size(); b++) {
+            for (int a = 0; a < b; a++) {
+                long first = committed.get(a);
+                long second = committed.get(b);
+                boolean conflict = !java.util.Collections.disjoint(writesOf.get(first), writesOf.get(second))
+                        || !java.util.Collections.disjoint(writesOf.get(first), checksOf.get(second))
+                        || !java.util.Collections.disjoint(checksOf.get(first), writesOf.get(second));
+                if (conflict) assertThat(first).as("revision %d committed after %d, which conflicts with it", first, second).isLessThan(second);
+            }
+        }
+        assertThat(waiting).as("nothing left waiting").isEmpty();
+        assertThat(settled).as("every revision settled").hasSize(writesOf.size());
+        assertThat(s.waiting()).isZero();
+        assertThat(s.watermark()).isEqualTo(s.last());
+    }
 }
