@@ -77,7 +77,14 @@ public final class Sequencer {
     /** Per unsettled revision: the later revisions blocked by it. */
     private final Map<Long, List<Long>> blocking = new HashMap<>();
     /** Per blocked revision: what runs once it may be sent ({@code true}) or never may ({@code false}). */
-    private final Map<Long, Consumer<Boolean>> ready = new HashMap<>();
+    private final Map<Long, Waiter> ready = new HashMap<>();
+    /**
+     * A held write's continuation: {@code then} gets the revisions to check for (empty: none) once
+     * it may be sent, or {@code null} if it never may. With {@code maxChecks > 0} it is released as
+     * soon as every earlier conflicting revision left is on its way, at most that many (it then
+     * checks for their records); with 0, only once they all settled.
+     */
+    private record Waiter(Consumer<long[]> then, int maxChecks) {}
     /**
      * Revisions settled unsent while still blocked (their writes gave up waiting): they keep
      * their place in the order, holding back what waits for them, until what they waited for
@@ -159,12 +166,27 @@ public final class Sequencer {
             then.accept(false);
             return false;
         }
-        if (!blockedBy.containsKey(revision)) {
-            inFlight.add(revision);
-            return true;
-        }
-        ready.put(revision, then);
+        if (!blockedBy.containsKey(revision)) return true;
+        ready.put(revision, new Waiter(checks -> then.accept(checks != null), 0));
         return false;
+    }
+
+    /**
+     * {@link #sendWithChecks}, or, when the write may not be sent yet, a wait that ends as soon as
+     * it may be sent with at most {@code maxChecks} checks (or with none, once every earlier
+     * conflicting revision settled): {@code then} gets the checks, or {@code null} if it never
+     * may be sent. {@code then} runs under this sequencer's lock: it must only hand off.
+     */
+    public synchronized long[] whenSendable(long revision, int maxChecks, Consumer<long[]> then) {
+        long[] now = sendWithChecks(revision, maxChecks);
+        if (now != null) return now;
+        inFlight.remove(revision);
+        if (abandoned) {
+            then.accept(null);
+            return null;
+        }
+        ready.put(revision, new Waiter(then, Math.max(0, maxChecks)));
+        return null;
     }
 
     /**
@@ -172,8 +194,9 @@ public final class Sequencer {
      * earlier conflicting revisions not yet released, whose change records its transaction must
      * find (empty: none; the write is as free as after {@link #whenOrdered} returned {@code true}).
      * {@code null} when it must wait instead ({@link #whenOrdered}): the epoch is abandoned, more
-     * than {@code maxChecks} such revisions remain, or one of them is not on its way to the store
-     * (waiting, or settled without a record), so its record could not be there in time.
+     * than {@code maxChecks} such revisions remain, or one of them has not been {@link #handed}
+     * to the store (or was settled without a record), so it would likely arrive after this one.
+     * The write's own transaction is to be {@link #handed} too.
      *
      * <p>A write sent so and refused because a record was missing writes nothing; it then waits
      * ({@link #whenOrdered}) and is sent again without checks. One whose answer was lost waits the
@@ -182,17 +205,40 @@ public final class Sequencer {
     public synchronized long[] sendWithChecks(long revision, int maxChecks) {
         if (abandoned || !unsettled.contains(revision) || ready.containsKey(revision)) return null;
         Set<Long> before = blockedBy.get(revision);
-        if (before == null) {
-            inFlight.add(revision);
-            return new long[0];
-        }
+        if (before == null) return new long[0];
         if (before.size() > maxChecks || !inFlight.containsAll(before)) return null;
-        inFlight.add(revision);
+        return checks(before);
+    }
+
+    private static long[] checks(Set<Long> before) {
         long[] checks = new long[before.size()];
         int i = 0;
         for (long b : before) checks[i++] = b;
         java.util.Arrays.sort(checks);
         return checks;
+    }
+
+    /**
+     * {@code revision}'s write (or void record) has been handed to the store: a transaction handed
+     * later reaches it later, where the store applies them in arrival order. Writes held until
+     * everything before them is so on its way may follow it now, checking for its record.
+     */
+    public synchronized void handed(long revision) {
+        if (abandoned || !unsettled.contains(revision) || ready.containsKey(revision)) return;
+        inFlight.add(revision);
+        List<Long> later = blocking.get(revision);
+        if (later == null) return;
+        for (long next : List.copyOf(later)) releaseWithChecks(next);
+    }
+
+    /** Releases {@code next} if it waits to be sent with checks and everything before it left is on its way. */
+    private boolean releaseWithChecks(long next) {
+        Waiter w = ready.get(next);
+        Set<Long> before = blockedBy.get(next);
+        if (w == null || w.maxChecks() == 0 || before == null || before.size() > w.maxChecks() || !inFlight.containsAll(before)) return false;
+        ready.remove(next);
+        w.then().accept(checks(before));
+        return true;
     }
 
     /**
@@ -224,13 +270,13 @@ public final class Sequencer {
      */
     public synchronized void abandon() {
         abandoned = true;
-        List<Consumer<Boolean>> held = new ArrayList<>(ready.values());
+        List<Waiter> held = new ArrayList<>(ready.values());
         ready.clear();
         inFlight.clear();
         blockedBy.clear();
         blocking.clear();
         phantoms.clear();
-        for (Consumer<Boolean> r : held) r.accept(false);
+        for (Waiter w : held) w.then().accept(null);
     }
 
     /**
@@ -309,17 +355,18 @@ public final class Sequencer {
             if (later == null) continue;
             for (long next : later) {
                 Set<Long> waits = blockedBy.get(next);
-                if (waits == null || !waits.remove(revision) || !waits.isEmpty()) continue;
+                if (waits == null || !waits.remove(revision)) continue;
+                if (!waits.isEmpty()) {
+                    releaseWithChecks(next);
+                    continue;
+                }
                 blockedBy.remove(next);
                 if (phantoms.remove(next)) {
                     done.add(next);
                     continue;
                 }
-                Consumer<Boolean> go = ready.remove(next);
-                if (go != null) {
-                    inFlight.add(next);
-                    go.accept(true);
-                }
+                Waiter go = ready.remove(next);
+                if (go != null) go.then().accept(new long[0]);
             }
         }
     }

@@ -174,29 +174,38 @@ public final class FencedWriter {
      * admitted again, since its leadership may have changed meanwhile. Nothing is sent on failure.
      */
     private Future<Admitted> ordered(ClientWrite write, Slot slot, Admitted a) {
-        if (checkPredecessors) {
-            long[] checks = slot.sequencer.sendWithChecks(slot.revision,
-                    Math.min(MAX_CHECKS, Transaction.MAX_OPERATIONS - write.items() - 1));
-            if (checks != null) {
-                slot.checks = checks;
-                return Future.succeededFuture(a);
-            }
-        }
-        return held(write, slot);
+        if (!checkPredecessors) return held(write, slot, 0);
+        int maxChecks = Math.min(MAX_CHECKS, Transaction.MAX_OPERATIONS - write.items() - 1);
+        long[] checks = slot.sequencer.sendWithChecks(slot.revision, maxChecks);
+        if (checks == null) return held(write, slot, maxChecks);
+        slot.checks = checks;
+        return Future.succeededFuture(a);
     }
 
     /**
-     * Holds {@code write} until every earlier conflicting revision has settled (at most
-     * {@code orderWaitMs}, then it gives up: nothing of it applied), then admits it again.
+     * Holds {@code write} until it may be sent: once every earlier conflicting revision has settled,
+     * or, with {@code maxChecks > 0}, once those left are all on their way (it then checks for
+     * their records). At most {@code orderWaitMs}, then it gives up: nothing of it applied. It is
+     * admitted again, since its leadership may have changed meanwhile.
      */
-    private Future<Admitted> held(ClientWrite write, Slot slot) {
+    private Future<Admitted> held(ClientWrite write, Slot slot, int maxChecks) {
         slot.checks = new long[0];
         if (slot.sequencer.heldOver(slot.revision, MAX_HELD)) {
             return Future.failedFuture(new MetaException.RetryableBackend(MAX_HELD + " writes already wait for earlier writes to"
                     + " their keys (hot keys); this one would wait too, so it was not sent and did not apply", null));
         }
-        io.vertx.core.Promise<Boolean> turn = io.vertx.core.Promise.promise();
-        if (slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go)))) return admitted(write, slot);
+        io.vertx.core.Promise<long[]> turn = io.vertx.core.Promise.promise();
+        long[] now;
+        if (maxChecks > 0) {
+            now = slot.sequencer.whenSendable(slot.revision, maxChecks, checks -> ownLoop.execute(() -> turn.tryComplete(checks)));
+        } else {
+            now = slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go ? new long[0] : null)))
+                    ? new long[0] : null;
+        }
+        if (now != null) {
+            slot.checks = now;
+            return admitted(write, slot);
+        }
         // Never sent after its client stopped waiting: past the deadline it gives up, certainly unsent.
         later.accept(orderWaitMs, () -> {
             if (slot.sequencer.cancelWait(slot.revision)) {
@@ -204,12 +213,13 @@ public final class FencedWriter {
                         + orderWaitMs + " ms; this one was not sent and did not apply", null));
             }
         });
-        return turn.future().compose(go -> {
-            if (!go) {
+        return turn.future().compose(checks -> {
+            if (checks == null) {
                 return Future.failedFuture(new MetasrvException.NotLeader("node " + nodeId + " gave up epoch "
                         + Long.toUnsignedString(slot.epoch) + ": an earlier write to one of this write's keys could not be settled;"
                         + " it was not sent", null));
             }
+            slot.checks = checks;
             return admitted(write, slot);
         });
     }
@@ -293,6 +303,9 @@ public final class FencedWriter {
                         + Transaction.MAX_OPERATIONS + " (the record takes one item per " + RecordItems.PART_BYTES + " bytes)");
             }
             sent = write.sendGuarded(a.store, leaseKey, guard.leaseBytes(), record, slot == null ? List.of() : checkOps(slot.checks));
+            // Handed to the store (the bus keeps the order of what is handed to it): writes held
+            // behind this one may now follow it, checking for its record.
+            if (slot != null && checkPredecessors) slot.sequencer.handed(slot.revision);
         } catch (MetaException | IllegalArgumentException e) {
             return Future.failedFuture(e instanceof MetaException ? e : new MetaException.InvalidArgument(e.getMessage()));
         }
@@ -326,7 +339,7 @@ public final class FencedWriter {
      * is sent again without checks (or gives up, certainly not applied).
      */
     private Future<Outcome> resend(ClientWrite write, Slot slot) {
-        return held(write, slot).compose(again -> attempt(write, 0, slot, again));
+        return held(write, slot, 0).compose(again -> attempt(write, 0, slot, again));
     }
 
     private static List<Transaction.Op> checkOps(long[] revisions) {

@@ -234,7 +234,8 @@ class SequencerProperties {
 
     /**
      * Writes sent at once with checks for their predecessors' records ({@link Sequencer#sendWithChecks}),
-     * reaching a model store in any order, refused when a checked record is missing (then waiting
+     * or held until those are all on their way ({@link Sequencer#whenSendable}), reaching a model
+     * store in any order, refused when a checked record is missing (then waiting
      * and sent again), refused on their own conditions, retried after a renewal, their answers lost
      * (settled by void records, written only after the predecessors are released) or given up
      * while waiting: conflicting writes that apply always commit in revision order, and once
@@ -255,19 +256,30 @@ class SequencerProperties {
         java.util.Set<Long> lost = new java.util.HashSet<>();
         java.util.Set<Long> waiting = new java.util.LinkedHashSet<>();
         java.util.Set<Long> settled = new java.util.HashSet<>();
+        // Released by the sequencer (under its lock), handed to the store once its call returned.
+        List<Sent> released = new ArrayList<>();
+        Runnable hand = () -> {
+            while (!released.isEmpty()) {
+                Sent t = released.remove(0);
+                toStore.add(t);
+                s.handed(t.revision());
+            }
+        };
         java.util.function.BiConsumer<Long, Boolean> sendAfterWait = (r, isVoid) -> {
             if (s.whenOrdered(r, go -> {
                 waiting.remove(r);
-                if (go) toStore.add(new Sent(r, new long[0], isVoid));
+                if (go) released.add(new Sent(r, new long[0], isVoid));
             })) {
-                toStore.add(new Sent(r, new long[0], isVoid));
+                released.add(new Sent(r, new long[0], isVoid));
             } else {
                 waiting.add(r);
             }
+            hand.run();
         };
         java.util.function.Consumer<Long> settle = r -> {
             settled.add(r);
             s.settle(r);
+            hand.run();
         };
         int steps2 = steps.size();
         for (int i = 0; i < steps2 + 10_000; i++) {
@@ -283,9 +295,25 @@ class SequencerProperties {
                 long r = s.allocate(writes, checks);
                 writesOf.put(r, writes);
                 checksOf.put(r, checks);
-                long[] with = s.sendWithChecks(r, 1 + random.nextInt(4));
-                if (with != null) toStore.add(new Sent(r, with, false));
-                else sendAfterWait.accept(r, false);
+                int maxChecks = 1 + random.nextInt(4);
+                if (random.nextBoolean()) {
+                    // Sent with checks now, or held until everything before it is on its way.
+                    long[] with = s.whenSendable(r, maxChecks, found -> {
+                        waiting.remove(r);
+                        if (found != null) released.add(new Sent(r, found, false));
+                    });
+                    if (with != null) released.add(new Sent(r, with, false));
+                    else waiting.add(r);
+                    hand.run();
+                } else {
+                    long[] with = s.sendWithChecks(r, maxChecks);
+                    if (with != null) {
+                        released.add(new Sent(r, with, false));
+                        hand.run();
+                    } else {
+                        sendAfterWait.accept(r, false);
+                    }
+                }
             } else if (step < 75 && !toStore.isEmpty()) {
                 // The store takes any transaction on its way: arrival order is not revision order.
                 Sent t = toStore.remove(random.nextInt(toStore.size()));
@@ -310,7 +338,8 @@ class SequencerProperties {
                     lost.add(r);
                     sendAfterWait.accept(r, true);
                 } else if (fate == 0 && !applied) {
-                    toStore.add(t); // refused on its guard (a renewal in flight): sent again as it was
+                    released.add(t); // refused on its guard (a renewal in flight): sent again as it was
+                    hand.run();
                 } else if (fate >= 4 && missing) {
                     resend.add(r); // a checked record was missing: wait, then send again without checks
                     answers.add(r);
