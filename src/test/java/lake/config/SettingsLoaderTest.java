@@ -139,6 +139,17 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void feedWriteOrderDefaultsByStoreAndAcceptsOnlyCheckOrWait() {
+        assertThat(load(Map.of()).feed().writeOrder()).as("RocksDB").isEqualTo(FeedSettings.WriteOrder.CHECK);
+        assertThat(load(Map.of(), "--store", "dynamo").feed().writeOrder()).as("DynamoDB").isEqualTo(FeedSettings.WriteOrder.WAIT);
+        assertThat(load(Map.of("LAKE_FEED_WRITE_ORDER", "wait")).feed().writeOrder()).isEqualTo(FeedSettings.WriteOrder.WAIT);
+        assertThat(load(Map.of(), "--store", "dynamo", "--feed-write-order", "CHECK").feed().writeOrder()).isEqualTo(FeedSettings.WriteOrder.CHECK);
+        assertThat(load(Map.of()).toJson().getString("feed_write_order")).isEqualTo("check");
+        assertThatThrownBy(() -> load(Map.of(), "--feed-write-order", "later")).isInstanceOf(ConfigException.class)
+                .hasMessage("feed-write-order: unknown order 'later' (expected check or wait)");
+    }
+
+    @Test
     void eachInvalidSettingFailsWithOneMessageNamingIt() throws Exception {
         String digest = HexFormat.of().formatHex(AuthTokens.sha256("s3cret-token-0123456789"));
         Path worldReadable = file("[{\"name\":\"a\",\"access\":\"read\",\"token\":\"s3cret-token-0123456789\"}]");
