@@ -99,22 +99,25 @@ public final class EtcdWatchLatency {
                     res.handler(chunk -> {
                         long now = System.currentTimeMillis();
                         pending.append(chunk.toString(StandardCharsets.UTF_8));
+                        // Each line is searched only within itself (as WatchLatency), the parsed ones leave once per chunk.
+                        int start = 0;
                         int nl;
-                        while ((nl = pending.indexOf("\n")) >= 0) {
-                            if (!created[0] && pending.indexOf("\"created\":true") >= 0 && pending.indexOf("\"created\":true") < nl) {
+                        while ((nl = pending.indexOf("\n", start)) >= 0) {
+                            if (!created[0] && PacedLoad.find(pending, "\"created\":true", start, nl) >= 0) {
                                 created[0] = true;
                                 open.countDown();
                             }
-                            int at = 0;
-                            while ((at = pending.indexOf(VALUE, at)) >= 0 && at < nl) {
+                            int at = start;
+                            while ((at = PacedLoad.find(pending, VALUE, at, nl)) >= 0) {
                                 int from = at + VALUE.length();
-                                int to = pending.indexOf("\"", from);
+                                int to = PacedLoad.find(pending, "\"", from, nl);
                                 String ms = new String(Base64.getDecoder().decode(pending.substring(from, to)), StandardCharsets.US_ASCII);
                                 arrival.at(now, Long.parseLong(ms));
                                 at = to;
                             }
-                            pending.delete(0, nl + 1);
+                            start = nl + 1;
                         }
+                        pending.delete(0, start);
                     });
                 }).onFailure(t -> System.err.println("watch failed: " + t));
     }

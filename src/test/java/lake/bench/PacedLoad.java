@@ -60,6 +60,24 @@ final class PacedLoad {
     }
 
     /** {@code p50=…ms p90=… p99=… p99.9=… p100=…} of the latency histogram (1 ms buckets). */
+    /**
+     * Where {@code needle} starts in {@code s} between {@code from} and {@code to} (the whole
+     * needle inside), or -1. Bounded, unlike {@code StringBuilder.indexOf}, which scans to the end:
+     * a chunk of k events parsed with unbounded searches costs k times the chunk, and at millions
+     * of events a second the load generator's own lag would be counted as delivery latency.
+     */
+    static int find(CharSequence s, String needle, int from, int to) {
+        int last = Math.min(to, s.length()) - needle.length();
+        outer:
+        for (int i = Math.max(0, from); i <= last; i++) {
+            for (int j = 0; j < needle.length(); j++) {
+                if (s.charAt(i + j) != needle.charAt(j)) continue outer;
+            }
+            return i;
+        }
+        return -1;
+    }
+
     static String percentiles(AtomicLongArray histogram, long count) {
         List<String> out = new ArrayList<>();
         for (double q : new double[] {0.5, 0.9, 0.99, 0.999, 1.0}) {

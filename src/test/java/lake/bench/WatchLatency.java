@@ -56,20 +56,22 @@ public final class WatchLatency {
                         res.handler(chunk -> {
                             long now = System.currentTimeMillis();
                             pending.append(chunk.toString(StandardCharsets.UTF_8));
+                            // Each event is searched only within itself, and the parsed ones leave once per chunk.
+                            int start = 0;
                             int end;
-                            while ((end = pending.indexOf("\n\n")) >= 0) {
-                                int at = pending.indexOf("\"at_ms\":");
-                                if (pending.indexOf("event: cutoff") >= 0 && pending.indexOf("event: cutoff") < end) cutOff.incrementAndGet();
-                                if (at >= 0 && at < end) {
-                                    int from = at + 8;
-                                    int to = from;
-                                    while (Character.isDigit(pending.charAt(to))) to++;
-                                    long latency = Math.max(0, now - Long.parseLong(pending.substring(from, to)));
+                            while ((end = pending.indexOf("\n\n", start)) >= 0) {
+                                if (PacedLoad.find(pending, "event: cutoff", start, end) >= 0) cutOff.incrementAndGet();
+                                int at = PacedLoad.find(pending, "\"at_ms\":", start, end);
+                                if (at >= 0) {
+                                    long ms = 0;
+                                    for (int d = at + 8; d < end && Character.isDigit(pending.charAt(d)); d++) ms = ms * 10 + (pending.charAt(d) - '0');
+                                    long latency = Math.max(0, now - ms);
                                     histogram.incrementAndGet((int) Math.min(BUCKETS, latency));
                                     received.incrementAndGet();
                                 }
-                                pending.delete(0, end + 2);
+                                start = end + 2;
                             }
+                            pending.delete(0, start);
                         });
                     }).onFailure(t -> System.err.println("watch failed: " + t));
         }
