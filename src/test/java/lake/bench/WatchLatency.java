@@ -30,6 +30,41 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class WatchLatency {
     private static final int BUCKETS = PacedLoad.BUCKETS;
 
+    private static final byte[] EVENT_END = "\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CUTOFF = "event: cutoff".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] AT_MS = "\"at_ms\":".getBytes(StandardCharsets.US_ASCII);
+
+    /** A stream's bytes not yet parsed: chunks appended, parsed events dropped once per chunk. */
+    private static final class Bytes {
+        byte[] bytes = new byte[8192];
+        int length;
+
+        void append(Buffer chunk) {
+            int n = chunk.length();
+            if (length + n > bytes.length) bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + n));
+            chunk.getBytes(0, n, bytes, length);
+            length += n;
+        }
+
+        void drop(int prefix) {
+            System.arraycopy(bytes, prefix, bytes, 0, length - prefix);
+            length -= prefix;
+        }
+    }
+
+    /** Where {@code needle} starts in {@code b} within [from, to), or -1. */
+    static int find(byte[] b, byte[] needle, int from, int to) {
+        int last = to - needle.length;
+        outer:
+        for (int i = from; i <= last; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (b[i + j] != needle[j]) continue outer;
+            }
+            return i;
+        }
+        return -1;
+    }
+
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         int watchers = Integer.parseInt(args[1]);
@@ -47,7 +82,7 @@ public final class WatchLatency {
         CountDownLatch open = new CountDownLatch(watchers);
         for (int i = 0; i < watchers; i++) {
             String prefix = shared ? run : run + i + "/";
-            StringBuilder pending = new StringBuilder();
+            Bytes pending = new Bytes();
             streams.request(new RequestOptions().setMethod(HttpMethod.GET).setHost("127.0.0.1").setPort(port)
                             .setURI("/v1/watch?prefix=" + prefix).putHeader("Accept", "text/event-stream"))
                     .compose(req -> req.send()).onSuccess(res -> {
@@ -55,23 +90,26 @@ public final class WatchLatency {
                         open.countDown();
                         res.handler(chunk -> {
                             long now = System.currentTimeMillis();
-                            pending.append(chunk.toString(StandardCharsets.UTF_8));
-                            // Each event is searched only within itself, and the parsed ones leave once per chunk.
+                            // Bytes, not text: the events are ASCII up to their values, and decoding
+                            // millions of them a second on the node's own two cores would count the
+                            // load generator's lag as delivery latency.
+                            pending.append(chunk);
+                            byte[] b = pending.bytes;
                             int start = 0;
                             int end;
-                            while ((end = pending.indexOf("\n\n", start)) >= 0) {
-                                if (PacedLoad.find(pending, "event: cutoff", start, end) >= 0) cutOff.incrementAndGet();
-                                int at = PacedLoad.find(pending, "\"at_ms\":", start, end);
+                            while ((end = find(b, EVENT_END, start, pending.length)) >= 0) {
+                                if (find(b, CUTOFF, start, end) >= 0) cutOff.incrementAndGet();
+                                int at = find(b, AT_MS, start, end);
                                 if (at >= 0) {
                                     long ms = 0;
-                                    for (int d = at + 8; d < end && Character.isDigit(pending.charAt(d)); d++) ms = ms * 10 + (pending.charAt(d) - '0');
+                                    for (int d = at + AT_MS.length; d < end && b[d] >= '0' && b[d] <= '9'; d++) ms = ms * 10 + (b[d] - '0');
                                     long latency = Math.max(0, now - ms);
                                     histogram.incrementAndGet((int) Math.min(BUCKETS, latency));
                                     received.incrementAndGet();
                                 }
-                                start = end + 2;
+                                start = end + EVENT_END.length;
                             }
-                            pending.delete(0, start);
+                            pending.drop(start);
                         });
                     }).onFailure(t -> System.err.println("watch failed: " + t));
         }
