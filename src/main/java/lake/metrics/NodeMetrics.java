@@ -162,8 +162,10 @@ public final class NodeMetrics {
 
     /** Publishes {@code held}, the writes waiting for an earlier write on one of their keys, as {@code lake_writes_waiting_for_key}. */
     public void writesWaitingForKey(java.util.function.IntSupplier held) {
-        Gauge.builder("lake.writes.waiting.for.key", held, h -> h.getAsInt()).tag("node", node)
-                .description("writes this leader holds until an earlier write on one of their keys settles, so they commit in revision order")
+        // Strong: the supplier is often a method reference nothing else holds, and a gauge keeps
+        // its object weakly by default, so it would read NaN after the next collection.
+        Gauge.builder("lake.writes.waiting.for.key", held, h -> h.getAsInt()).tag("node", node).strongReference(true)
+                .description("writes this leader holds until an earlier write on one of their keys settles (or is handed to the store), so they commit in revision order")
                 .register(registry);
     }
 

@@ -68,14 +68,12 @@ public abstract class ChangeRecordsContract {
 
     /** As {@link #hostNode(String, NodeClock)}, with the feed's retention {@code feed}, the store under {@code storeDir}. */
     MetasrvNode hostNode(String id, NodeClock clock, lake.config.FeedSettings feed, Path storeDir) throws Exception {
-        Function<Vertx, Future<? extends MetaStore>> real = backend(storeDir);
-        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000).with(f -> f.feed = feed), clock,
-                v -> real.apply(v).map(s -> faulty = new FaultyStore(recording = new RecordingStore(s))));
+        return h.fencedPathNode(id, dir, clock, feed, backend(storeDir), s -> faulty = new FaultyStore(recording = new RecordingStore(s)));
     }
 
     /** Node {@code id} shares the host's store, its clock already past the host's first lease. */
     MetasrvNode sharingNode(String id, lake.config.FeedSettings feed) throws Exception {
-        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000).with(f -> f.feed = feed), new ManualClock(T0 + TTL), null);
+        return h.fencedPathNode(id, dir, new ManualClock(T0 + TTL), feed, null, null);
     }
 
     /** Every record in the store, void ones included, in revision order. */

@@ -61,13 +61,11 @@ public abstract class FencingContract {
 
     /** Node "a" hosts the store (recorded); more nodes share it. Timers off: rounds run on request. */
     MetasrvNode hostNode(String id, NodeClock clock) throws Exception {
-        Function<Vertx, Future<? extends MetaStore>> real = backend(dir);
-        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock,
-                v -> real.apply(v).map(s -> recording = new RecordingStore(s)));
+        return h.fencedPathNode(id, dir, clock, lake.config.FeedSettings.DEFAULTS, backend(dir), s -> recording = new RecordingStore(s));
     }
 
     MetasrvNode sharingNode(String id, NodeClock clock) throws Exception {
-        return h.deploy(NodeHarness.settings(id, dir.resolve(id), TTL, 0, 1_000), clock, null);
+        return h.fencedPathNode(id, dir, clock, lake.config.FeedSettings.DEFAULTS, null, null);
     }
 
     /** Node "a" (hosting the recorded store) and "b" sharing it, each on its own frozen clock. */

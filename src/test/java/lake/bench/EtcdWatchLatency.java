@@ -33,14 +33,18 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class EtcdWatchLatency {
     private static final int BUCKETS = PacedLoad.BUCKETS;
-    private static final String VALUE = "\"value\":\"";
+    private static final byte[] VALUE = "\"value\":\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NEWLINE = "\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CREATED = "\"created\":true".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] QUOTE = "\"".getBytes(StandardCharsets.US_ASCII);
 
     public static void main(String[] args) throws Exception {
-        int port = Integer.parseInt(args[0]);
-        int watchers = Integer.parseInt(args[1]);
-        int rate = Integer.parseInt(args[2]);
-        int seconds = Integer.parseInt(args[3]);
-        boolean shared = args[4].equals("shared");
+        PacedLoad.Args a = PacedLoad.Args.parse(args);
+        int port = a.port();
+        int watchers = a.watchers();
+        int rate = a.rate();
+        int seconds = a.seconds();
+        boolean shared = a.shared();
         int idle = args.length > 5 ? Integer.parseInt(args[5]) : 0;
         Vertx vertx = Vertx.vertx();
         HttpClient streams = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
@@ -91,33 +95,34 @@ public final class EtcdWatchLatency {
         end[end.length - 1]++;
         String create = new JsonObject().put("create_request", new JsonObject().put("key", b64(prefix))
                 .put("range_end", Base64.getEncoder().encodeToString(end))).encode();
-        StringBuilder pending = new StringBuilder();
+        PacedLoad.Bytes pending = new PacedLoad.Bytes();
         streams.request(new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port).setURI("/v3/watch"))
                 .compose(req -> req.send(Buffer.buffer(create))).onSuccess(res -> {
                     if (res.statusCode() != 200) throw new IllegalStateException("watch answered " + res.statusCode());
                     boolean[] created = {false};
                     res.handler(chunk -> {
                         long now = System.currentTimeMillis();
-                        pending.append(chunk.toString(StandardCharsets.UTF_8));
-                        // Each line is searched only within itself (as WatchLatency), the parsed ones leave once per chunk.
+                        // Bytes, each line searched only within itself (as WatchLatency).
+                        pending.append(chunk);
+                        byte[] b = pending.bytes;
                         int start = 0;
                         int nl;
-                        while ((nl = pending.indexOf("\n", start)) >= 0) {
-                            if (!created[0] && PacedLoad.find(pending, "\"created\":true", start, nl) >= 0) {
+                        while ((nl = PacedLoad.find(b, NEWLINE, start, pending.length)) >= 0) {
+                            if (!created[0] && PacedLoad.find(b, CREATED, start, nl) >= 0) {
                                 created[0] = true;
                                 open.countDown();
                             }
                             int at = start;
-                            while ((at = PacedLoad.find(pending, VALUE, at, nl)) >= 0) {
-                                int from = at + VALUE.length();
-                                int to = PacedLoad.find(pending, "\"", from, nl);
-                                String ms = new String(Base64.getDecoder().decode(pending.substring(from, to)), StandardCharsets.US_ASCII);
+                            while ((at = PacedLoad.find(b, VALUE, at, nl)) >= 0) {
+                                int from = at + VALUE.length;
+                                int to = PacedLoad.find(b, QUOTE, from, nl);
+                                String ms = new String(Base64.getDecoder().decode(java.util.Arrays.copyOfRange(b, from, to)), StandardCharsets.US_ASCII);
                                 arrival.at(now, Long.parseLong(ms));
                                 at = to;
                             }
                             start = nl + 1;
                         }
-                        pending.delete(0, start);
+                        pending.drop(start);
                     });
                 }).onFailure(t -> System.err.println("watch failed: " + t));
     }

@@ -34,43 +34,13 @@ public final class WatchLatency {
     private static final byte[] CUTOFF = "event: cutoff".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] AT_MS = "\"at_ms\":".getBytes(StandardCharsets.US_ASCII);
 
-    /** A stream's bytes not yet parsed: chunks appended, parsed events dropped once per chunk. */
-    private static final class Bytes {
-        byte[] bytes = new byte[8192];
-        int length;
-
-        void append(Buffer chunk) {
-            int n = chunk.length();
-            if (length + n > bytes.length) bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + n));
-            chunk.getBytes(0, n, bytes, length);
-            length += n;
-        }
-
-        void drop(int prefix) {
-            System.arraycopy(bytes, prefix, bytes, 0, length - prefix);
-            length -= prefix;
-        }
-    }
-
-    /** Where {@code needle} starts in {@code b} within [from, to), or -1. */
-    static int find(byte[] b, byte[] needle, int from, int to) {
-        int last = to - needle.length;
-        outer:
-        for (int i = from; i <= last; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (b[i + j] != needle[j]) continue outer;
-            }
-            return i;
-        }
-        return -1;
-    }
-
     public static void main(String[] args) throws Exception {
-        int port = Integer.parseInt(args[0]);
-        int watchers = Integer.parseInt(args[1]);
-        int rate = Integer.parseInt(args[2]);
-        int seconds = Integer.parseInt(args[3]);
-        boolean shared = args[4].equals("shared");
+        PacedLoad.Args a = PacedLoad.Args.parse(args);
+        int port = a.port();
+        int watchers = a.watchers();
+        int rate = a.rate();
+        int seconds = a.seconds();
+        boolean shared = a.shared();
         Vertx vertx = Vertx.vertx();
         HttpClient streams = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
                 new PoolOptions().setHttp1MaxSize(watchers + 8));
@@ -82,7 +52,7 @@ public final class WatchLatency {
         CountDownLatch open = new CountDownLatch(watchers);
         for (int i = 0; i < watchers; i++) {
             String prefix = shared ? run : run + i + "/";
-            Bytes pending = new Bytes();
+            PacedLoad.Bytes pending = new PacedLoad.Bytes();
             streams.request(new RequestOptions().setMethod(HttpMethod.GET).setHost("127.0.0.1").setPort(port)
                             .setURI("/v1/watch?prefix=" + prefix).putHeader("Accept", "text/event-stream"))
                     .compose(req -> req.send()).onSuccess(res -> {
@@ -97,9 +67,9 @@ public final class WatchLatency {
                             byte[] b = pending.bytes;
                             int start = 0;
                             int end;
-                            while ((end = find(b, EVENT_END, start, pending.length)) >= 0) {
-                                if (find(b, CUTOFF, start, end) >= 0) cutOff.incrementAndGet();
-                                int at = find(b, AT_MS, start, end);
+                            while ((end = PacedLoad.find(b, EVENT_END, start, pending.length)) >= 0) {
+                                if (PacedLoad.find(b, CUTOFF, start, end) >= 0) cutOff.incrementAndGet();
+                                int at = PacedLoad.find(b, AT_MS, start, end);
                                 if (at >= 0) {
                                     long ms = 0;
                                     for (int d = at + AT_MS.length; d < end && b[d] >= '0' && b[d] <= '9'; d++) ms = ms * 10 + (b[d] - '0');

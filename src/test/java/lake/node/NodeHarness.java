@@ -37,6 +37,20 @@ public final class NodeHarness implements AutoCloseable {
                 "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000);
     }
 
+    /**
+     * The fenced-path contracts' node ({@code FencingContract}, {@code ChangeRecordsContract}):
+     * node {@code id} under {@code dir/id}, lease TTL {@code ApiFixture.TTL} with renewals and the
+     * margin fixed for an injected clock, the feed as {@code feed}; it hosts the store
+     * {@code backend} opens, wrapped by {@code wrap} (recording, faults), or, with
+     * {@code backend == null}, shares the one another node hosts.
+     */
+    public MetasrvNode fencedPathNode(String id, Path dir, NodeClock clock, lake.config.FeedSettings feed,
+                                      Function<Vertx, Future<? extends MetaStore>> backend,
+                                      Function<MetaStore, MetaStore> wrap) throws Exception {
+        return deploy(settings(id, dir.resolve(id), ApiFixture.TTL, 0, 1_000).with(f -> f.feed = feed), clock,
+                backend == null ? null : v -> backend.apply(v).map(wrap));
+    }
+
     /** Deploys a node; {@code store} null means it uses the store another node already hosts. */
     public MetasrvNode deploy(Settings s, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> store) throws Exception {
         MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(s, clock, store, Bus.STORE, false)));
