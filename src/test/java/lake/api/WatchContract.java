@@ -131,6 +131,8 @@ public abstract class WatchContract {
         final List<Long> ids = new CopyOnWriteArrayList<>();
         final List<String> named = new CopyOnWriteArrayList<>();
         final List<String> opening = new CopyOnWriteArrayList<>();
+        /** Each record event's {@code data:} line, parsed. */
+        final List<JsonObject> data = new CopyOnWriteArrayList<>();
         volatile int status;
         private final StringBuilder pending = new StringBuilder();
 
@@ -144,6 +146,7 @@ public abstract class WatchContract {
                 boolean data = event.contains("\ndata: ") || event.startsWith("data: ");
                 for (String line : event.split("\n")) {
                     if (line.startsWith("id: ") && data && !event.contains("event: ")) ids.add(Long.parseLong(line.substring(4)));
+                    if (line.startsWith("data: ") && !event.contains("event: ")) this.data.add(new JsonObject(line.substring(6)));
                     if (line.startsWith("event: ")) named.add(event);
                 }
                 if (!data && event.contains("id: ")) opening.add(event);
@@ -157,12 +160,18 @@ public abstract class WatchContract {
 
     /** An SSE stream of {@code /v1/watch?query}, with {@code Last-Event-ID} when given (as an EventSource reconnecting). */
     Sse sse(MetasrvNode node, String query, Long lastEventId) throws Exception {
+        return sse(node, query, lastEventId, null);
+    }
+
+    /** As {@link #sse(MetasrvNode, String, Long)}, presenting {@code token} when given. */
+    Sse sse(MetasrvNode node, String query, Long lastEventId, String token) throws Exception {
         Sse s = new Sse();
         HttpClient client = h.vertx.createHttpClient();
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
                 .setHost("127.0.0.1").setPort(node.httpPort()).setURI("/v1/watch?" + query)
                 .putHeader("Accept", "text/event-stream");
         if (lastEventId != null) options.putHeader("Last-Event-ID", Long.toString(lastEventId));
+        if (token != null) options.putHeader("Authorization", "Bearer " + token);
         // The handler is set as the response arrives, on the event loop: no chunk is missed.
         NodeHarness.await(client.request(options)
                 .compose(req -> req.send()).onSuccess(res -> {
@@ -335,6 +344,52 @@ public abstract class WatchContract {
             // The admin sees everything.
             assertThat(watchUntil(n, "", 0, 4, ADMIN, null)).hasSize(4).endsWith(r4);
             assertThat(poll(n, "after=0", null).statusCode()).as("no token, no watch").isEqualTo(401);
+        }
+    }
+
+    /**
+     * Streams of two principals open at once on one prefix, woken by the same writes: each
+     * admin stream sees every record, each of team-a's only the records (and, in them, the keys)
+     * it may read.
+     */
+    @Test
+    void concurrentStreamsOfDifferentPrincipalsSeeOnlyTheirOwn() throws Exception {
+        Path tokens = dir.resolve("tokens.json");
+        Files.writeString(tokens, "[" + entry("admin", "admin", ADMIN, "") + ","
+                + entry("team-a", "read", TEAM_A, ",\"prefixes\":[\"a/\"]") + "]");
+        Files.setPosixFilePermissions(tokens, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {
+            f.authTokens = AuthTokens.withFile(List.of(), tokens);
+            f.security = new SecuritySettings(tokens, List.of());
+        });
+        long start = write(a, cas("a/0", null, "v"), ADMIN);
+        List<Sse> admins = new ArrayList<>();
+        List<Sse> teams = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            admins.add(sse(a, "prefix=&after=" + start, null, ADMIN));
+            teams.add(sse(a, "prefix=&after=" + start, null, TEAM_A));
+        }
+        List<Long> all = new ArrayList<>();
+        List<Long> teamSees = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            all.add(write(a, cas("b/" + i, null, "v"), ADMIN));
+            long both = write(a, new JsonObject().put("ops", new io.vertx.core.json.JsonArray()
+                    .add(value("a/" + (i + 1), 3)).add(value("b/x" + i, 3))), ADMIN);
+            all.add(both);
+            teamSees.add(both);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> admins.stream().allMatch(s -> s.ids.size() >= all.size())
+                && teams.stream().allMatch(s -> s.ids.size() >= teamSees.size()));
+        for (Sse s : admins) {
+            assertThat(s.ids).as("every admin stream sees every write once, in order").isEqualTo(all);
+            assertThat(s.data).isEqualTo(admins.get(0).data);
+        }
+        for (Sse s : teams) {
+            assertThat(s.ids).as("team-a's streams see only the records with keys it may read").isEqualTo(teamSees);
+            for (JsonObject e : s.data) {
+                assertThat(e.getJsonArray("changes").stream().map(c -> ((JsonObject) c).getString("key")))
+                        .as("and of them only those keys").allMatch(k -> k.startsWith("a/"));
+            }
         }
     }
 
