@@ -84,14 +84,14 @@ public final class Sequencer {
      * soon as every earlier conflicting revision left is on its way, at most that many (it then
      * checks for their records); with 0, only once they all settled.
      */
-    private record Waiter(Consumer<long[]> then, int maxChecks) {}
+    private record Waiter(Consumer<long[]> then, int maxChecks, Object owner) {}
     /**
      * Revisions settled unsent while still blocked (their writes gave up waiting): they keep
      * their place in the order, holding back what waits for them, until what they waited for
      * has settled.
      */
     private final Set<Long> phantoms = new HashSet<>();
-    /** Unsettled revisions whose write (or void record) is on its way to the store now. */
+    /** Unsettled revisions whose write is on its way to the store now ({@link #handed}). */
     private final Set<Long> inFlight = new HashSet<>();
     /** Set once a revision of this epoch will never settle: every blocked write is released unsent. */
     private boolean abandoned;
@@ -167,7 +167,7 @@ public final class Sequencer {
             return false;
         }
         if (!blockedBy.containsKey(revision)) return true;
-        ready.put(revision, new Waiter(checks -> then.accept(checks != null), 0));
+        ready.put(revision, new Waiter(checks -> then.accept(checks != null), 0, then));
         return false;
     }
 
@@ -185,7 +185,7 @@ public final class Sequencer {
             then.accept(null);
             return null;
         }
-        ready.put(revision, new Waiter(then, Math.max(0, maxChecks)));
+        ready.put(revision, new Waiter(then, Math.max(0, maxChecks), then));
         return null;
     }
 
@@ -219,7 +219,7 @@ public final class Sequencer {
     }
 
     /**
-     * {@code revision}'s write (or void record) has been handed to the store: a transaction handed
+     * {@code revision}'s write has been handed to the store: a transaction handed
      * later reaches it later, where the store applies them in arrival order. Writes held until
      * everything before them is so on its way may follow it now, checking for its record.
      */
@@ -242,12 +242,18 @@ public final class Sequencer {
     }
 
     /**
-     * Withdraws {@code revision}'s wait (its write gives up: a deadline): {@code true} when it was
-     * still waiting, so its {@code then} will never run and the write must not be sent; it is then
-     * settled as a write that did not apply.
+     * Withdraws {@code revision}'s wait for {@code then} (the continuation its
+     * {@link #whenOrdered} or {@link #whenSendable} was given; its write gives up: a deadline):
+     * {@code true} when that wait was still on, so {@code then} will never run and the write must
+     * not be sent; it is then settled as a write that did not apply. A later wait of the same
+     * revision (a write refused for a missing record waits again) is another continuation and
+     * is left alone: an earlier wait's deadline must not strand it.
      */
-    public synchronized boolean cancelWait(long revision) {
-        return ready.remove(revision) != null;
+    public synchronized boolean cancelWait(long revision, Object then) {
+        Waiter w = ready.get(revision);
+        if (w == null || w.owner() != then) return false;
+        ready.remove(revision);
+        return true;
     }
 
     /** Writes allocated a revision and held until an earlier write on one of their keys settles. */

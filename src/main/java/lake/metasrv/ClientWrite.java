@@ -65,13 +65,14 @@ public sealed interface ClientWrite permits ClientMutation, ClientTransaction, F
         /**
          * The verdict of a guarded transaction whose first {@code own} operations are the client's,
          * the next {@code recordItems} its record, and the rest checks for earlier records.
-         * {@code predecessorMissing} only when no operation of the client's is named: a write
-         * refused on its own condition is answered so, whatever else failed.
+         * {@code predecessorMissing} only when neither the guard nor an operation of the client's
+         * is named: a write refused on its own condition is answered so, and one refused on its
+         * guard is explained by the lease, whatever else failed.
          */
         static Verdict of(lake.meta.TransactionOutcome o, int own, int recordItems, boolean reportFailed) {
             List<Integer> mine = o.failed().stream().filter(i -> i < own).toList();
             boolean taken = o.failed().stream().anyMatch(i -> i >= own && i < own + recordItems);
-            boolean missing = mine.isEmpty() && o.failed().stream().anyMatch(i -> i >= own + recordItems);
+            boolean missing = !o.guardFailed() && mine.isEmpty() && o.failed().stream().anyMatch(i -> i >= own + recordItems);
             return new Verdict(o.applied(), reportFailed ? mine : List.of(), taken, missing);
         }
     }

@@ -196,11 +196,16 @@ public final class FencedWriter {
         }
         io.vertx.core.Promise<long[]> turn = io.vertx.core.Promise.promise();
         long[] now;
+        // This wait's own continuation: its deadline withdraws this wait, never a later one.
+        Object waiter;
         if (maxChecks > 0) {
-            now = slot.sequencer.whenSendable(slot.revision, maxChecks, checks -> ownLoop.execute(() -> turn.tryComplete(checks)));
+            java.util.function.Consumer<long[]> then = checks -> ownLoop.execute(() -> turn.tryComplete(checks));
+            waiter = then;
+            now = slot.sequencer.whenSendable(slot.revision, maxChecks, then);
         } else {
-            now = slot.sequencer.whenOrdered(slot.revision, go -> ownLoop.execute(() -> turn.tryComplete(go ? new long[0] : null)))
-                    ? new long[0] : null;
+            java.util.function.Consumer<Boolean> then = go -> ownLoop.execute(() -> turn.tryComplete(go ? new long[0] : null));
+            waiter = then;
+            now = slot.sequencer.whenOrdered(slot.revision, then) ? new long[0] : null;
         }
         if (now != null) {
             slot.checks = now;
@@ -208,7 +213,7 @@ public final class FencedWriter {
         }
         // Never sent after its client stopped waiting: past the deadline it gives up, certainly unsent.
         later.accept(orderWaitMs, () -> {
-            if (slot.sequencer.cancelWait(slot.revision)) {
+            if (slot.sequencer.cancelWait(slot.revision, waiter)) {
                 turn.tryFail(new MetaException.RetryableBackend("an earlier write to one of this write's keys was still unsettled after "
                         + orderWaitMs + " ms; this one was not sent and did not apply", null));
             }

@@ -344,6 +344,45 @@ public abstract class ChangeRecordsContract {
     }
 
     /**
+     * Review of the fourth part: a write sent with a check for an earlier revision's record loses
+     * its answer while that earlier write is still on its way. Its void record must wait for the
+     * earlier one to settle: a later write checking for this revision's record would otherwise
+     * pass while the earlier one could still commit after it.
+     */
+    @Test
+    void aLostAnswersVoidRecordWaitsForTheEarlierWrite() throws Exception {
+        HeldWrite held = holdAWriteOnK(lake.config.FeedSettings.WriteOrder.CHECK);
+        MetasrvNode a = held.node();
+        List<String> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var holding = faulty.beforeTransact;
+        faulty.beforeTransact = t -> {
+            boolean isVoid = t.ops().size() == 1 && t.ops().get(0).key().startsWith("__lake_internal/feed/");
+            boolean isX = t.ops().stream().anyMatch(o -> o.key().equals("kv/k") && o.value() != null
+                    && new String(o.value(), StandardCharsets.UTF_8).equals("vx"));
+            if (isVoid) arrivals.add("void");
+            if (isX) arrivals.add("x");
+            return holding.apply(t);
+        };
+        // X reaches the store (refused there: the held write's record is missing) and its answer is lost.
+        faulty.loseOnly = t -> t.ops().stream().anyMatch(o -> o.key().equals("kv/k") && o.value() != null
+                && new String(o.value(), StandardCharsets.UTF_8).equals("vx"));
+        faulty.loseAnswers.set(1);
+        Future<HttpResponse<Buffer>> x = h.http.post(a.httpPort(), "127.0.0.1", "/v1/txn")
+                .sendJsonObject(txn(new JsonObject().put("key", "kv/k").put("value", b64("vx"))));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> a.writesWaitingForKey() == 1 || arrivals.contains("void"));
+        assertThat(arrivals).as("X's void record waits while the earlier write is on its way").containsExactly("x");
+        assertThat(x.isComplete()).isFalse();
+        h.vertx.runOnContext(v -> held.gate().complete());
+
+        assertThat(NodeHarness.await(held.reply()).bodyAsJsonObject()).isEqualTo(new JsonObject().put("applied", false).put("epoch", 1));
+        expectError(NodeHarness.await(x), 503, "backend_unavailable", "did not apply");
+        assertThat(arrivals).as("written once the earlier write settled").containsExactly("x", "void");
+        assertThat(new String(NodeHarness.await(recording.get("kv/k")).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v0");
+        assertThat(a.writesWaitingForKey()).isZero();
+    }
+
+    /**
      * Concurrent blind writes to one hot key, in either write order: every one applies, and
      * replaying the feed's records of the key in revision order ends at the value the store holds.
      */

@@ -118,6 +118,7 @@ class SequencerProperties {
         List<Long> sent = new ArrayList<>();
         List<Long> unsettledSent = new ArrayList<>();
         java.util.Set<Long> held = new java.util.LinkedHashSet<>();
+        java.util.Map<Long, Object> waitOf = new java.util.HashMap<>();
         java.util.function.LongConsumer send = r -> {
             held.remove(r);
             for (long e : writesOf.keySet()) {
@@ -135,7 +136,7 @@ class SequencerProperties {
             if (step >= 90 && !held.isEmpty()) {
                 // A held write gives up at its deadline: settled unsent, it keeps its place.
                 long r = new ArrayList<>(held).get(random.nextInt(held.size()));
-                assertThat(s.cancelWait(r)).isTrue();
+                assertThat(s.cancelWait(r, waitOf.get(r))).isTrue();
                 held.remove(r);
                 settled.add(r);
                 s.settle(r);
@@ -148,10 +149,12 @@ class SequencerProperties {
                 long r = s.allocate(writes, checks);
                 writesOf.put(r, writes);
                 checksOf.put(r, checks);
-                if (s.whenOrdered(r, go -> {
+                java.util.function.Consumer<Boolean> then = go -> {
                     assertThat(go).isTrue();
                     send.accept(r);
-                })) {
+                };
+                waitOf.put(r, then);
+                if (s.whenOrdered(r, then)) {
                     send.accept(r);
                 } else {
                     held.add(r);
@@ -265,14 +268,27 @@ class SequencerProperties {
                 s.handed(t.revision());
             }
         };
+        // Each wait's continuation (its deadline's token), and those of waits already over.
+        java.util.Map<Long, Object> currentWait = new java.util.HashMap<>();
+        List<java.util.Map.Entry<Long, Object>> pastWaits = new ArrayList<>();
+        java.util.function.BiConsumer<Long, Object> waitOver = (r, token) -> {
+            currentWait.remove(r, token);
+            pastWaits.add(java.util.Map.entry(r, token));
+        };
         java.util.function.BiConsumer<Long, Boolean> sendAfterWait = (r, isVoid) -> {
-            if (s.whenOrdered(r, go -> {
+            Object[] self = new Object[1];
+            java.util.function.Consumer<Boolean> then = go -> {
                 waiting.remove(r);
+                waitOver.accept(r, self[0]);
                 if (go) released.add(new Sent(r, new long[0], isVoid));
-            })) {
+            };
+            self[0] = then;
+            if (s.whenOrdered(r, then)) {
                 released.add(new Sent(r, new long[0], isVoid));
+                pastWaits.add(java.util.Map.entry(r, then));
             } else {
                 waiting.add(r);
+                if (!isVoid) currentWait.put(r, then);
             }
             hand.run();
         };
@@ -298,12 +314,21 @@ class SequencerProperties {
                 int maxChecks = 1 + random.nextInt(4);
                 if (random.nextBoolean()) {
                     // Sent with checks now, or held until everything before it is on its way.
-                    long[] with = s.whenSendable(r, maxChecks, found -> {
+                    Object[] self = new Object[1];
+                    java.util.function.Consumer<long[]> then = found -> {
                         waiting.remove(r);
+                        waitOver.accept(r, self[0]);
                         if (found != null) released.add(new Sent(r, found, false));
-                    });
-                    if (with != null) released.add(new Sent(r, with, false));
-                    else waiting.add(r);
+                    };
+                    self[0] = then;
+                    long[] with = s.whenSendable(r, maxChecks, then);
+                    if (with != null) {
+                        released.add(new Sent(r, with, false));
+                        pastWaits.add(java.util.Map.entry(r, then));
+                    } else {
+                        waiting.add(r);
+                        currentWait.put(r, then);
+                    }
                     hand.run();
                 } else {
                     long[] with = s.sendWithChecks(r, maxChecks);
@@ -350,12 +375,16 @@ class SequencerProperties {
                 long r = answers.remove(random.nextInt(answers.size()));
                 if (resend.remove(r)) sendAfterWait.accept(r, false);
                 else settle.accept(r);
-            } else if (!waiting.isEmpty() && !draining) {
-                long r = new ArrayList<>(waiting).get(random.nextInt(waiting.size()));
-                if (lost.contains(r)) continue;
-                if (s.cancelWait(r)) {
+            } else if (!draining && !pastWaits.isEmpty() && random.nextBoolean()) {
+                // The deadline of a wait already over fires late: it must leave any later wait alone.
+                var stale = pastWaits.get(random.nextInt(pastWaits.size()));
+                assertThat(s.cancelWait(stale.getKey(), stale.getValue())).as("a finished wait's deadline cancels nothing").isFalse();
+            } else if (!currentWait.isEmpty() && !draining) {
+                long r = new ArrayList<>(currentWait.keySet()).get(random.nextInt(currentWait.size()));
+                if (s.cancelWait(r, currentWait.get(r))) {
                     // Gave up at its deadline, unsent this time: a refused attempt wrote nothing.
                     waiting.remove(r);
+                    waitOver.accept(r, currentWait.get(r));
                     settle.accept(r);
                 }
             }
@@ -374,5 +403,34 @@ class SequencerProperties {
         assertThat(settled).as("every revision settled").hasSize(writesOf.size());
         assertThat(s.waiting()).isZero();
         assertThat(s.watermark()).isEqualTo(s.last());
+    }
+
+    /**
+     * Review of the fourth part: a write refused for a missing record waits a second time; the
+     * first wait's deadline, firing during the second, must not withdraw it (it would never be
+     * released, and its revision never settle).
+     */
+    @Property(tries = 10)
+    void anEarlierWaitsDeadlineLeavesALaterWaitAlone(@ForAll long seed) {
+        Sequencer s = new Sequencer(Math.floorMod(seed, 1_000L));
+        long first = s.allocate(List.of("k"), List.of());
+        long second = s.allocate(List.of("k"), List.of());
+        List<long[]> releases = new ArrayList<>();
+        java.util.function.Consumer<long[]> firstWait = releases::add;
+        assertThat(s.whenSendable(second, 8, firstWait)).as("its predecessor not yet handed: it waits").isNull();
+        s.handed(first);
+        assertThat(releases).hasSize(1);
+        assertThat(releases.get(0)).containsExactly(first);
+        s.handed(second);
+        // Refused at the store (the earlier record missing): it waits again, for the settlement.
+        List<Boolean> again = new ArrayList<>();
+        java.util.function.Consumer<Boolean> secondWait = again::add;
+        assertThat(s.whenOrdered(second, secondWait)).isFalse();
+        assertThat(s.cancelWait(second, firstWait)).as("the first wait's deadline, late").isFalse();
+        assertThat(s.waiting()).isEqualTo(1);
+        s.settle(first);
+        assertThat(again).containsExactly(true);
+        s.settle(second);
+        assertThat(s.watermark()).isEqualTo(second);
     }
 }
