@@ -42,8 +42,9 @@ import java.util.function.Consumer;
  *
  * <p>Waiting costs a hot key one store round trip per write. Where the store applies transactions
  * in about the order they arrive (RocksDB's single writer), a conflicting write may instead be
- * sent at once ({@link #sendWithChecks}) with a check, in its own transaction, that the change
- * record of every earlier conflicting revision still unreleased exists: it commits only after
+ * sent as soon as the earlier conflicting revisions still unreleased have been {@link #handed}
+ * to the store ({@link #sendWithChecks}, {@link #whenSendable}), with a check, in its own
+ * transaction, that each one's change record exists: it commits only after
  * they did (or were settled void), and is refused, writing nothing, if it arrives first; it then
  * waits like any other. Why that keeps the order, by induction on revisions: a revision's record
  * (applied or void) exists only once every earlier revision conflicting with it is final. Its own
@@ -76,7 +77,7 @@ public final class Sequencer {
     private final Map<Long, Set<Long>> blockedBy = new HashMap<>();
     /** Per unsettled revision: the later revisions blocked by it. */
     private final Map<Long, List<Long>> blocking = new HashMap<>();
-    /** Per blocked revision: what runs once it may be sent ({@code true}) or never may ({@code false}). */
+    /** Per held revision: its wait, whose continuation runs once it may be sent or never may. */
     private final Map<Long, Waiter> ready = new HashMap<>();
     /**
      * A held write's continuation: {@code then} gets the revisions to check for (empty: none) once

@@ -169,9 +169,11 @@ public final class FencedWriter {
     }
 
     /**
-     * Waits until every earlier write touching one of {@code write}'s keys has settled, so writes
-     * that conflict commit in revision order (see {@link Sequencer}); a write that waited is
-     * admitted again, since its leadership may have changed meanwhile. Nothing is sent on failure.
+     * Keeps writes that conflict in revision order (see {@link Sequencer}): with the write order
+     * {@code wait}, {@code write} waits until every earlier write touching one of its keys has
+     * settled; with {@code check}, only until they were handed to the store, and then carries
+     * checks for their records ({@code slot.checks}). A write that waited is admitted again, since
+     * its leadership may have changed meanwhile. Nothing is sent on failure.
      */
     private Future<Admitted> ordered(ClientWrite write, Slot slot, Admitted a) {
         if (!checkPredecessors) return held(write, slot, 0);
