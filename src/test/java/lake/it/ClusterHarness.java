@@ -41,6 +41,9 @@ public final class ClusterHarness implements AutoCloseable {
         this.env = env;
     }
 
+    /** Every port {@link #freePort} returned (or tried) in this JVM: none is handed out twice. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /**
      * A port that is free now, below Linux's ephemeral range (32768-60999): a restarted node binds
      * its old ports again, and a port from the ephemeral range may meanwhile have become the local
@@ -51,6 +54,9 @@ public final class ClusterHarness implements AutoCloseable {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 200; attempt++) {
             int port = random.nextInt(20_000, 32_000);
+            // Free now is not enough: a port handed out before may not be bound yet, and two nodes
+            // of one cluster given the same port fail to start (seen in the suite: "Address already in use").
+            if (!HANDED_OUT.add(port)) continue;
             try (ServerSocket s = new ServerSocket(port, 50, java.net.InetAddress.getLoopbackAddress())) {
                 return s.getLocalPort();
             } catch (IOException taken) {
