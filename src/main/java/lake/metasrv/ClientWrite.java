@@ -71,7 +71,8 @@ public sealed interface ClientWrite permits ClientMutation, ClientTransaction, F
          */
         static Verdict of(lake.meta.TransactionOutcome o, int own, int recordItems, boolean reportFailed) {
             List<Integer> mine = o.failed().stream().filter(i -> i < own).toList();
-            boolean taken = o.failed().stream().anyMatch(i -> i >= own && i < own + recordItems);
+            // A refused guard explains a taken record too: a later epoch may reuse a revision no record held.
+            boolean taken = !o.guardFailed() && o.failed().stream().anyMatch(i -> i >= own && i < own + recordItems);
             boolean missing = !o.guardFailed() && mine.isEmpty() && o.failed().stream().anyMatch(i -> i >= own + recordItems);
             return new Verdict(o.applied(), reportFailed ? mine : List.of(), taken, missing);
         }

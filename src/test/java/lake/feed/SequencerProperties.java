@@ -381,7 +381,9 @@ class SequencerProperties {
                 assertThat(s.cancelWait(stale.getKey(), stale.getValue())).as("a finished wait's deadline cancels nothing").isFalse();
             } else if (!currentWait.isEmpty() && !draining) {
                 long r = new ArrayList<>(currentWait.keySet()).get(random.nextInt(currentWait.size()));
-                if (s.cancelWait(r, currentWait.get(r))) {
+                boolean withdrawn = s.cancelWait(r, currentWait.get(r));
+                assertThat(withdrawn).as("a wait still on is withdrawn by its own deadline").isTrue();
+                if (withdrawn) {
                     // Gave up at its deadline, unsent this time: a refused attempt wrote nothing.
                     waiting.remove(r);
                     waitOver.accept(r, currentWait.get(r));
