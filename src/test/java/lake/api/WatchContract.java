@@ -315,14 +315,7 @@ public abstract class WatchContract {
 
     @Test
     void watcherSeesOnlyWhatItMayRead() throws Exception {
-        Path tokens = dir.resolve("tokens.json");
-        Files.writeString(tokens, "[" + entry("admin", "admin", ADMIN, "") + ","
-                + entry("team-a", "read", TEAM_A, ",\"prefixes\":[\"a/\"]") + "]");
-        Files.setPosixFilePermissions(tokens, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        java.util.function.Consumer<Settings.Fields> withTokens = f -> {
-            f.authTokens = AuthTokens.withFile(List.of(), tokens);
-            f.security = new SecuritySettings(tokens, List.of());
-        };
+        java.util.function.Consumer<Settings.Fields> withTokens = adminAndTeamA();
         MetasrvNode a = leader("a", FeedSettings.DEFAULTS, withTokens);
         MetasrvNode b = follower("b", withTokens);
         long r1 = write(a, cas("a/1", null, "v"), ADMIN);
@@ -354,14 +347,7 @@ public abstract class WatchContract {
      */
     @Test
     void concurrentStreamsOfDifferentPrincipalsSeeOnlyTheirOwn() throws Exception {
-        Path tokens = dir.resolve("tokens.json");
-        Files.writeString(tokens, "[" + entry("admin", "admin", ADMIN, "") + ","
-                + entry("team-a", "read", TEAM_A, ",\"prefixes\":[\"a/\"]") + "]");
-        Files.setPosixFilePermissions(tokens, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {
-            f.authTokens = AuthTokens.withFile(List.of(), tokens);
-            f.security = new SecuritySettings(tokens, List.of());
-        });
+        MetasrvNode a = leader("a", FeedSettings.DEFAULTS, adminAndTeamA());
         long start = write(a, cas("a/0", null, "v"), ADMIN);
         List<Sse> admins = new ArrayList<>();
         List<Sse> teams = new ArrayList<>();
@@ -391,6 +377,18 @@ public abstract class WatchContract {
                         .as("and of them only those keys").allMatch(k -> k.startsWith("a/"));
             }
         }
+    }
+
+    /** Settings with a tokens file of two principals: {@code admin} ({@link #ADMIN}), and {@code team-a} ({@link #TEAM_A}), which may read {@code a/}. */
+    java.util.function.Consumer<Settings.Fields> adminAndTeamA() throws Exception {
+        Path tokens = dir.resolve("tokens.json");
+        Files.writeString(tokens, "[" + entry("admin", "admin", ADMIN, "") + ","
+                + entry("team-a", "read", TEAM_A, ",\"prefixes\":[\"a/\"]") + "]");
+        Files.setPosixFilePermissions(tokens, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        return f -> {
+            f.authTokens = AuthTokens.withFile(List.of(), tokens);
+            f.security = new SecuritySettings(tokens, List.of());
+        };
     }
 
     static String entry(String name, String access, String token, String grants) {
