@@ -59,7 +59,6 @@ final class PacedLoad {
         return new Result(acknowledged.get(), failed.get(), (System.nanoTime() - start) / 1e9);
     }
 
-    /** {@code p50=…ms p90=… p99=… p99.9=… p100=…} of the latency histogram (1 ms buckets). */
     /** The arguments both watch-latency tools start with: {@code PORT WATCHERS RATE SECONDS shared|distinct}. */
     record Args(int port, int watchers, int rate, int seconds, boolean shared) {
         static Args parse(String[] args) {
@@ -106,6 +105,7 @@ final class PacedLoad {
         return -1;
     }
 
+    /** {@code p50=…ms p90=… p99=… p99.9=… p100=…} of the latency histogram (1 ms buckets). */
     static String percentiles(AtomicLongArray histogram, long count) {
         List<String> out = new ArrayList<>();
         for (double q : new double[] {0.5, 0.9, 0.99, 0.999, 1.0}) {
