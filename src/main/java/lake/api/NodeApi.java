@@ -504,16 +504,15 @@ public final class NodeApi {
                     yield icebergEvents.serve(r.body(), r.accept(), eventsFilter(caller))
                             .map(a -> IcebergWire.encode(new lake.iceberg.rest.IcebergResponse(a.status(), a.headers(), a.body())));
                 }
-                // Namespace create/drop need admin, as on the catalog API; the rest spans namespaces
-                // (a principal with grants may not use it yet), and a mutation needs read-write.
-                Action action = r.createsOrDropsNamespace() ? new Action.Admin(op, null) : new Action.IcebergCatalog(op, r.mutation());
-                access.authorize(caller, action);
-                if (!r.mutation()) yield runIceberg(r);
+                // The role here (a mutation needs read-write); the router decides each object the
+                // route touches from the caller's grants (IcebergGate), on the node that runs it.
+                access.authorize(caller, new Action.IcebergCatalog(op, r.mutation()));
+                if (!r.mutation()) yield runIceberg(r, caller);
                 // A mutation runs on the leader only (its catalog writes are fenced there): elsewhere it goes there whole.
-                Future<JsonObject> written = write(Ops.ICEBERG, body, headers, caller, () -> leadership.isLeader() ? runIceberg(r)
+                Future<JsonObject> written = write(Ops.ICEBERG, body, headers, caller, () -> leadership.isLeader() ? runIceberg(r, caller)
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
-                yield action instanceof Action.Admin ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written) : written;
+                yield r.createsOrDropsNamespace() ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written) : written;
             }
             default -> {
                 if (!Ops.CATALOG.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
@@ -533,10 +532,10 @@ public final class NodeApi {
     }
 
     /** Runs an Iceberg request on the service's worker threads; its answer completes on this context. */
-    private Future<JsonObject> runIceberg(lake.iceberg.rest.IcebergRequest r) {
+    private Future<JsonObject> runIceberg(lake.iceberg.rest.IcebergRequest r, Caller caller) {
         if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport);
         Promise<JsonObject> p = Promise.promise();
-        iceberg.submit(icebergRouter, r).whenComplete((response, failure) -> context.runOnContext(v -> {
+        iceberg.submit(icebergRouter, r, new IcebergGate(caller, metrics)).whenComplete((response, failure) -> context.runOnContext(v -> {
             // Whatever escaped the router (an Error included) still answers in the spec's error model.
             p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.rest.IcebergRouter.error(failure)));
         }));

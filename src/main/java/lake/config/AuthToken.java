@@ -22,9 +22,12 @@ import java.util.List;
  * @param prefixes   the key prefixes granted, or {@code null}: see above
  * @param namespaces the catalog namespaces granted, or {@code null}: see above
  * @param certSubject the client-certificate subject common name that also names this principal, or {@code null}
+ * @param grants     privileges on catalog objects (namespaces, tables, views) beyond what {@code namespaces}
+ *                   implies, or {@code null}; a principal with any grant is restricted like one with
+ *                   {@code namespaces} (lake.security.CatalogAccess combines them)
  */
 public record AuthToken(String name, byte[] sha256, Access access, List<String> prefixes, List<String> namespaces,
-                        String certSubject) {
+                        String certSubject, List<CatalogGrant> grants) {
     /** A principal's role. Each includes the ones before it. */
     public enum Access {
         READ("read"), READ_WRITE("read-write"), ADMIN("admin");
@@ -52,9 +55,22 @@ public record AuthToken(String name, byte[] sha256, Access access, List<String> 
         sha256 = sha256 == null ? null : sha256.clone();
         prefixes = prefixes == null ? null : List.copyOf(prefixes);
         namespaces = namespaces == null ? null : List.copyOf(namespaces);
-        if (access == Access.ADMIN && (prefixes != null || namespaces != null)) {
+        grants = grants == null ? null : List.copyOf(grants);
+        if (access == Access.ADMIN && (prefixes != null || namespaces != null || grants != null)) {
             throw new IllegalArgumentException("an admin principal carries no grants");
         }
+        if (access == Access.READ && grants != null) {
+            for (CatalogGrant g : grants) {
+                if (!g.privileges().equals(java.util.Set.of(CatalogGrant.Privilege.READ))) {
+                    throw new IllegalArgumentException("a read principal's grants hold only \"read\" (" + g + ")");
+                }
+            }
+        }
+    }
+
+    /** A principal without catalog object grants. */
+    public AuthToken(String name, byte[] sha256, Access access, List<String> prefixes, List<String> namespaces, String certSubject) {
+        this(name, sha256, access, prefixes, namespaces, certSubject, null);
     }
 
     /** A token over the whole keyspace, as entries were before roles and grants. */
@@ -82,7 +98,7 @@ public record AuthToken(String name, byte[] sha256, Access access, List<String> 
 
     /** Whether grants restrict this principal (else it covers every key and namespace). */
     public boolean restricted() {
-        return prefixes != null || namespaces != null;
+        return prefixes != null || namespaces != null || grants != null;
     }
 
     public String accessLabel() {
@@ -93,7 +109,7 @@ public record AuthToken(String name, byte[] sha256, Access access, List<String> 
     public boolean equals(Object o) {
         return o instanceof AuthToken t && t.name.equals(name) && Arrays.equals(t.sha256, sha256) && t.access == access
                 && java.util.Objects.equals(t.prefixes, prefixes) && java.util.Objects.equals(t.namespaces, namespaces)
-                && java.util.Objects.equals(t.certSubject, certSubject);
+                && java.util.Objects.equals(t.certSubject, certSubject) && java.util.Objects.equals(t.grants, grants);
     }
 
     @Override
@@ -105,6 +121,6 @@ public record AuthToken(String name, byte[] sha256, Access access, List<String> 
     @Override
     public String toString() {
         return "AuthToken[" + name + ", " + access.label() + (prefixes == null ? "" : ", prefixes=" + prefixes)
-                + (namespaces == null ? "" : ", namespaces=" + namespaces) + "]";
+                + (namespaces == null ? "" : ", namespaces=" + namespaces) + (grants == null ? "" : ", grants=" + grants) + "]";
     }
 }

@@ -97,7 +97,7 @@ public final class AuthTokens {
                 String at = where + " entry " + i;
                 if (!(entries.getValue(i) instanceof JsonObject e)) throw new ConfigException(at + ": must be an object");
                 for (String k : e.fieldNames()) {
-                    if (!Set.of("name", "access", "token", "token_sha256", "prefixes", "namespaces", "client_cert_cn").contains(k)) {
+                    if (!Set.of("name", "access", "token", "token_sha256", "prefixes", "namespaces", "grants", "client_cert_cn").contains(k)) {
                         throw new ConfigException(at + ": unknown field '" + k + "'");
                     }
                 }
@@ -112,8 +112,16 @@ public final class AuthTokens {
                 }
                 List<String> prefixes = grants(e, "prefixes", at);
                 List<String> namespaces = grants(e, "namespaces", at);
-                if (access == AuthToken.Access.ADMIN && (prefixes != null || namespaces != null)) {
-                    throw new ConfigException(at + ": an admin entry acts on the whole service and takes no 'prefixes' or 'namespaces'");
+                List<CatalogGrant> catalogGrants = catalogGrants(e, at);
+                if (access == AuthToken.Access.ADMIN && (prefixes != null || namespaces != null || catalogGrants != null)) {
+                    throw new ConfigException(at + ": an admin entry acts on the whole service and takes no 'prefixes', 'namespaces' or 'grants'");
+                }
+                if (access == AuthToken.Access.READ && catalogGrants != null) {
+                    for (CatalogGrant g : catalogGrants) {
+                        if (!g.privileges().equals(Set.of(CatalogGrant.Privilege.READ))) {
+                            throw new ConfigException(at + ": a read entry's 'grants' may hold only \"read\" (" + g + "); give the entry read-write access");
+                        }
+                    }
                 }
                 String cn = null;
                 if (e.containsKey("client_cert_cn")) {
@@ -151,7 +159,7 @@ public final class AuthTokens {
                 if (cn != null && !digests.add("cn:" + cn)) {
                     throw new ConfigException(at + ": client_cert_cn '" + cn + "' names another entry's principal too");
                 }
-                out.add(new AuthToken(name, digest, access, prefixes, namespaces, cn));
+                out.add(new AuthToken(name, digest, access, prefixes, namespaces, cn, catalogGrants));
             }
         }
         return List.copyOf(out);
@@ -172,6 +180,47 @@ public final class AuthTokens {
                 throw new ConfigException(at + ": every '" + field + "' item must be a non-empty string of at most 1024 characters");
             }
             out.add(g);
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * The {@code grants} field: absent is {@code null}; present, a non-empty array of
+     * {@code {"namespace": NS, "name": TABLE_OR_VIEW (optional), "privileges": [...]}}.
+     */
+    private static List<CatalogGrant> catalogGrants(JsonObject e, String at) {
+        if (!e.containsKey("grants")) return null;
+        if (!(e.getValue("grants") instanceof JsonArray a) || a.isEmpty()) {
+            throw new ConfigException(at + ": 'grants' must be a non-empty array of grants (omit it for none)");
+        }
+        List<CatalogGrant> out = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++) {
+            String g = at + " grant " + i;
+            if (!(a.getValue(i) instanceof JsonObject o)) throw new ConfigException(g + ": must be an object");
+            for (String k : o.fieldNames()) {
+                if (!Set.of("namespace", "name", "privileges").contains(k)) throw new ConfigException(g + ": unknown field '" + k + "'");
+            }
+            if (!(o.getValue("namespace") instanceof String ns)) throw new ConfigException(g + ": 'namespace' must be a catalog namespace");
+            Object name = o.getValue("name");
+            if (name != null && !(name instanceof String)) throw new ConfigException(g + ": 'name' must be a table or view name");
+            if (!(o.getValue("privileges") instanceof JsonArray ps) || ps.isEmpty()) {
+                throw new ConfigException(g + ": 'privileges' must be a non-empty array of "
+                        + java.util.Arrays.stream(CatalogGrant.Privilege.values()).map(CatalogGrant.Privilege::label).toList());
+            }
+            Set<CatalogGrant.Privilege> privileges = java.util.EnumSet.noneOf(CatalogGrant.Privilege.class);
+            for (Object p : ps) {
+                CatalogGrant.Privilege privilege = CatalogGrant.Privilege.of(p);
+                if (privilege == null) {
+                    throw new ConfigException(g + ": unknown privilege " + p + "; known: "
+                            + java.util.Arrays.stream(CatalogGrant.Privilege.values()).map(CatalogGrant.Privilege::label).toList());
+                }
+                privileges.add(privilege);
+            }
+            try {
+                out.add(new CatalogGrant(ns, (String) name, privileges));
+            } catch (IllegalArgumentException bad) {
+                throw new ConfigException(g + ": " + bad.getMessage());
+            }
         }
         return List.copyOf(out);
     }

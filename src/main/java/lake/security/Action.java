@@ -33,8 +33,8 @@ public sealed interface Action {
     record WholeCatalog(String op) implements Action {}
 
     /**
-     * A request to the Iceberg REST catalog ({@code /iceberg}), which spans namespaces: only for
-     * principals without grants; {@code write} needs read-write.
+     * A request to the Iceberg REST catalog ({@code /iceberg}): {@code write} needs read-write; the
+     * router then asks {@link Authorizer#catalogRefusal} for every object the route touches.
      */
     record IcebergCatalog(String op, boolean write) implements Action {}
 

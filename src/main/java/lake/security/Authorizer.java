@@ -2,8 +2,11 @@ package lake.security;
 
 import lake.config.AuthToken;
 
+import lake.config.CatalogGrant.Privilege;
+
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The grant rules, as pure functions of a principal and an {@link Action}. A {@code null}
@@ -49,13 +52,15 @@ public final class Authorizer {
         }
         if (action instanceof Action.Namespace n) {
             if (n.write() && !p.readWrite()) return Optional.of(who + " is read-only; writes need read-write access");
-            return namespaceGranted(p, n.namespace()) ? Optional.empty()
-                    : Optional.of("namespace '" + n.namespace() + "' is not granted to " + who);
+            Set<Privilege> held = CatalogAccess.of(p).onNamespace(n.namespace());
+            if (held.isEmpty()) return Optional.of("namespace '" + n.namespace() + "' is not granted to " + who);
+            return !n.write() || held.contains(Privilege.WRITE) ? Optional.empty()
+                    : Optional.of(who + " holds " + labels(held) + " on namespace '" + n.namespace() + "'; writes need \"write\"");
         }
         if (action instanceof Action.IcebergCatalog i) {
+            // Only the role here: the Iceberg router asks catalogRefusal for each object a route touches.
             if (i.write() && !p.readWrite()) return Optional.of(who + " is read-only; writes need read-write access");
-            return p.restricted() ? Optional.of("the Iceberg catalog spans every namespace; " + who + " has grants, so it may not use it")
-                    : Optional.empty();
+            return Optional.empty();
         }
         Action.WholeCatalog w = (Action.WholeCatalog) action;
         return p.restricted() ? Optional.of(w.op() + " spans every namespace; " + who + " has grants, so it may not") : Optional.empty();
@@ -70,9 +75,63 @@ public final class Authorizer {
         return false;
     }
 
-    /** Whether {@code p} may use {@code namespace} (listing namespaces shows only these to a principal with grants). */
+    /**
+     * Whether {@code p} may use {@code namespace} as a whole: a grant on it or on a namespace above
+     * it (listing namespaces shows only these to a principal with grants, and its change events).
+     */
     public static boolean namespaceGranted(AuthToken p, String namespace) {
-        if (p == null || !p.restricted()) return true;
-        return p.namespaces() != null && p.namespaces().contains(namespace);
+        return CatalogAccess.of(p).seesAllIn(namespace);
+    }
+
+    /** Why a catalog object request is refused: {@code hidden} when the principal may not learn that the object exists. */
+    public record CatalogRefusal(boolean hidden, String reason) {}
+
+    /**
+     * The refusal of privilege {@code need} on table or view {@code name} of catalog namespace
+     * {@code ns} ({@code name == null}: on the namespace itself, so on everything in it), for
+     * {@code p} whose grants are {@code access}; empty when it may proceed. An object the principal
+     * may not see is refused as hidden (answered as absent, never as forbidden, so a refusal does
+     * not reveal that it exists); a visible one without the privilege, or a write by a read-only
+     * principal, is refused as forbidden.
+     */
+    public static Optional<CatalogRefusal> catalogRefusal(AuthToken p, CatalogAccess access, String ns, String name, Privilege need) {
+        if (p == null || access.unrestricted() && (need == null || need == Privilege.READ || p.readWrite())) return Optional.empty();
+        String who = "principal '" + p.name() + "'";
+        String object = name == null ? "namespace '" + ns + "'" : "'" + ns + "." + name + "'";
+        boolean visible = name == null ? access.seesNamespace(ns) : access.sees(ns, name);
+        if (!visible) return Optional.of(new CatalogRefusal(true, object + " is not visible to " + who));
+        if (need == null) return Optional.empty();
+        if (need != Privilege.READ && !p.readWrite()) {
+            return Optional.of(new CatalogRefusal(false, who + " is read-only; " + need.label() + " needs read-write access"));
+        }
+        Set<Privilege> held = name == null ? access.onNamespace(ns) : access.on(ns, name);
+        if (held.contains(need)) return Optional.empty();
+        return Optional.of(new CatalogRefusal(false, who + " holds " + (held.isEmpty() ? "no privilege" : labels(held)) + " on "
+                + object + "; this needs \"" + need.label() + "\""));
+    }
+
+    /**
+     * The refusal of creating ({@code CREATE}) or dropping ({@code DROP}) namespace {@code ns}:
+     * an admin may; so may a principal holding that privilege by grant on its parent namespace
+     * (a top-level namespace, and any namespace for a principal without grants, needs admin, as on
+     * the catalog API). A namespace to drop that the principal may not see is refused as hidden.
+     */
+    public static Optional<CatalogRefusal> namespaceChangeRefusal(AuthToken p, CatalogAccess access, String ns, Privilege need) {
+        if (p == null || p.admin()) return Optional.empty();
+        String who = "principal '" + p.name() + "'";
+        if (need == Privilege.DROP && !access.seesNamespace(ns)) {
+            return Optional.of(new CatalogRefusal(true, "namespace '" + ns + "' is not visible to " + who));
+        }
+        int dot = ns.lastIndexOf('.');
+        if (dot <= 0 || access.unrestricted()) {
+            return Optional.of(new CatalogRefusal(false, (need == Privilege.CREATE ? "creating" : "dropping") + " namespace '" + ns
+                    + "' needs an admin principal" + (dot <= 0 ? "" : " or \"" + need.label() + "\" granted on '" + ns.substring(0, dot) + "'")
+                    + "; " + who + " is " + p.accessLabel()));
+        }
+        return catalogRefusal(p, access, ns.substring(0, dot), null, need);
+    }
+
+    private static java.util.List<String> labels(Set<Privilege> privileges) {
+        return privileges.stream().map(Privilege::label).sorted().toList();
     }
 }

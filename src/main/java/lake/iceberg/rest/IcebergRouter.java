@@ -2,7 +2,10 @@ package lake.iceberg.rest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import lake.catalog.Registration;
+import lake.config.CatalogGrant.Privilege;
 import lake.iceberg.IcebergCatalog;
+import lake.iceberg.IcebergNames;
+import lake.security.Authorizer;
 import lake.iceberg.RequestScope;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
@@ -110,14 +113,103 @@ public final class IcebergRouter {
         };
     }
 
-    /** Serves {@code r}; every failure becomes the spec's error response. */
-    public IcebergResponse handle(IcebergRequest r) {
+    /**
+     * Serves {@code r} as {@code access} allows; every failure becomes the spec's error response.
+     * Every object the route touches is decided first (a multi-table commit needs write on every
+     * table, a rename drop at its source and create at its target), so a refusal writes nothing
+     * and replays no idempotent answer; listings are then filtered to what the caller sees.
+     */
+    public IcebergResponse handle(IcebergRequest r, IcebergAccess access) {
         try {
-            if (r.mutation() && r.idempotencyKey() != null) return idempotent(r);
-            return route(r);
+            if (!access.grants().unrestricted() || r.createsOrDropsNamespace()) authorize(r, access);
+            if (r.mutation() && r.idempotencyKey() != null) return idempotent(r, access);
+            return route(r, access);
         } catch (RuntimeException | java.io.IOException e) {
             return error(e);
         }
+    }
+
+    /**
+     * Throws the refusal of the first object of {@code r}'s route that {@code access} refuses: an
+     * object the caller may not see as absent (the same 404 as a missing one), one it sees without
+     * the privilege as {@link org.apache.iceberg.exceptions.ForbiddenException} (403). Parses only
+     * the bodies that name objects (renames, multi-table commits, namespace creates), with the
+     * same types the route then parses them with.
+     */
+    private static void authorize(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
+        List<String> s = r.segments();
+        String m = r.method();
+        String op = routeName(r);
+        if (s.size() < 2 || !s.get(0).equals("v1")) return;
+        if (s.size() == 3 && (s.get(1).equals("tables") || s.get(1).equals("views")) && s.get(2).equals("rename") && m.equals("POST")) {
+            RenameTableRequest req = parse(r, RenameTableRequest.class);
+            req.validate();
+            boolean view = s.get(1).equals("views");
+            require(access, op, req.source(), Privilege.DROP, view);
+            Namespace target = req.destination().namespace();
+            require(access.check(op, catalogNamespace(target), null, Privilege.CREATE), target, null, view);
+            return;
+        }
+        if (s.size() == 3 && s.get(1).equals("transactions") && s.get(2).equals("commit") && m.equals("POST")) {
+            CommitTransactionRequest req = parse(r, CommitTransactionRequest.class);
+            req.validate();
+            for (UpdateTableRequest change : req.tableChanges()) require(access, op, change.identifier(), Privilege.WRITE, false);
+            return;
+        }
+        if (!s.get(1).equals("namespaces")) return;
+        if (s.size() == 2) {
+            if (m.equals("GET") && r.query().get("parent") != null) {
+                Namespace parent = RESTUtil.namespaceFromQueryParam(r.query().get("parent"));
+                if (!parent.isEmpty()) require(access.check(op, catalogNamespace(parent), null, null), parent, null, false);
+            } else if (m.equals("POST")) {
+                CreateNamespaceRequest req = parse(r, CreateNamespaceRequest.class);
+                req.validate();
+                require(access.namespaceChange(op, catalogNamespace(req.namespace()), Privilege.CREATE), req.namespace(), null, false);
+            }
+            return;
+        }
+        Namespace ns = namespace(s.get(2));
+        String catalogNs = catalogNamespace(ns);
+        if (s.size() == 3) {
+            if (m.equals("DELETE")) require(access.namespaceChange(op, catalogNs, Privilege.DROP), ns, null, false);
+            else require(access.check(op, catalogNs, null, null), ns, null, false);
+            return;
+        }
+        String kind = s.get(3);
+        if (s.size() == 4) {
+            Privilege need = switch (kind + " " + m) {
+                case "properties POST" -> Privilege.WRITE;
+                case "tables POST", "register POST", "views POST", "register-view POST" -> Privilege.CREATE;
+                default -> null; // listings (filtered by the route) and unknown routes (refused by it) need only the namespace
+            };
+            require(access.check(op, catalogNs, null, need), ns, null, false);
+            return;
+        }
+        if (!kind.equals("tables") && !kind.equals("views")) return;
+        TableIdentifier id = TableIdentifier.of(ns, RESTUtil.decodeString(s.get(4)));
+        Privilege need = s.size() == 6 ? Privilege.READ : switch (m) {
+            case "POST" -> Privilege.WRITE;
+            case "DELETE" -> Privilege.DROP;
+            default -> Privilege.READ;
+        };
+        require(access, op, id, need, kind.equals("views"));
+    }
+
+    private static void require(IcebergAccess access, String op, TableIdentifier id, Privilege need, boolean view) {
+        require(access.check(op, catalogNamespace(id.namespace()), IcebergNames.name(id.name()), need), id.namespace(), id, view);
+    }
+
+    /** Throws {@code refusal}: as the absence of {@code id} (or of namespace {@code ns}) when hidden, else as forbidden. */
+    private static void require(Optional<Authorizer.CatalogRefusal> refusal, Namespace ns, TableIdentifier id, boolean view) {
+        if (refusal.isEmpty()) return;
+        if (!refusal.get().hidden()) throw new org.apache.iceberg.exceptions.ForbiddenException("Forbidden: %s", refusal.get().reason());
+        if (id == null) throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", ns);
+        if (view) throw new org.apache.iceberg.exceptions.NoSuchViewException("View does not exist: %s", id);
+        throw new NoSuchTableException("Table does not exist: %s", id);
+    }
+
+    private static String catalogNamespace(Namespace ns) {
+        return IcebergNames.namespace(ns);
     }
 
     /**
@@ -128,7 +220,7 @@ public final class IcebergRouter {
      * every node and across failovers. A mutation that failed because a concurrent request with
      * the same key applied first answers as that one did.
      */
-    private IcebergResponse idempotent(IcebergRequest r) throws java.io.IOException {
+    private IcebergResponse idempotent(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
         String key = r.idempotencyKey();
         String recordKey;
         try {
@@ -155,7 +247,7 @@ public final class IcebergRouter {
                         : lake.meta.Transaction.Op.update(recordKey, expired, value));
             }, () -> {
                 try {
-                    return route(r);
+                    return route(r, access);
                 } catch (java.io.IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -202,7 +294,7 @@ public final class IcebergRouter {
         return IcebergResponse.json(err.code(), org.apache.iceberg.rest.responses.ErrorResponseParser.toJson(err));
     }
 
-    private IcebergResponse route(IcebergRequest r) throws java.io.IOException {
+    private IcebergResponse route(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
         List<String> s = r.segments();
         String m = r.method();
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
@@ -235,8 +327,8 @@ public final class IcebergRouter {
                     String parent = r.query().get("parent");
                     Namespace ns = parent == null ? Namespace.empty() : RESTUtil.namespaceFromQueryParam(parent);
                     String pageSize = r.query().get("pageSize");
-                    return ok(pageSize == null ? CatalogHandlers.listNamespaces(catalog, ns)
-                            : CatalogHandlers.listNamespaces(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
+                    return ok(Listings.namespaces(pageSize == null ? CatalogHandlers.listNamespaces(catalog, ns)
+                            : CatalogHandlers.listNamespaces(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)), access.grants()));
                 }
                 case "POST" -> {
                     CreateNamespaceRequest req = parse(r, CreateNamespaceRequest.class);
@@ -268,8 +360,8 @@ public final class IcebergRouter {
                 }
                 case "tables GET" -> {
                     String pageSize = r.query().get("pageSize");
-                    return ok(pageSize == null ? CatalogHandlers.listTables(catalog, ns)
-                            : CatalogHandlers.listTables(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
+                    return ok(Listings.tables(pageSize == null ? CatalogHandlers.listTables(catalog, ns)
+                            : CatalogHandlers.listTables(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)), ns, access.grants()));
                 }
                 case "tables POST" -> {
                     CreateTableRequest req = parse(r, CreateTableRequest.class);
@@ -289,8 +381,8 @@ public final class IcebergRouter {
                 }
                 case "views GET" -> {
                     String pageSize = r.query().get("pageSize");
-                    return ok(pageSize == null ? CatalogHandlers.listViews(catalog, ns)
-                            : CatalogHandlers.listViews(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
+                    return ok(Listings.tables(pageSize == null ? CatalogHandlers.listViews(catalog, ns)
+                            : CatalogHandlers.listViews(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)), ns, access.grants()));
                 }
                 case "views POST" -> {
                     CreateViewRequest req = parse(r, CreateViewRequest.class);

@@ -83,9 +83,9 @@ public final class IcebergService implements AutoCloseable {
     }
 
     /** Runs {@code request} on a worker; a full queue answers 503 at once. */
-    public CompletableFuture<IcebergResponse> submit(IcebergRouter router, IcebergRequest request) {
+    public CompletableFuture<IcebergResponse> submit(IcebergRouter router, IcebergRequest request, IcebergAccess access) {
         try {
-            return CompletableFuture.supplyAsync(() -> router.handle(request), workers);
+            return CompletableFuture.supplyAsync(() -> router.handle(request, access), workers);
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(IcebergRouter.error(
                     new org.apache.iceberg.exceptions.ServiceUnavailableException("Iceberg workers busy; retry")));
