@@ -117,6 +117,34 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void tokenEntriesGrantPrivilegesOnCatalogObjectsAndRefuseWhatTheirRoleCannotHold() throws Exception {
+        String digest = HexFormat.of().formatHex(AuthTokens.sha256("team-token-0123456789"));
+        String entry = "[{\"name\":\"team\",\"access\":\"read-write\",\"token_sha256\":\"" + digest + "\",\"grants\":["
+                + "{\"namespace\":\"team_a\",\"privileges\":[\"read\",\"write\",\"create\",\"drop\"]},"
+                + "{\"namespace\":\"shared\",\"name\":\"dim\",\"privileges\":[\"read\"]}]}]";
+        Settings s = load(Map.of(), "--auth-tokens", entry);
+        AuthToken team = s.authTokens().get(0);
+        assertThat(team.restricted()).isTrue();
+        assertThat(team.grants()).containsExactly(
+                new CatalogGrant("team_a", null, java.util.EnumSet.of(CatalogGrant.Privilege.READ, CatalogGrant.Privilege.WRITE,
+                        CatalogGrant.Privilege.CREATE, CatalogGrant.Privilege.DROP)),
+                new CatalogGrant("shared", "dim", java.util.Set.of(CatalogGrant.Privilege.READ)));
+        assertThat(s.toJson().getJsonArray("auth_tokens").getJsonObject(0).getJsonArray("grants").getJsonObject(1).encode())
+                .isEqualTo("{\"namespace\":\"shared\",\"name\":\"dim\",\"privileges\":[\"read\"]}");
+
+        assertThatThrownBy(() -> load(Map.of(), "--auth-tokens", entry.replace("\"drop\"", "\"delete\"")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("entry 'team' grant 0: unknown privilege delete");
+        assertThatThrownBy(() -> load(Map.of(), "--auth-tokens", entry.replace("read-write", "read")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("a read entry's 'grants' may hold only \"read\"");
+        assertThatThrownBy(() -> load(Map.of(), "--auth-tokens", entry.replace("read-write", "admin")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("takes no 'prefixes', 'namespaces' or 'grants'");
+        assertThatThrownBy(() -> load(Map.of(), "--auth-tokens", entry.replace("\"name\":\"dim\"", "\"table\":\"dim\"")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("grant 1: unknown field 'table'");
+        assertThatThrownBy(() -> load(Map.of(), "--auth-tokens", entry.replace("[\"read\"]", "[]")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("grant 1: 'privileges' must be a non-empty array");
+    }
+
+    @Test
     void clusterBusPortAndAdvertisedPortAreSettingsOfTheirOwn() throws Exception {
         ClusterSettings byDefault = load(Map.of()).cluster();
         assertThat(byDefault.busPort()).as("a free port picked at start").isZero();

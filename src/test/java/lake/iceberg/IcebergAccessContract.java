@@ -147,6 +147,12 @@ public abstract class IcebergAccessContract {
         team.createTable(drop, SCHEMA);
         assertThat(client(ADMIN).tableExists(drop)).isTrue();
         assertThatThrownBy(() -> team.loadTable(drop)).isInstanceOf(ForbiddenException.class);
+        // A staged create (as engines' CREATE TABLE AS SELECT) ends in a commit that creates: create suffices.
+        TableIdentifier staged = TableIdentifier.of("landing", "staged");
+        team.buildTable(staged, SCHEMA).createTransaction().commitTransaction();
+        assertThat(client(ADMIN).tableExists(staged)).isTrue();
+        assertThatThrownBy(() -> team.buildTable(staged, SCHEMA).replaceTransaction().commitTransaction())
+                .as("replacing a table it may neither read nor write is refused").isInstanceOf(ForbiddenException.class);
 
         // A read-only principal granted the namespace reads it, and writes nothing.
         RESTCatalog reader = client(READER);

@@ -153,7 +153,7 @@ public final class IcebergRouter {
         if (s.size() == 3 && s.get(1).equals("transactions") && s.get(2).equals("commit") && m.equals("POST")) {
             CommitTransactionRequest req = parse(r, CommitTransactionRequest.class);
             req.validate();
-            for (UpdateTableRequest change : req.tableChanges()) require(access, op, change.identifier(), Privilege.WRITE, false);
+            for (UpdateTableRequest change : req.tableChanges()) commit(access, op, change.identifier(), change);
             return;
         }
         if (!s.get(1).equals("namespaces")) return;
@@ -187,12 +187,31 @@ public final class IcebergRouter {
         }
         if (!kind.equals("tables") && !kind.equals("views")) return;
         TableIdentifier id = TableIdentifier.of(ns, RESTUtil.decodeString(s.get(4)));
+        if (s.size() == 5 && kind.equals("tables") && m.equals("POST")) {
+            // The body is read only when its kind decides: a principal with write on the table commits either way.
+            if (access.grants().on(catalogNs, IcebergNames.name(id.name())).contains(Privilege.WRITE)) return;
+            commit(access, op, id, parse(r, UpdateTableRequest.class));
+            return;
+        }
         Privilege need = s.size() == 6 ? Privilege.READ : switch (m) {
             case "POST" -> Privilege.WRITE;
             case "DELETE" -> Privilege.DROP;
             default -> Privilege.READ;
         };
         require(access, op, id, need, kind.equals("views"));
+    }
+
+    /**
+     * A table commit needs write on the table, except the commit that ends a staged create
+     * ({@code assert-create}): that one creates the table, and needs create on its namespace.
+     */
+    private static void commit(IcebergAccess access, String op, TableIdentifier id, UpdateTableRequest change) {
+        boolean creates = change.requirements().stream().anyMatch(q -> q instanceof org.apache.iceberg.UpdateRequirement.AssertTableDoesNotExist);
+        if (!creates) {
+            require(access, op, id, Privilege.WRITE, false);
+            return;
+        }
+        require(access.check(op, catalogNamespace(id.namespace()), null, Privilege.CREATE), id.namespace(), null, false);
     }
 
     private static void require(IcebergAccess access, String op, TableIdentifier id, Privilege need, boolean view) {
