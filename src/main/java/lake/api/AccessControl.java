@@ -95,6 +95,8 @@ public final class AccessControl {
         if (action instanceof Action.Scan s) return new String[] {"prefix", s.prefix()};
         if (action instanceof Action.Namespace n) return new String[] {"namespace", n.namespace()};
         if (action instanceof Action.Admin a && a.namespace() != null) return new String[] {"namespace", a.namespace()};
+        if (action instanceof Action.Grants g && g.principal() != null) return new String[] {"grantee", g.principal()};
+        if (action instanceof Action.GrantChange g) return new String[] {"grantee", g.principal()};
         return new String[] {null, null};
     }
 

@@ -95,6 +95,7 @@ public final class NodeApi {
     private final lake.watch.Watches watches;
     /** {@code POST /iceberg/v1/events}, from {@link #watches}. */
     private final lake.iceberg.events.EventsQuery icebergEvents;
+    private final lake.grants.Grants grants;
     private final Config config;
     private final AtomicInteger waiting;
     private final FencedWriter writer;
@@ -140,6 +141,7 @@ public final class NodeApi {
         watch = new CatalogWatch(vertx, reads, config.waiting(), MAX_WAITING);
         watches = new lake.watch.Watches(context, config.tail(), reads);
         icebergEvents = new lake.iceberg.events.EventsQuery(watches, feedSource(settings.leaseKey()));
+        grants = new lake.grants.Grants(reads, writer::apply, clock::wallMillis);
         waiting = config.waiting();
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
         iceberg = config.iceberg();
@@ -369,6 +371,12 @@ public final class NodeApi {
     }
 
     /** The webhooks of {@code hooks}, delivered from this instance's context while this node leads. */
+    /** Keeps this node's stored grants (in the node's {@link lake.security.Principals}) following the change feed; one per node. */
+    public lake.grants.GrantsFollower grantsFollower() {
+        return new lake.grants.GrantsFollower(context, reads, watches, watches::currentRevision,
+                book -> access.principals().storedGrants(book.byPrincipal()));
+    }
+
     public lake.webhook.WebhookSinks webhookSinks(List<lake.config.Webhook> hooks) {
         return new lake.webhook.WebhookSinks(context, hooks, () -> leadership, reads, writer::apply, watches,
                 watches::currentRevision, lake.catalog.events.CatalogEvents::namespaces,
@@ -487,6 +495,22 @@ public final class NodeApi {
                 if (revision == null) yield Future.failedFuture(feedNotReady());
                 yield Future.succeededFuture(new JsonObject().put("revision", ApiRequests.u64(revision)));
             }
+            case Ops.GRANTS -> {
+                String principal = lake.grants.GrantRequest.list(body);
+                access.authorize(caller, new Action.Grants(op, principal));
+                yield grants.list(principal);
+            }
+            case Ops.GRANT, Ops.REVOKE -> {
+                boolean grant = op.equals(Ops.GRANT);
+                lake.grants.GrantRequest g = grant ? lake.grants.GrantRequest.grant(body) : lake.grants.GrantRequest.revoke(body);
+                access.authorize(caller, new Action.GrantChange(op, g.principal(), g.namespace(), g.name(), g.privileges(), grant));
+                if (grant) grantable(g);
+                String by = caller.name();
+                yield audited(caller, headers, op + " " + g.principal(), g.namespace(), write(op, forwardable, headers, caller,
+                        () -> leadership.isLeader() ? grants.change(g, grant, by)
+                                : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
+                                        leadership.leader().orElse(null)))));
+            }
             case Ops.RESIGN -> {
                 access.authorize(caller, new Action.Admin(op, null));
                 yield audited(caller, headers, op, null, vertx.eventBus().<JsonObject>request(Bus.election(settings.nodeId()), null,
@@ -540,6 +564,24 @@ public final class NodeApi {
             p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.rest.IcebergRouter.error(failure)));
         }));
         return p.future();
+    }
+
+    /**
+     * Refuses (400) a grant its principal could never use: to an admin or a principal configured
+     * without grants (both already hold everything; a stored grant would not narrow them, and
+     * says nothing), or of more than {@code read} to a read-only principal.
+     */
+    private void grantable(lake.grants.GrantRequest g) {
+        Optional<lake.config.AuthToken> named = access.principals().byName(g.principal());
+        if (named.isEmpty()) return; // not in the tokens file: a principal still to come, or an OIDC one
+        lake.config.AuthToken t = named.get();
+        if (t.admin() || !t.restricted()) {
+            throw ApiError.invalid("principal '" + g.principal() + "' is configured " + (t.admin() ? "as an admin" : "without grants")
+                    + " and already holds every privilege; give its tokens-file entry \"grants\": [] to manage its grants here");
+        }
+        if (!t.readWrite() && !g.privileges().equals(java.util.Set.of(lake.config.CatalogGrant.Privilege.READ))) {
+            throw ApiError.invalid("principal '" + g.principal() + "' is read-only: it may hold only \"read\"");
+        }
     }
 
     /** What a catalog operation on {@code namespace} is, for access control. */

@@ -60,6 +60,12 @@ public final class Bus {
     /** A page of the catalog's typed events ({@code {"after","limit","wait_ms"}}), as {@code GET /v1/catalog/events}. */
     public static final String CATALOG_EVENTS = "lake.v1.catalog.events";
     public static final String LEADER_RESIGN = "lake.v1.leader.resign";
+    /** The stored grants (body {@code {"principal"?}}); admin, or a principal asking for its own. */
+    public static final String GRANTS = "lake.v1.grants";
+    /** Adds privileges to a principal's stored grants (body as {@code POST /v1/grants}). */
+    public static final String GRANT = "lake.v1.grants.grant";
+    /** Removes privileges from a principal's stored grants (body as {@code POST /v1/grants/revoke}). */
+    public static final String REVOKE = "lake.v1.grants.revoke";
 
     /** The address of one node's API handler, used by its own HTTP ingress and for forwarding. */
     public static String nodeApi(String nodeId) {

@@ -185,13 +185,14 @@ public final class AuthTokens {
     }
 
     /**
-     * The {@code grants} field: absent is {@code null}; present, a non-empty array of
+     * The {@code grants} field: absent is {@code null}; present, an array (empty: restricted, nothing granted yet) of
      * {@code {"namespace": NS, "name": TABLE_OR_VIEW (optional), "privileges": [...]}}.
      */
     private static List<CatalogGrant> catalogGrants(JsonObject e, String at) {
         if (!e.containsKey("grants")) return null;
-        if (!(e.getValue("grants") instanceof JsonArray a) || a.isEmpty()) {
-            throw new ConfigException(at + ": 'grants' must be a non-empty array of grants (omit it for none)");
+        // Empty is allowed: restricted, with nothing yet (grants then come at runtime, /v1/grants).
+        if (!(e.getValue("grants") instanceof JsonArray a)) {
+            throw new ConfigException(at + ": 'grants' must be an array of grants ([] for none yet; omit it for no restriction)");
         }
         List<CatalogGrant> out = new ArrayList<>();
         for (int i = 0; i < a.size(); i++) {

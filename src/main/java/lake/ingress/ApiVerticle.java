@@ -50,6 +50,8 @@ public final class ApiVerticle extends VerticleBase {
     private long heartbeatTimer = -1;
     private lake.watch.Publisher publisher;
     private lake.webhook.WebhookSinks webhooks;
+    /** Keeps the node's stored grants following the feed. */
+    private lake.grants.GrantsFollower grants;
     private long webhookTimer = -1;
     /** How often a leader that published nothing meanwhile publishes its watermark, so every tail knows where the feed stands. */
     static final long FEED_HEARTBEAT_MS = 500;
@@ -113,12 +115,17 @@ public final class ApiVerticle extends VerticleBase {
             consumers.add(vertx.eventBus().<Object>consumer(Bus.CATALOG_EVENTS, m -> servePublic(Ops.CATALOG_EVENTS, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.LEADER_RESIGN, m -> servePublic(Ops.RESIGN, m)));
             consumers.add(vertx.eventBus().<Object>consumer(Bus.CLUSTER, m -> servePublic(Ops.CLUSTER, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.GRANTS, m -> servePublic(Ops.GRANTS, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.GRANT, m -> servePublic(Ops.GRANT, m)));
+            consumers.add(vertx.eventBus().<Object>consumer(Bus.REVOKE, m -> servePublic(Ops.REVOKE, m)));
         }
         List<Future<Void>> registered = new ArrayList<>();
         for (MessageConsumer<?> c : consumers) registered.add(c.completion());
         publisher = new lake.watch.Publisher(context, config.feed(), new lake.watch.TailFeeder(config.tail(), api.reads()),
                 config.store().secret());
         return Future.all(registered).compose(v -> api.start()).compose(v -> publisher.start()).onSuccess(v -> {
+            grants = api.grantsFollower();
+            grants.start();
             heartbeatTimer = vertx.setPeriodic(FEED_HEARTBEAT_MS, id -> heartbeat());
             if (!config.feedSettings().webhooks().isEmpty()) webhookTimer = vertx.setPeriodic(1_000, id -> webhooks.check());
             webhooks.check();
@@ -182,6 +189,7 @@ public final class ApiVerticle extends VerticleBase {
         vertx.cancelTimer(compactionTimer);
         vertx.cancelTimer(heartbeatTimer);
         vertx.cancelTimer(webhookTimer);
+        if (grants != null) grants.stop();
         Future<Void> withdrawn = api.membership().withdraw(config.settings().nodeId()).recover(t -> Future.succeededFuture());
         return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {
             if (inFlight == 0) return Future.succeededFuture();

@@ -52,6 +52,8 @@ public final class HttpVerticle extends VerticleBase {
     public static final int CAS_BODY_BYTES = 768 * 1024;
     public static final int DELETE_BODY_BYTES = 384 * 1024;
     public static final int RESIGN_BODY_BYTES = 1024;
+    /** A grant: a principal's name, a namespace and a name of 1,024 characters each escaped 6-to-1, five privileges. */
+    public static final int GRANT_BODY_BYTES = 16 * 1024;
     /** Catalog writes: a table's columns and a namespace's properties, with room to spare. */
     public static final int CATALOG_BODY_BYTES = 256 * 1024;
     /**
@@ -65,7 +67,8 @@ public final class HttpVerticle extends VerticleBase {
     private static final String KV_PATH = "/v1/kv/";
     /** The raw paths of the routes the router serves (key reads and the catalog are matched before it). */
     private static final Set<String> EXACT_ROUTES = Set.of("/metrics", "/health", "/ready", "/v1/leader", "/v1/cluster",
-            "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH, "/v1/watch", "/v1/revision");
+            "/v1/leader/resign", "/v1/kv/cas", "/v1/kv/delete", "/v1/txn", "/v1/kv", KV_PATH, "/v1/watch", "/v1/revision",
+            "/v1/grants", "/v1/grants/revoke");
     private static final Set<String> WATCH_PARAMETERS = Set.of("prefix", "after", "limit", "wait_ms");
     private static final Set<String> EVENTS_PARAMETERS = Set.of("after", "limit", "wait_ms");
     /** The catalog's typed events, served as a watch of the feed's catalog records. */
@@ -198,6 +201,9 @@ public final class HttpVerticle extends VerticleBase {
         router.get("/v1/kv").handler(this::scan);
         router.get("/v1/watch").handler(ctx -> watch(ctx, false));
         router.get("/v1/revision").handler(ctx -> withoutQueryOrBody(ctx, "GET /v1/revision", () -> call(ctx, Ops.REVISION, null)));
+        router.get("/v1/grants").handler(this::grants);
+        post(router, "/v1/grants", Ops.GRANT, GRANT_BODY_BYTES);
+        post(router, "/v1/grants/revoke", Ops.REVOKE, GRANT_BODY_BYTES);
         // "/v1/kv/" (the scan) with another method: 405 rather than 404. Other raw paths under
         // /v1/kv/ never get here: key reads are served above, other methods refused above.
         router.route("/v1/kv/*").handler(ctx -> ctx.fail(405));
@@ -477,6 +483,20 @@ public final class HttpVerticle extends VerticleBase {
             return;
         }
         call(ctx, Ops.SCAN, body);
+    }
+
+    /** {@code GET /v1/grants[?principal=P]}: the stored grants. */
+    private void grants(RoutingContext ctx) {
+        JsonObject body = new JsonObject();
+        try {
+            noBody(ctx, "GET /v1/grants");
+            Map<String, String> params = HttpInput.query(ctx.request().query(), Set.of("principal"));
+            if (params.containsKey("principal")) body.put("principal", params.get("principal"));
+        } catch (ApiError e) {
+            fail(ctx, e);
+            return;
+        }
+        call(ctx, Ops.GRANTS, body);
     }
 
     /**

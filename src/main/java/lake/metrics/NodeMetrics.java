@@ -42,7 +42,7 @@ public final class NodeMetrics {
 
     private static final java.util.Set<String> KNOWN_OPS = java.util.stream.Stream.concat(
             java.util.stream.Stream.of(Ops.GET, Ops.SCAN, Ops.CAS, Ops.DELETE, Ops.TXN, Ops.LEADER,
-                    Ops.RESIGN, Ops.READY, Ops.CLUSTER, Ops.ICEBERG),
+                    Ops.RESIGN, Ops.READY, Ops.CLUSTER, Ops.ICEBERG, Ops.GRANTS, Ops.GRANT, Ops.REVOKE),
             Ops.CATALOG.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final MeterRegistry registry;

@@ -26,6 +26,12 @@ public final class Ops {
     public static final String REVISION = "revision";
     /** A page of the catalog's typed events after a revision (long poll with {@code wait_ms}). */
     public static final String CATALOG_EVENTS = "catalog-events";
+    /** The stored grants (of one principal, or of every one). */
+    public static final String GRANTS = "grants";
+    /** Adds privileges on a catalog object to a principal's stored grants (leader only, forwarded). */
+    public static final String GRANT = "grant";
+    /** Removes privileges from a principal's stored grants (leader only, forwarded). */
+    public static final String REVOKE = "revoke";
     /** An Iceberg REST request (carried as {@code lake.api.IcebergWire} encodes it); a mutation is a write, forwarded by a follower to the leader. */
     public static final String ICEBERG = "iceberg";
 

@@ -38,6 +38,20 @@ public sealed interface Action {
      */
     record IcebergCatalog(String op, boolean write) implements Action {}
 
+    /** Listing the stored grants of {@code principal} ({@code null}: of everyone). */
+    record Grants(String op, String principal) implements Action {}
+
+    /**
+     * Granting ({@code grant}) or revoking {@code privileges} ({@code null}: all) on a catalog object
+     * ({@code name == null}: the namespace) to or from {@code principal}.
+     */
+    record GrantChange(String op, String principal, String namespace, String name, java.util.Set<lake.config.CatalogGrant.Privilege> privileges,
+                       boolean grant) implements Action {
+        public GrantChange {
+            privileges = privileges == null ? null : java.util.Set.copyOf(privileges);
+        }
+    }
+
     /** Needs only an authenticated principal (leader, cluster, ready, the filtered namespace listing). */
     record Open(String op) implements Action {}
 }

@@ -62,8 +62,36 @@ public final class Authorizer {
             if (i.write() && !p.readWrite()) return Optional.of(who + " is read-only; writes need read-write access");
             return Optional.empty();
         }
+        if (action instanceof Action.Grants g) {
+            return p.admin() || p.name().equals(g.principal()) ? Optional.empty()
+                    : Optional.of("listing " + (g.principal() == null ? "every principal's" : "another principal's") + " grants needs an admin principal; "
+                            + who + " may list its own (principal=" + p.name() + ")");
+        }
+        if (action instanceof Action.GrantChange g) return grantChangeRefusal(p, g);
         Action.WholeCatalog w = (Action.WholeCatalog) action;
         return p.restricted() ? Optional.of(w.op() + " spans every namespace; " + who + " has grants, so it may not") : Optional.empty();
+    }
+
+    /**
+     * Grants are changed by an admin, or by a principal holding {@code manage-grants} on the object
+     * (or a namespace above it) that grants only privileges it holds there itself (so managing
+     * grants never escalates); revoking needs {@code manage-grants} alone.
+     */
+    private static Optional<String> grantChangeRefusal(AuthToken p, Action.GrantChange g) {
+        if (p.admin()) return Optional.empty();
+        String who = "principal '" + p.name() + "'";
+        String object = g.name() == null ? "namespace '" + g.namespace() + "'" : "'" + g.namespace() + "." + g.name() + "'";
+        CatalogAccess access = CatalogAccess.of(p);
+        if (access.unrestricted()) return Optional.of(g.op() + " needs an admin principal or \"manage-grants\" granted on " + object + "; " + who + " has no grants");
+        Set<Privilege> held = g.name() == null ? access.onNamespace(g.namespace()) : access.on(g.namespace(), g.name());
+        if (!held.contains(Privilege.MANAGE_GRANTS)) {
+            return Optional.of(g.op() + " on " + object + " needs an admin principal or \"manage-grants\" on it; " + who + " holds "
+                    + (held.isEmpty() ? "no privilege" : labels(held)) + " there");
+        }
+        if (g.grant() && !held.containsAll(g.privileges())) {
+            return Optional.of(who + " may grant on " + object + " only privileges it holds there (" + labels(held) + ")");
+        }
+        return Optional.empty();
     }
 
     /** Whether {@code key} (or a scan prefix) lies under one of {@code p}'s prefixes. */

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import lake.config.AuthToken;
 import lake.config.AuthTokens;
+import lake.config.CatalogGrant;
 import lake.config.ConfigException;
 import lake.config.SecuritySettings;
 import org.slf4j.Logger;
@@ -14,8 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 
 /**
@@ -42,14 +46,59 @@ public final class Principals {
     }
 
     private final SecuritySettings settings;
+    /** The tokens file's (and inline) principals as configured, before stored grants are added. */
+    private List<AuthToken> configured;
+    /** Grants stored at runtime (lake.grants), by principal name; replaced whole. */
+    private Map<String, List<CatalogGrant>> stored = Map.of();
+    /** What requests see: the configured principals with their stored grants added. */
     private volatile Snapshot current;
     /** SHA-256 of the tokens file's bytes last loaded (or refused): a change is a different digest. Worker-confined. */
     private volatile byte[] fileDigest;
     private long watchTimer = -1;
 
     public Principals(List<AuthToken> initial, SecuritySettings settings) {
+        this.configured = List.copyOf(initial);
         this.current = Snapshot.of(initial);
         this.settings = settings;
+    }
+
+    /**
+     * Replaces the grants stored at runtime ({@code lake.grants} follows them in the change feed).
+     * They are added to the configured grants of principals that have grants (a principal
+     * configured without any covers everything, and an admin acts on everything: neither is
+     * narrowed by a stored grant); a read principal keeps only their {@code read}.
+     */
+    public synchronized void storedGrants(Map<String, List<CatalogGrant>> grants) {
+        stored = Map.copyOf(grants);
+        current = Snapshot.of(withStored(configured, stored));
+    }
+
+    /** The grants stored for {@code name} (for principals not in the tokens file, such as OIDC ones). */
+    public List<CatalogGrant> storedGrantsOf(String name) {
+        Map<String, List<CatalogGrant>> s;
+        synchronized (this) {
+            s = stored;
+        }
+        return s.getOrDefault(name, List.of());
+    }
+
+    private static List<AuthToken> withStored(List<AuthToken> configured, Map<String, List<CatalogGrant>> stored) {
+        if (stored.isEmpty()) return configured;
+        List<AuthToken> out = new ArrayList<>(configured.size());
+        for (AuthToken t : configured) {
+            List<CatalogGrant> extra = stored.get(t.name());
+            if (extra == null || !t.restricted() || t.admin()) {
+                out.add(t);
+                continue;
+            }
+            List<CatalogGrant> grants = new ArrayList<>(t.grants() == null ? List.of() : t.grants());
+            for (CatalogGrant g : extra) {
+                if (t.readWrite()) grants.add(g);
+                else if (g.privileges().contains(CatalogGrant.Privilege.READ)) grants.add(new CatalogGrant(g.namespace(), g.name(), Set.of(CatalogGrant.Privilege.READ)));
+            }
+            out.add(new AuthToken(t.name(), t.sha256(), t.access(), t.prefixes(), t.namespaces(), t.certSubject(), grants));
+        }
+        return out;
     }
 
     /** Whether access control is on: at least one principal is configured. */
@@ -129,7 +178,8 @@ public final class Principals {
                         : "the node started without principals: turning access control on takes a restart");
             }
             List<String> before = current.all().stream().map(AuthToken::name).toList();
-            current = Snapshot.of(next);
+            configured = List.copyOf(next);
+            current = Snapshot.of(withStored(configured, stored));
             List<String> after = next.stream().map(AuthToken::name).toList();
             log.info("auth-tokens-file {} reloaded ({}): {} principals", file, trigger, next.size());
             Audit.reload("tokens", trigger, "applied", "principals " + before + " -> " + after);

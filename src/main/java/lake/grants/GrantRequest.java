@@ -1,0 +1,85 @@
+package lake.grants;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import lake.config.CatalogGrant.Privilege;
+import lake.protocol.ApiError;
+import lake.protocol.ApiRequests;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * A grant or revoke as decoded from {@code POST /v1/grants} / {@code POST /v1/grants/revoke} (and
+ * the bus): {@code {"principal", "namespace", "name"?, "privileges"}}; a revoke without
+ * {@code privileges} removes every privilege the principal holds on the object. Decoded strictly:
+ * an unknown field, a malformed name or an unknown privilege is {@code 400}, naming it.
+ */
+public record GrantRequest(String principal, String namespace, String name, Set<Privilege> privileges) {
+    public GrantRequest {
+        privileges = privileges == null ? null : Set.copyOf(privileges);
+    }
+
+    public static GrantRequest grant(JsonObject body) {
+        GrantRequest r = decode(body);
+        if (r.privileges == null) throw ApiError.invalid("field 'privileges' is required: the privileges to grant, of " + known());
+        return r;
+    }
+
+    public static GrantRequest revoke(JsonObject body) {
+        return decode(body);
+    }
+
+    /** The {@code principal} a listing asks about, or {@code null} for every principal. */
+    public static String list(JsonObject body) {
+        if (body == null) return null;
+        ApiRequests.allowOnly(body, Set.of("principal"));
+        if (!body.containsKey("principal")) return null;
+        String p = ApiRequests.string(body, "principal");
+        checkPrincipal(p);
+        return p;
+    }
+
+    private static GrantRequest decode(JsonObject body) {
+        if (body == null) throw ApiError.invalid("a grant needs a body: {\"principal\", \"namespace\", \"name\"?, \"privileges\"}");
+        ApiRequests.allowOnly(body, Set.of("principal", "namespace", "name", "privileges"));
+        String principal = ApiRequests.string(body, "principal");
+        checkPrincipal(principal);
+        String ns = ApiRequests.string(body, "namespace");
+        String name = body.containsKey("name") && body.getValue("name") != null ? ApiRequests.string(body, "name") : null;
+        Set<Privilege> privileges = null;
+        if (body.containsKey("privileges")) {
+            if (!(body.getValue("privileges") instanceof JsonArray a) || a.isEmpty()) {
+                throw ApiError.invalid("field 'privileges' must be a non-empty array of " + known());
+            }
+            privileges = EnumSet.noneOf(Privilege.class);
+            for (Object p : a) {
+                Privilege privilege = Privilege.of(p);
+                if (privilege == null) throw ApiError.invalid("field 'privileges': unknown privilege " + p + "; known: " + known());
+                privileges.add(privilege);
+            }
+        }
+        try {
+            new lake.config.CatalogGrant(ns, name, privileges == null ? Set.of(Privilege.READ) : privileges);
+            if (StoredGrant.key(principal, ns, name).length() > lake.meta.Keys.MAX_KEY_BYTES) {
+                throw new IllegalArgumentException("the namespace and name are too long to store as a grant");
+            }
+        } catch (IllegalArgumentException bad) {
+            throw ApiError.invalid(bad.getMessage());
+        }
+        return new GrantRequest(principal, ns, name, privileges);
+    }
+
+    private static void checkPrincipal(String p) {
+        try {
+            StoredGrant.checkPrincipal(p);
+        } catch (IllegalArgumentException bad) {
+            throw ApiError.invalid("field 'principal': " + bad.getMessage());
+        }
+    }
+
+    static String known() {
+        return Arrays.stream(Privilege.values()).map(Privilege::label).toList().toString();
+    }
+}
