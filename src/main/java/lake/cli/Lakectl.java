@@ -35,7 +35,7 @@ import java.util.Map;
                 KvCommands.Del.class, KvCommands.Ls.class, KvCommands.TxnCommand.class, WatchCommand.class,
                 ServiceCommands.Leader.class, ServiceCommands.Cluster.class, ServiceCommands.Resign.class,
                 ServiceCommands.Health.class, CatalogCommands.Ns.class, CatalogCommands.TableCommand.class,
-                CatalogCommands.CatalogCommand.class, AutoComplete.GenerateCompletion.class, ManPage.Man.class},
+                CatalogCommands.CatalogCommand.class, GrantCommands.GrantCommand.class, AutoComplete.GenerateCompletion.class, ManPage.Man.class},
         footer = {"", "Exit codes: 0 done; 1 condition did not hold or not found; 2 usage or invalid argument;",
                 "3 unavailable after retries; 4 outcome unknown; 5 unauthorized or forbidden; 6 fenced or epoch mismatch."})
 public final class Lakectl {

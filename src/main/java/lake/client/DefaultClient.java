@@ -178,6 +178,26 @@ final class DefaultClient implements MetasrvClient {
         }
     }
 
+    // ---- grants
+
+    @Override
+    public Future<List<lake.wire.grants.Grant>> grants(String principal) {
+        Map<String, Object> body = principal == null ? Map.of() : Map.of("principal", principal);
+        return run(Call.read("grants", "/v1/grants" + HttpReplies.query("principal", principal), body), lake.wire.grants.Grant::listFrom);
+    }
+
+    @Override
+    public Future<lake.wire.grants.GrantChange> grant(String principal, String namespace, String name, List<String> privileges) {
+        Map<String, Object> body = new lake.wire.grants.GrantBody(principal, namespace, name, privileges).toMap();
+        return run(Call.write("grants.grant", HttpMethod.POST, "/v1/grants", body, body, null), lake.wire.grants.GrantChange::from);
+    }
+
+    @Override
+    public Future<lake.wire.grants.GrantChange> revoke(String principal, String namespace, String name, List<String> privileges) {
+        Map<String, Object> body = new lake.wire.grants.GrantBody(principal, namespace, name, privileges).toMap();
+        return run(Call.write("grants.revoke", HttpMethod.POST, "/v1/grants/revoke", body, body, null), lake.wire.grants.GrantChange::from);
+    }
+
     // ---- the service
 
     @Override

@@ -193,6 +193,22 @@ public interface MetasrvClient extends AutoCloseable {
 
     // ---- the service
 
+    /**
+     * The grants stored at runtime for {@code principal} ({@code null}: every principal's, which
+     * needs an admin; a principal may list its own). docs/operations.md, "Grants at runtime".
+     */
+    Future<List<lake.wire.grants.Grant>> grants(String principal);
+
+    /**
+     * Adds {@code privileges} (labels: read, write, create, drop, manage-grants) on namespace
+     * {@code namespace} — or on its table or view {@code name}, when not {@code null} — to
+     * {@code principal}'s stored grants. Applies on every node without a restart.
+     */
+    Future<lake.wire.grants.GrantChange> grant(String principal, String namespace, String name, List<String> privileges);
+
+    /** Removes {@code privileges} ({@code null}: every one) on the object from {@code principal}'s stored grants. */
+    Future<lake.wire.grants.GrantChange> revoke(String principal, String namespace, String name, List<String> privileges);
+
     /** The lease as the answering node sees it. */
     Future<LeaderInfo> leader();
 

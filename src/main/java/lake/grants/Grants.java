@@ -1,7 +1,6 @@
 package lake.grants;
 
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import lake.config.CatalogGrant;
 import lake.config.CatalogGrant.Privilege;
@@ -10,6 +9,8 @@ import lake.meta.MetaStore;
 import lake.metasrv.ClientMutation;
 import lake.metasrv.ClientWrite;
 import lake.metasrv.FencedWriter;
+import lake.wire.grants.Grant;
+import lake.wire.grants.GrantChange;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -44,11 +45,8 @@ public final class Grants {
     /** {@code {"grants":[...]}}: every stored grant of {@code principal} ({@code null}: of everyone), read from the store. */
     public Future<JsonObject> list(String principal) {
         List<StoredGrant> out = new ArrayList<>();
-        return scan(principal == null ? StoredGrant.PREFIX : StoredGrant.prefix(principal), null, out).map(v -> {
-            JsonArray grants = new JsonArray();
-            for (StoredGrant g : out) grants.add(render(g));
-            return new JsonObject().put("grants", grants);
-        });
+        return scan(principal == null ? StoredGrant.PREFIX : StoredGrant.prefix(principal), null, out)
+                .map(v -> new JsonObject(Grant.listToMap(out.stream().map(Grants::wire).toList())));
     }
 
     private Future<Void> scan(String prefix, String continuation, List<StoredGrant> out) {
@@ -99,16 +97,15 @@ public final class Grants {
     }
 
     private static JsonObject answer(GrantRequest r, Set<Privilege> held, boolean changed, long revision) {
-        JsonObject o = new JsonObject().put("principal", r.principal()).put("namespace", r.namespace()).put("name", r.name())
-                .put("privileges", new JsonArray(held.stream().map(Privilege::label).sorted().toList())).put("changed", changed);
-        if (changed) o.put("revision", lake.protocol.ApiRequests.u64(revision));
-        return o;
+        return new JsonObject(new GrantChange(r.principal(), r.namespace(), r.name(), labels(held), changed, changed ? revision : null).toMap());
     }
 
-    static JsonObject render(StoredGrant g) {
-        return new JsonObject().put("principal", g.principal()).put("namespace", g.grant().namespace()).put("name", g.grant().name())
-                .put("privileges", new JsonArray(g.grant().privileges().stream().map(Privilege::label).sorted().toList()))
-                .put("by", g.by()).put("at_ms", g.atMs());
+    static Grant wire(StoredGrant g) {
+        return new Grant(g.principal(), g.grant().namespace(), g.grant().name(), labels(g.grant().privileges()), g.by(), g.atMs());
+    }
+
+    static List<String> labels(Set<Privilege> privileges) {
+        return privileges.stream().map(Privilege::label).sorted().toList();
     }
 
     static String object(GrantRequest r) {

@@ -56,6 +56,65 @@ class IcebergClusterIT {
         }
     }
 
+    /**
+     * Grants as data on three processes: a grant sent to one follower is forwarded to the leader,
+     * stored there by a fenced write, and followed from the change feed by every node, which then
+     * serves the principal as granted; a revoke sent to the other follower reaches every node the
+     * same way. No node restarts, and the tokens file never changes.
+     */
+    @Test
+    void grantChangesApplyOnEveryNodeWithoutRestart() throws Exception {
+        String admin = "admin-token-0123456789abcdef";
+        String team = "team-token-0123456789abcdef";
+        Path tokens = dir.resolve("tokens.json");
+        java.nio.file.Files.writeString(tokens, "[{\"name\":\"operator\",\"access\":\"admin\",\"token\":\"" + admin + "\"},"
+                + "{\"name\":\"team\",\"access\":\"read-write\",\"token\":\"" + team + "\",\"grants\":[]}]");
+        java.nio.file.Files.setPosixFilePermissions(tokens, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        List<String> shared = List.of("--catalog-root", dir.resolve("warehouse").toUri().toString(), "--auth-tokens-file", tokens.toString());
+        try (ClusterHarness h = ClusterHarness.start(dir, List.of(
+                concat(List.of("--store", "rocks", "--store-role", "host"), shared),
+                concat(List.of("--store", "rocks", "--store-role", "remote"), shared),
+                concat(List.of("--store", "rocks", "--store-role", "remote"), shared)), Map.of())) {
+            ClusterHarness.Node leader = h.awaitLeader(Duration.ofSeconds(60), h.nodes, 1);
+            List<ClusterHarness.Node> followers = h.others(leader);
+            HttpResponse<String> ns = call(leader.httpPort(), "POST", "/iceberg/v1/namespaces", "{\"namespace\":[\"team_ns\"]}", admin);
+            assertThat(ns.statusCode()).as(ns.body()).isEqualTo(200);
+            HttpResponse<String> created = call(leader.httpPort(), "POST", "/iceberg/v1/namespaces/team_ns/tables",
+                    "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}}", admin);
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+            String table = "/iceberg/v1/namespaces/team_ns/tables/t";
+            for (ClusterHarness.Node n : h.nodes) {
+                assertThat(call(n.httpPort(), "GET", table, null, team).statusCode()).as(n.id() + ": nothing granted").isEqualTo(404);
+            }
+
+            HttpResponse<String> granted = call(followers.get(0).httpPort(), "POST", "/v1/grants",
+                    "{\"principal\":\"team\",\"namespace\":\"team_ns\",\"privileges\":[\"read\"]}", admin);
+            assertThat(granted.statusCode()).as(granted.body()).isEqualTo(200);
+            for (ClusterHarness.Node n : h.nodes) {
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(() -> assertThat(call(n.httpPort(), "GET", table, null, team).statusCode()).as(n.id()).isEqualTo(200));
+            }
+
+            HttpResponse<String> revoked = call(followers.get(1).httpPort(), "POST", "/v1/grants/revoke",
+                    "{\"principal\":\"team\",\"namespace\":\"team_ns\"}", admin);
+            assertThat(revoked.statusCode()).as(revoked.body()).isEqualTo(200);
+            for (ClusterHarness.Node n : h.nodes) {
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(() -> assertThat(call(n.httpPort(), "GET", table, null, team).statusCode()).as(n.id()).isEqualTo(404));
+            }
+            for (ClusterHarness.Node n : h.nodes) {
+                assertThat(ProcessHandle.of(n.process().pid()).map(ProcessHandle::isAlive)).as(n.id() + ": the same process throughout").contains(true);
+            }
+        }
+    }
+
+    private static HttpResponse<String> call(int port, String method, String path, String body, String token) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token)
+                .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody() : java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     private static List<String> concat(List<String> a, List<String> b) {
         return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
     }
