@@ -80,6 +80,10 @@ public final class AccessControl {
      * Called by {@link NodeApi} once the request is decoded, before anything else happens.
      */
     void authorize(Caller caller, Action action) {
+        if (action instanceof Action.CatalogObject o) {
+            authorizeObject(caller, o);
+            return;
+        }
         Optional<String> refused = Authorizer.refusal(caller.principal(), action);
         if (refused.isEmpty()) return;
         metrics.authRejected(caller.ingress(), "forbidden");
@@ -88,12 +92,30 @@ public final class AccessControl {
         throw new ApiError(403, "forbidden", refused.get(), null);
     }
 
+    /**
+     * A catalog object's refusal: one the principal may not see is answered exactly as a missing
+     * one (the catalog's own 404), one it sees without the privilege is {@code 403}; both counted
+     * and audited with their status.
+     */
+    private void authorizeObject(Caller caller, Action.CatalogObject o) {
+        AuthToken p = caller.principal();
+        Optional<Authorizer.CatalogRefusal> refused = Authorizer.catalogRefusal(p, lake.security.CatalogAccess.of(p), o.namespace(), o.name(), o.need());
+        if (refused.isEmpty()) return;
+        boolean hidden = refused.get().hidden();
+        metrics.authRejected(caller.ingress(), hidden ? "hidden" : "forbidden");
+        Audit.refused(caller.ingress(), caller.name(), o.op(), o.name() == null ? "namespace" : "object",
+                o.name() == null ? o.namespace() : o.namespace() + "." + o.name(), hidden ? 404 : 403, refused.get().reason());
+        if (!hidden) throw new ApiError(403, "forbidden", refused.get().reason(), null);
+        throw ApiError.from(new lake.catalog.CatalogException.NotFound(o.name() == null ? "namespace '" + o.namespace() + "' does not exist"
+                : "table '" + o.namespace() + "." + o.name() + "' does not exist"));
+    }
+
     /** The field and value an audit line names for {@code action}: its key, prefix or namespace. */
     private static String[] subject(Action action) {
         if (action instanceof Action.Key k) return new String[] {"key", k.key()};
         if (action instanceof Action.Keys t) return new String[] {"keys", String.join(",", t.keys())};
         if (action instanceof Action.Scan s) return new String[] {"prefix", s.prefix()};
-        if (action instanceof Action.Namespace n) return new String[] {"namespace", n.namespace()};
+        if (action instanceof Action.CatalogObject o) return new String[] {"namespace", o.namespace()};
         if (action instanceof Action.Admin a && a.namespace() != null) return new String[] {"namespace", a.namespace()};
         if (action instanceof Action.Grants g && g.principal() != null) return new String[] {"grantee", g.principal()};
         if (action instanceof Action.GrantChange g) return new String[] {"grantee", g.principal()};

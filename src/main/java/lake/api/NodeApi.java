@@ -18,6 +18,7 @@ import lake.catalogapi.CatalogApi;
 import lake.catalogapi.CatalogWatch;
 import lake.cluster.Clustering;
 import lake.cluster.Membership;
+import lake.config.CatalogGrant.Privilege;
 import lake.election.ElectionSettings;
 import lake.election.LeaseRecord;
 import lake.forward.Forwarder;
@@ -257,7 +258,10 @@ public final class NodeApi {
     /** The catalog's events {@code caller} sees: those whose every namespace it may use. */
     private static lake.watch.Watches.Filter eventsFilter(Caller caller) {
         lake.config.AuthToken p = caller.principal();
-        return lake.watch.Watches.Filter.events(lake.catalog.events.CatalogEvents::namespaces, ns -> lake.security.Authorizer.namespaceGranted(p, ns));
+        // An event carries the objects' metadata: shown only to a principal that may read every
+        // namespace it names whole (a grant on one table does not show that table's events).
+        lake.security.CatalogAccess readable = lake.security.CatalogAccess.of(p);
+        return lake.watch.Watches.Filter.events(lake.catalog.events.CatalogEvents::namespaces, readable::readsAllIn);
     }
 
     private static ApiError feedNotReady() {
@@ -374,7 +378,7 @@ public final class NodeApi {
     /** Keeps this node's stored grants (in the node's {@link lake.security.Principals}) following the change feed; one per node. */
     public lake.grants.GrantsFollower grantsFollower() {
         return new lake.grants.GrantsFollower(context, reads, watches, watches::currentRevision,
-                book -> access.principals().storedGrants(book.byPrincipal()));
+                book -> access.principals().storedGrants(book.byPrincipal()), metrics::grantsRevision);
     }
 
     public lake.webhook.WebhookSinks webhookSinks(List<lake.config.Webhook> hooks) {
@@ -530,21 +534,42 @@ public final class NodeApi {
                 }
                 // The role here (a mutation needs read-write); the router decides each object the
                 // route touches from the caller's grants (IcebergGate), on the node that runs it.
-                access.authorize(caller, new Action.IcebergCatalog(op, r.mutation()));
+                try {
+                    access.authorize(caller, new Action.IcebergCatalog(op, r.mutation()));
+                } catch (ApiError refused) {
+                    // In Iceberg's error model (ForbiddenException), as the router's own refusals, so engines show it as theirs.
+                    yield Future.succeededFuture(IcebergWire.encode(lake.iceberg.rest.IcebergRouter.error(
+                            new org.apache.iceberg.exceptions.ForbiddenException("Forbidden: %s", refused.getMessage()))));
+                }
                 if (!r.mutation()) yield runIceberg(r, caller);
                 // A mutation runs on the leader only (its catalog writes are fenced there): elsewhere it goes there whole.
                 Future<JsonObject> written = write(Ops.ICEBERG, body, headers, caller, () -> leadership.isLeader() ? runIceberg(r, caller)
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
-                yield r.createsOrDropsNamespace() ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written) : written;
+                // The answer is the router's, whatever its status: the audit line says how it ended.
+                yield r.createsOrDropsNamespace() ? audited(caller, headers, "iceberg " + r.method() + " namespace", null,
+                        written.map(a -> {
+                            int status = a.getInteger("status");
+                            if (status >= 300) throw new ApiError(status, "iceberg_" + status, "refused or failed", null);
+                            return a;
+                        })).recover(t -> written) : written;
             }
             default -> {
                 if (!Ops.CATALOG.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
                 Supplier<Future<JsonObject>> prepared = catalog.prepare(op, body, ApiRequests.headerEpoch(headers, Bus.EPOCH_HEADER), abandoned);
                 // Decoded (so "namespace" is valid where the operation needs it); decided before it runs.
-                Action action = catalogAction(op, body.getValue("namespace") instanceof String ns ? ns : null);
+                String namespace = body.getValue("namespace") instanceof String ns ? ns : null;
+                Action action = catalogAction(op, namespace, body.getValue("name") instanceof String n ? n : null);
                 access.authorize(caller, action);
-                if (op.equals(Ops.LIST_NAMESPACES)) yield prepared.get().map(page -> grantedOnly(caller, page));
+                lake.security.CatalogAccess grants = lake.security.CatalogAccess.of(caller.principal());
+                if (op.equals(Ops.LIST_NAMESPACES) && !grants.unrestricted()) {
+                    yield filtered(Ops.LIST_NAMESPACES, new JsonObject(), lake.wire.catalog.NamePage.Listing.NAMESPACES,
+                            lake.catalogapi.CatalogApi.MAX_NAMESPACE_PAGE, grants::seesNamespace, new java.util.ArrayList<>(), null);
+                }
+                if (op.equals(Ops.LIST_TABLES) && !grants.readsAllIn(namespace)) {
+                    yield filtered(Ops.LIST_TABLES, new JsonObject().put("namespace", namespace), lake.wire.catalog.NamePage.Listing.TABLES,
+                            lake.catalogapi.CatalogApi.MAX_TABLE_PAGE, name -> grants.reads(namespace, name), new java.util.ArrayList<>(), null);
+                }
                 if (!Ops.CATALOG_WRITES.contains(op)) yield prepared.get();
                 // A catalog write runs only on the leader: elsewhere it goes to the leader whole.
                 Future<JsonObject> written = write(op, forwardable, headers, caller, () -> leadership.isLeader() ? prepared.get()
@@ -584,27 +609,39 @@ public final class NodeApi {
         }
     }
 
-    /** What a catalog operation on {@code namespace} is, for access control. */
-    private static Action catalogAction(String op, String namespace) {
+    /** What a catalog operation on {@code namespace} (and table {@code name}) is, for access control. */
+    private static Action catalogAction(String op, String namespace, String name) {
         return switch (op) {
             case Ops.CREATE_NAMESPACE, Ops.DROP_NAMESPACE, Ops.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
             case Ops.LIST_NAMESPACES -> new Action.Open(op);
             case Ops.SNAPSHOT, Ops.LIST_TOMBSTONES -> new Action.WholeCatalog(op);
-            default -> new Action.Namespace(op, namespace, Ops.CATALOG_WRITES.contains(op));
+            case Ops.CREATE_TABLE -> new Action.CatalogObject(op, namespace, null, Privilege.CREATE);
+            case Ops.GET_NAMESPACE -> new Action.CatalogObject(op, namespace, null, Privilege.READ);
+            // Only seeing the namespace: the listing shows the tables the principal may read.
+            case Ops.LIST_TABLES -> new Action.CatalogObject(op, namespace, null, null);
+            case Ops.RESOLVE -> new Action.CatalogObject(op, namespace, name, Privilege.READ);
+            case Ops.COMMIT_VERSION -> new Action.CatalogObject(op, namespace, name, Privilege.WRITE);
+            case Ops.DROP_TABLE -> new Action.CatalogObject(op, namespace, name, Privilege.DROP);
+            default -> throw new IllegalStateException("no access rule for catalog operation " + op);
         };
     }
 
     /**
-     * A namespace listing as {@code caller} may see it: a principal with grants sees only its
-     * granted namespaces (the continuation still walks the whole listing, so pages may be short).
+     * A listing as a principal with grants may see it, in one page: every page is read and
+     * filtered by {@code shown}, so the answer reveals neither how many entries are hidden nor
+     * where (pages cut short would). What it holds is bounded by the principal's own grants (the
+     * namespaces granted or above a grant; the tables it may read one by one).
      */
-    private static JsonObject grantedOnly(Caller caller, JsonObject page) {
-        if (caller.principal() == null || !caller.principal().restricted()) return page;
-        io.vertx.core.json.JsonArray names = new io.vertx.core.json.JsonArray();
-        for (Object n : page.getJsonArray("namespaces")) {
-            if (n instanceof String ns && lake.security.Authorizer.namespaceGranted(caller.principal(), ns)) names.add(ns);
-        }
-        return page.copy().put("namespaces", names);
+    private Future<JsonObject> filtered(String op, JsonObject base, lake.wire.catalog.NamePage.Listing listing, int pageLimit,
+                                        java.util.function.Predicate<String> shown, List<String> out, String continuation) {
+        JsonObject page = base.copy().put("limit", pageLimit);
+        if (continuation != null) page.put("continuation", continuation);
+        return catalog.prepare(op, page, null, null).get().compose(p -> {
+            for (Object n : p.getJsonArray(listing.field)) if (n instanceof String name && shown.test(name)) out.add(name);
+            String next = p.getString("continuation");
+            if (next != null) return filtered(op, base, listing, pageLimit, shown, out, next);
+            return Future.succeededFuture(new JsonObject(new lake.wire.catalog.NamePage(listing, out, null).toMap()));
+        });
     }
 
     /**

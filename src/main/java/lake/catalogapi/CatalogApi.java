@@ -55,6 +55,11 @@ public final class CatalogApi {
         this.watch = watch;
     }
 
+    /** The most names one page of a table listing holds. */
+    public static final int MAX_TABLE_PAGE = CatalogRequests.MAX_TABLE_PAGE;
+    /** The most names one page of a namespace listing holds. */
+    public static final int MAX_NAMESPACE_PAGE = CatalogRequests.MAX_NAMESPACE_PAGE;
+
     /**
      * Decodes {@code body} for {@code op} now (an invalid request throws {@link ApiError} before
      * anything is read, written or forwarded) and returns the operation, ready to run.

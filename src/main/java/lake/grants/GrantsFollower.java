@@ -29,6 +29,7 @@ public final class GrantsFollower {
     private final Watches watches;
     private final Supplier<Long> currentRevision;
     private final Consumer<GrantBook> publish;
+    private final java.util.function.LongConsumer revision;
     private GrantBook book = GrantBook.EMPTY;
     private Watches.Watch watch;
     private long timer = -1;
@@ -36,7 +37,10 @@ public final class GrantsFollower {
     /** The revision the published book reflects (every grant change up to it), or -1 before the first read. */
     private volatile long through = -1;
 
-    public GrantsFollower(Context context, MetaStore reads, Watches watches, Supplier<Long> currentRevision, Consumer<GrantBook> publish) {
+    /** {@code revision} hears the feed revision each published book reflects. */
+    public GrantsFollower(Context context, MetaStore reads, Watches watches, Supplier<Long> currentRevision, Consumer<GrantBook> publish,
+                          java.util.function.LongConsumer revision) {
+        this.revision = revision;
         this.context = context;
         this.reads = reads;
         this.watches = watches;
@@ -128,5 +132,6 @@ public final class GrantsFollower {
         book = next;
         through = revision;
         publish.accept(next);
+        this.revision.accept(revision);
     }
 }

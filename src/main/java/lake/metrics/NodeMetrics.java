@@ -74,6 +74,9 @@ public final class NodeMetrics {
         epochMismatch = counter("lake.epoch.mismatch.rejections", "writes refused because they named another epoch (409 epoch_mismatch)");
         Gauge.builder("lake.forward.in.flight", forwardsInFlight, java.util.concurrent.atomic.AtomicInteger::get).tag("node", node)
                 .description("writes this node forwarded to the leader that await its answer now").register(registry);
+        Gauge.builder("lake.grants.revision", grantsRevision, java.util.concurrent.atomic.AtomicLong::get).tag("node", node)
+                .description("the change-feed revision this node's copy of the stored grants reflects (-1 before its first read)")
+                .register(registry);
         for (Class<?> kind : MetaException.class.getPermittedSubclasses()) storeError(kind);
         storeError(MetaException.StoreLocked.class);
         storeError(MetaException.StoreClosed.class);
@@ -158,6 +161,17 @@ public final class NodeMetrics {
     public void waitingLongPolls(java.util.concurrent.atomic.AtomicInteger waiting) {
         Gauge.builder("lake.catalog.waiting", waiting, java.util.concurrent.atomic.AtomicInteger::get).tag("node", node)
                 .description("catalog long polls (snapshot and resolve with wait_ms) this node holds now").register(registry);
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong grantsRevision = new java.util.concurrent.atomic.AtomicLong(-1);
+
+    /** The change-feed revision this node's stored grants reflect ({@code lake_grants_revision}); -1 before the first read. */
+    public long grantsRevision() {
+        return grantsRevision.get();
+    }
+
+    public void grantsRevision(long revision) {
+        grantsRevision.set(revision);
     }
 
     /** Publishes {@code held}, the writes waiting for an earlier write on one of their keys, as {@code lake_writes_waiting_for_key}. */

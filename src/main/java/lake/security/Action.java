@@ -26,8 +26,13 @@ public sealed interface Action {
     /** An admin action (resign, namespace create/drop, tombstone purge); {@code namespace} may be {@code null}. */
     record Admin(String op, String namespace) implements Action {}
 
-    /** A catalog operation inside one namespace. */
-    record Namespace(String op, String namespace, boolean write) implements Action {}
+    /**
+     * A catalog operation on one object: table {@code name} of {@code namespace}, or the namespace
+     * itself ({@code name == null}); {@code need} is the privilege it takes ({@code null}: only
+     * seeing the object). Decided by {@link Authorizer#catalogRefusal}: an object the principal
+     * may not see is refused as absent (404), one it sees without the privilege as forbidden.
+     */
+    record CatalogObject(String op, String namespace, String name, lake.config.CatalogGrant.Privilege need) implements Action {}
 
     /** A catalog read spanning every namespace (snapshot, tombstones): only for principals without grants. */
     record WholeCatalog(String op) implements Action {}

@@ -17,8 +17,9 @@ import java.util.Set;
  * namespace create/drop and tombstone purge need admin; a key must lie under one of the
  * principal's prefixes; a scan's prefix must itself lie under one (a scan is refused, never
  * filtered, so a client never mistakes a partial answer for the whole); a transaction is refused
- * whole if any key is outside; catalog operations need their namespace granted; a principal with
- * grants of either kind gets nothing in the dimension it omits, and no whole-catalog reads.
+ * whole if any key is outside; catalog operations (both the catalog API and Iceberg's) are decided
+ * per object from the principal's grants ({@link CatalogAccess}, {@link #catalogRefusal}); a
+ * principal with grants of any kind gets nothing in a dimension it omits, and no whole-catalog reads.
  */
 public final class Authorizer {
     private Authorizer() {}
@@ -50,12 +51,8 @@ public final class Authorizer {
         if (action instanceof Action.Admin a) {
             return p.admin() ? Optional.empty() : Optional.of(a.op() + " needs an admin principal; " + who + " is " + p.accessLabel());
         }
-        if (action instanceof Action.Namespace n) {
-            if (n.write() && !p.readWrite()) return Optional.of(who + " is read-only; writes need read-write access");
-            Set<Privilege> held = CatalogAccess.of(p).onNamespace(n.namespace());
-            if (held.isEmpty()) return Optional.of("namespace '" + n.namespace() + "' is not granted to " + who);
-            return !n.write() || held.contains(Privilege.WRITE) ? Optional.empty()
-                    : Optional.of(who + " holds " + labels(held) + " on namespace '" + n.namespace() + "'; writes need \"write\"");
+        if (action instanceof Action.CatalogObject o) {
+            return catalogRefusal(p, CatalogAccess.of(p), o.namespace(), o.name(), o.need()).map(CatalogRefusal::reason);
         }
         if (action instanceof Action.IcebergCatalog i) {
             // Only the role here: the Iceberg router asks catalogRefusal for each object a route touches.
@@ -101,14 +98,6 @@ public final class Authorizer {
         if (prefixes == null) return false;
         for (String g : prefixes) if (key.startsWith(g)) return true;
         return false;
-    }
-
-    /**
-     * Whether {@code p} may use {@code namespace} as a whole: a grant on it or on a namespace above
-     * it (listing namespaces shows only these to a principal with grants, and its change events).
-     */
-    public static boolean namespaceGranted(AuthToken p, String namespace) {
-        return CatalogAccess.of(p).seesAllIn(namespace);
     }
 
     /** Why a catalog object request is refused: {@code hidden} when the principal may not learn that the object exists. */

@@ -136,6 +136,7 @@ class AccessControlTest {
     /** The router matches normalised paths; the token check must hold for every spelling of a /v1 path. */
     @Test
     void everySpellingOfAV1PathNeedsAToken() throws Exception {
+        NodeHarness.settled(node);
         int before = recording.calls();
         expectError(http(HttpMethod.POST, "/x/../v1/kv/cas", null, create("kv/dots")), 401, "unauthorized");
         expectError(http(HttpMethod.POST, "//v1/kv/cas", null, create("kv/slashes")), 401, "unauthorized");

@@ -45,13 +45,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * refusal writes nothing, listings are filtered, and an object a principal may not see answers as
  * absent. Principals: an admin, who builds the catalog; {@code team-a}, read-write, granted the
  * namespace {@code team_a} whole, {@code read} on {@code shared.dim} and {@code create} on
- * {@code landing}; {@code reader}, read-only, granted {@code team_a}. Nothing is granted on
+ * {@code landing}; {@code reader}, read-only, {@code namespaces: [team_a]} (exactly that namespace);
+ * {@code team-b}, read-write, granted read and write on {@code shared}. Nothing is granted on
  * {@code other}. Run against every backend.
  */
 public abstract class IcebergAccessContract {
     static final String ADMIN = "admin-token-0123456789abcdef";
     static final String TEAM_A = "team-a-token-0123456789abcdef";
     static final String READER = "reader-token-0123456789abcdef";
+    static final String TEAM_B = "team-b-token-0123456789abcdef";
 
     protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
 
@@ -69,7 +71,9 @@ public abstract class IcebergAccessContract {
                         new CatalogGrant("team_a", null, EnumSet.of(Privilege.READ, Privilege.WRITE, Privilege.CREATE, Privilege.DROP)),
                         new CatalogGrant("shared", "dim", Set.of(Privilege.READ)),
                         new CatalogGrant("landing", null, Set.of(Privilege.CREATE)))),
-                new AuthToken("reader", AuthTokens.sha256(READER), AuthToken.Access.READ, null, List.of("team_a")));
+                new AuthToken("reader", AuthTokens.sha256(READER), AuthToken.Access.READ, null, List.of("team_a")),
+                new AuthToken("team-b", AuthTokens.sha256(TEAM_B), AuthToken.Access.READ_WRITE, null, null, null, List.of(
+                        new CatalogGrant("shared", null, EnumSet.of(Privilege.READ, Privilege.WRITE)))));
         MetasrvNode node = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 10_000, 0, 1_000).with(f -> f.authTokens = tokens),
                 new ManualClock(1_700_000_000_000L), backend(dir));
         assertThat(h.campaign(node).isLeader()).isTrue();
@@ -234,6 +238,71 @@ public abstract class IcebergAccessContract {
             assertThat(++pages).isLessThan(10);
         } while (token != null);
         assertThat(seen).containsExactly("dim");
+        assertThat(pages).as("pages run over what it sees: no empty page tells of a hidden table").isEqualTo(1);
+        // A create-only grant shows the namespace, not what others put in it.
+        client(ADMIN).createTable(TableIdentifier.of("landing", "theirs"), SCHEMA);
+        assertThat(team.listTables(Namespace.of("landing"))).isEmpty();
+        assertThat(call("GET", "/v1/namespaces/landing", null, TEAM_A).statusCode()).as("its properties need read").isEqualTo(403);
+        assertThat(call("HEAD", "/v1/namespaces/landing", null, TEAM_A).statusCode()).as("it may know it exists").isEqualTo(204);
+        // `namespaces` names exactly its namespaces: not their children.
+        assertThat(call("GET", "/v1/namespaces/team_a%1Fsub", null, READER).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void everyFaceDecidesPerObjectAlike() throws Exception {
+        RESTCatalog admin = client(ADMIN);
+        admin.createTable(TableIdentifier.of("landing", "theirs"), SCHEMA);
+        admin.loadTable(TableIdentifier.of("landing", "theirs")).updateProperties().set("secret", "s3cr3t").commit();
+        // The catalog API: team-b reads and writes shared, but neither drops nor creates there.
+        HttpResponse<String> drop = lake("DELETE", "/v1/namespaces/shared/tables/dim", null, TEAM_B);
+        assertThat(drop.statusCode()).as(drop.body()).isEqualTo(403);
+        assertThat(admin.tableExists(TableIdentifier.of("shared", "dim"))).isTrue();
+        assertThat(lake("POST", "/v1/namespaces/shared/tables", "{\"name\":\"x\",\"columns\":[\"id:i64\"]}", TEAM_B).statusCode()).isEqualTo(403);
+        assertThat(lake("GET", "/v1/namespaces/shared/tables/dim", null, TEAM_B).statusCode()).isEqualTo(200);
+        // team-a may create in landing, and neither resolve nor list what others loaded there.
+        HttpResponse<String> resolve = lake("GET", "/v1/namespaces/landing/tables/theirs", null, TEAM_A);
+        assertThat(resolve.statusCode()).as(resolve.body()).isEqualTo(403);
+        assertThat(lake("GET", "/v1/namespaces/landing/tables", null, TEAM_A).body()).doesNotContain("theirs");
+        // Hidden on the catalog API too: the same 404 and body as a missing table.
+        HttpResponse<String> hidden = lake("GET", "/v1/namespaces/other/tables/secret", null, TEAM_A);
+        HttpResponse<String> missing = lake("GET", "/v1/namespaces/other/tables/nope", null, ADMIN);
+        assertThat(hidden.statusCode()).isEqualTo(404);
+        assertThat(hidden.body().replace("secret", "X")).isEqualTo(missing.body().replace("nope", "X"));
+        // Events show only what the principal may read whole.
+        for (String[] face : new String[][] {{"POST", "/iceberg/v1/events", "{}"}, {"GET", "/v1/catalog/events?after=0", null}}) {
+            HttpResponse<String> events = lake(face[0], face[1], face[2], TEAM_A);
+            assertThat(events.statusCode()).as(face[1] + ": " + events.body()).isEqualTo(200);
+            assertThat(events.body()).as(face[1]).doesNotContain("theirs").doesNotContain("s3cr3t").doesNotContain("secret");
+        }
+        // A commit that creates needs create, whatever write is held.
+        String create = "{\"requirements\":[{\"type\":\"assert-create\"}],\"updates\":[{\"action\":\"assign-uuid\",\"uuid\":"
+                + "\"00000000-0000-4000-8000-000000000001\"},{\"action\":\"upgrade-format-version\",\"format-version\":2},"
+                + "{\"action\":\"add-schema\",\"schema\":{\"type\":\"struct\",\"schema-id\":0,\"fields\":[]}},"
+                + "{\"action\":\"set-current-schema\",\"schema-id\":-1},{\"action\":\"set-location\",\"location\":\"file:/tmp/x\"}]}";
+        HttpResponse<String> created = call("POST", "/v1/namespaces/shared/tables/newt", create, TEAM_B);
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(403);
+        assertThat(admin.tableExists(TableIdentifier.of("shared", "newt"))).isFalse();
+        // A read principal's write is refused in Iceberg's error model.
+        HttpResponse<String> readOnly = call("POST", "/v1/namespaces/team_a/tables/t1", Rest.setProperty("k", "v"), READER);
+        assertThat(readOnly.statusCode()).isEqualTo(403);
+        assertThat(readOnly.body()).contains("ForbiddenException");
+    }
+
+    @Test
+    void refusedNamespaceChangesAreAuditedAsRefused() throws Exception {
+        try (AuditLog audit = new AuditLog()) {
+            assertThat(call("POST", "/v1/namespaces", "{\"namespace\":[\"shared\",\"x\"]}", TEAM_B).statusCode()).isEqualTo(403);
+            assertThat(call("DELETE", "/v1/namespaces/team_a%1Fsub", null, TEAM_B).statusCode()).isEqualTo(404);
+            assertThat(audit.lines("admin")).hasSize(2).allSatisfy(l -> assertThat(l.getString("outcome")).isNotEqualTo("ok"));
+            assertThat(audit.lines("refused")).hasSize(2);
+        }
+    }
+
+    HttpResponse<String> lake(String method, String path, String body, String token) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+                .header("Authorization", "Bearer " + token)
+                .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody() : java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

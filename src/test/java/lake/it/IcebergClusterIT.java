@@ -70,12 +70,25 @@ class IcebergClusterIT {
         java.nio.file.Files.writeString(tokens, "[{\"name\":\"operator\",\"access\":\"admin\",\"token\":\"" + admin + "\"},"
                 + "{\"name\":\"team\",\"access\":\"read-write\",\"token\":\"" + team + "\",\"grants\":[]}]");
         java.nio.file.Files.setPosixFilePermissions(tokens, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        List<String> shared = List.of("--catalog-root", dir.resolve("warehouse").toUri().toString(), "--auth-tokens-file", tokens.toString());
+        Path secret = dir.resolve("cluster-secret");
+        java.nio.file.Files.writeString(secret, "cluster-secret-0123456789abcdef");
+        java.nio.file.Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        List<String> shared = List.of("--catalog-root", dir.resolve("warehouse").toUri().toString(), "--auth-tokens-file", tokens.toString(),
+                "--cluster-secret-file", secret.toString());
         try (ClusterHarness h = ClusterHarness.start(dir, List.of(
                 concat(List.of("--store", "rocks", "--store-role", "host"), shared),
                 concat(List.of("--store", "rocks", "--store-role", "remote"), shared),
                 concat(List.of("--store", "rocks", "--store-role", "remote"), shared)), Map.of())) {
-            ClusterHarness.Node leader = h.awaitLeader(Duration.ofSeconds(60), h.nodes, 1);
+            // With access control on, /v1/leader needs a token (the harness asks without one).
+            ClusterHarness.Node[] found = new ClusterHarness.Node[1];
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() -> {
+                for (ClusterHarness.Node n : h.nodes) {
+                    JsonObject v = new JsonObject(call(n.httpPort(), "GET", "/v1/leader", null, admin).body());
+                    if ("leader".equals(v.getString("role"))) found[0] = n;
+                }
+                return found[0] != null;
+            });
+            ClusterHarness.Node leader = found[0];
             List<ClusterHarness.Node> followers = h.others(leader);
             HttpResponse<String> ns = call(leader.httpPort(), "POST", "/iceberg/v1/namespaces", "{\"namespace\":[\"team_ns\"]}", admin);
             assertThat(ns.statusCode()).as(ns.body()).isEqualTo(200);

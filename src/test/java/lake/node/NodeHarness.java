@@ -77,7 +77,17 @@ public final class NodeHarness implements AutoCloseable {
                 }), Bus.STORE, true)));
         nodes.add(node);
         if (!campaign(node).isLeader()) throw new IllegalStateException("node a did not win the lease");
+        settled(node);
         return node;
+    }
+
+    /**
+     * Waits until {@code node} has read its stored grants (lake.grants follows them once the node
+     * knows the feed's position): after that, no background read of its own reaches the store, so a
+     * test may count the store calls its requests make.
+     */
+    public static void settled(MetasrvNode node) {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> node.metrics().grantsRevision() >= 0);
     }
 
     /**

@@ -41,8 +41,20 @@ class CatalogAccessTest {
         assertThat(a.sees("shared.dims", "sizes")).isFalse();
         assertThat(a.seesNamespace("shared.dims")).isTrue();
         assertThat(a.seesNamespace("shared")).as("an ancestor of something granted").isTrue();
-        assertThat(a.seesAllIn("shared.dims")).as("its listing is filtered").isFalse();
+        assertThat(a.readsAllIn("shared.dims")).as("its listing is filtered").isFalse();
+        assertThat(a.reads("shared.dims", "colors")).isTrue();
         assertThat(a.seesNamespace("shared.other")).isFalse();
+    }
+
+    @Test
+    void namespacesListedInTheEntryCoverExactlyThoseNamespaces() {
+        CatalogAccess a = CatalogAccess.of(principal(AuthToken.Access.READ_WRITE, List.of("team")));
+        assertThat(a.onNamespace("team")).isNotEmpty();
+        assertThat(a.onNamespace("team.x")).as("as before grants existed: a '.' in a catalog name is no level").isEmpty();
+        assertThat(a.seesNamespace("team.x")).isFalse();
+        AuthToken creator = principal(AuthToken.Access.READ_WRITE, null, new CatalogGrant("landing", null, Set.of(Privilege.CREATE)));
+        assertThat(CatalogAccess.of(creator).reads("landing", "theirs")).as("create alone reads nothing").isFalse();
+        assertThat(CatalogAccess.of(creator).sees("landing", "theirs")).isTrue();
     }
 
     @Test

@@ -171,8 +171,9 @@ public final class IcebergRouter {
         Namespace ns = namespace(s.get(2));
         String catalogNs = catalogNamespace(ns);
         if (s.size() == 3) {
+            // Loading a namespace's properties needs read on it; checking that it exists, only seeing it.
             if (m.equals("DELETE")) require(access.namespaceChange(op, catalogNs, Privilege.DROP), ns, null, false);
-            else require(access.check(op, catalogNs, null, null), ns, null, false);
+            else require(access.check(op, catalogNs, null, m.equals("GET") ? Privilege.READ : null), ns, null, false);
             return;
         }
         String kind = s.get(3);
@@ -188,8 +189,7 @@ public final class IcebergRouter {
         if (!kind.equals("tables") && !kind.equals("views")) return;
         TableIdentifier id = TableIdentifier.of(ns, RESTUtil.decodeString(s.get(4)));
         if (s.size() == 5 && kind.equals("tables") && m.equals("POST")) {
-            // The body is read only when its kind decides: a principal with write on the table commits either way.
-            if (access.grants().on(catalogNs, IcebergNames.name(id.name())).contains(Privilege.WRITE)) return;
+            // The body decides: a commit that creates (assert-create) needs create, whatever write is held.
             commit(access, op, id, parse(r, UpdateTableRequest.class));
             return;
         }
@@ -346,8 +346,12 @@ public final class IcebergRouter {
                     String parent = r.query().get("parent");
                     Namespace ns = parent == null ? Namespace.empty() : RESTUtil.namespaceFromQueryParam(parent);
                     String pageSize = r.query().get("pageSize");
-                    return ok(Listings.namespaces(pageSize == null ? CatalogHandlers.listNamespaces(catalog, ns)
-                            : CatalogHandlers.listNamespaces(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)), access.grants()));
+                    if (!access.grants().unrestricted()) {
+                        if (pageSize != null) checkPageSize(pageSize);
+                        return ok(Listings.namespaces(catalog.listNamespaces(ns), access.grants(), r.query()));
+                    }
+                    return ok(pageSize == null ? CatalogHandlers.listNamespaces(catalog, ns)
+                            : CatalogHandlers.listNamespaces(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
                 }
                 case "POST" -> {
                     CreateNamespaceRequest req = parse(r, CreateNamespaceRequest.class);
@@ -379,8 +383,12 @@ public final class IcebergRouter {
                 }
                 case "tables GET" -> {
                     String pageSize = r.query().get("pageSize");
-                    return ok(Listings.tables(pageSize == null ? CatalogHandlers.listTables(catalog, ns)
-                            : CatalogHandlers.listTables(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)), ns, access.grants()));
+                    if (!access.grants().readsAllIn(catalogNamespace(ns))) {
+                        if (pageSize != null) checkPageSize(pageSize);
+                        return ok(Listings.tables(catalog.listTables(ns), ns, access.grants(), r.query()));
+                    }
+                    return ok(pageSize == null ? CatalogHandlers.listTables(catalog, ns)
+                            : CatalogHandlers.listTables(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
                 }
                 case "tables POST" -> {
                     CreateTableRequest req = parse(r, CreateTableRequest.class);
@@ -400,8 +408,12 @@ public final class IcebergRouter {
                 }
                 case "views GET" -> {
                     String pageSize = r.query().get("pageSize");
-                    return ok(Listings.tables(pageSize == null ? CatalogHandlers.listViews(catalog, ns)
-                            : CatalogHandlers.listViews(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)), ns, access.grants()));
+                    if (!access.grants().readsAllIn(catalogNamespace(ns))) {
+                        if (pageSize != null) checkPageSize(pageSize);
+                        return ok(Listings.tables(catalog.listViews(ns), ns, access.grants(), r.query()));
+                    }
+                    return ok(pageSize == null ? CatalogHandlers.listViews(catalog, ns)
+                            : CatalogHandlers.listViews(catalog, ns, r.query().get("pageToken"), checkPageSize(pageSize)));
                 }
                 case "views POST" -> {
                     CreateViewRequest req = parse(r, CreateViewRequest.class);
