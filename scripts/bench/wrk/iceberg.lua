@@ -4,6 +4,8 @@
 -- Environment (set by scripts/bench/compare-iceberg-reference):
 --   BENCH_LABEL   the name printed on the RESULT line
 --   BENCH_MODE    load (GET the table) | commit (POST a set-properties update: a new metadata file each)
+--                 | list (GET the namespace's table listing)
+--   BENCH_TOKEN   a bearer token to send (optional)
 --   BENCH_PREFIX  the REST base path ("/iceberg" for Metasrv, "" for the reference server)
 --   BENCH_NS      the namespace holding the tables
 --   BENCH_TABLES  how many tables (t000 ...)
@@ -17,12 +19,15 @@ local mode = os.getenv("BENCH_MODE") or "load"
 local prefix = os.getenv("BENCH_PREFIX") or ""
 local ns = os.getenv("BENCH_NS") or "bench"
 local tables = tonumber(os.getenv("BENCH_TABLES") or "200")
+local token = os.getenv("BENCH_TOKEN")
+local headers = {}
+if token and token ~= "" then headers["Authorization"] = "Bearer " .. token end
 
 local paths = {}
 local counter = 0
 
 function init(args)
-  bench.expect = '"metadata-location"'
+  bench.expect = mode == "list" and '"identifiers"' or '"metadata-location"'
   for i = 0, tables - 1 do
     paths[#paths + 1] = prefix .. "/v1/namespaces/" .. ns .. "/tables/" .. string.format("t%03d", i)
   end
@@ -33,8 +38,11 @@ function request()
   counter = counter + 1
   local path = paths[math.random(#paths)]
   if mode == "commit" then
-    return wrk.format("POST", path, { ["Content-Type"] = "application/json" },
+    local h = { ["Content-Type"] = "application/json" }
+    if headers["Authorization"] then h["Authorization"] = headers["Authorization"] end
+    return wrk.format("POST", path, h,
         '{"requirements":[],"updates":[{"action":"set-properties","updates":{"bench.n":"' .. tid .. "-" .. counter .. '"}}]}')
   end
-  return wrk.format("GET", path)
+  if mode == "list" then return wrk.format("GET", prefix .. "/v1/namespaces/" .. ns .. "/tables", headers) end
+  return wrk.format("GET", path, headers)
 end

@@ -34,8 +34,6 @@ public final class GrantsFollower {
     private Watches.Watch watch;
     private long timer = -1;
     private boolean stopped;
-    /** The revision the published book reflects (every grant change up to it), or -1 before the first read. */
-    private volatile long through = -1;
 
     /** {@code revision} hears the feed revision each published book reflects. */
     public GrantsFollower(Context context, MetaStore reads, Watches watches, Supplier<Long> currentRevision, Consumer<GrantBook> publish,
@@ -59,11 +57,6 @@ public final class GrantsFollower {
         if (watch != null) watch.cancel();
     }
 
-    /** The feed revision the node's grants reflect, or -1 before they were first read. */
-    public long through() {
-        return through;
-    }
-
     private void restart(long delayMs) {
         if (stopped) return;
         if (delayMs == 0) {
@@ -84,7 +77,8 @@ public final class GrantsFollower {
             return;
         }
         Map<String, byte[]> all = new HashMap<>();
-        scan(null, all).onComplete(read -> {
+        // The store may answer on its own thread: the watch is started, and the book kept, on this context.
+        scan(null, all).onComplete(read -> context.runOnContext(v -> {
             if (stopped) return;
             if (read.failed()) {
                 restart(RETRY_MS);
@@ -94,7 +88,7 @@ public final class GrantsFollower {
             for (Map.Entry<String, byte[]> e : all.entrySet()) fresh = fresh.with(e.getKey(), e.getValue());
             apply(fresh, at);
             follow(at);
-        });
+        }));
     }
 
     private Future<Void> scan(String continuation, Map<String, byte[]> out) {
@@ -130,7 +124,6 @@ public final class GrantsFollower {
 
     private void apply(GrantBook next, long revision) {
         book = next;
-        through = revision;
         publish.accept(next);
         this.revision.accept(revision);
     }

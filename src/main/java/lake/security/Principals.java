@@ -73,15 +73,6 @@ public final class Principals {
         current = Snapshot.of(withStored(configured, stored));
     }
 
-    /** The grants stored for {@code name} (for principals not in the tokens file, such as OIDC ones). */
-    public List<CatalogGrant> storedGrantsOf(String name) {
-        Map<String, List<CatalogGrant>> s;
-        synchronized (this) {
-            s = stored;
-        }
-        return s.getOrDefault(name, List.of());
-    }
-
     private static List<AuthToken> withStored(List<AuthToken> configured, Map<String, List<CatalogGrant>> stored) {
         if (stored.isEmpty()) return configured;
         List<AuthToken> out = new ArrayList<>(configured.size());
