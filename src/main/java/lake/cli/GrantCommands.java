@@ -5,6 +5,7 @@ import lake.client.model.Json;
 import lake.wire.grants.Grant;
 import lake.wire.grants.GrantChange;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -46,29 +47,32 @@ final class GrantCommands {
             description = "Grant PRIVILEGE... (read, write, create, drop, manage-grants) on NAMESPACE (and everything beneath it), "
                     + "or with --name on one table or view, to PRINCIPAL.")
     static final class GrantAdd extends Base implements Base.Writes {
-        @Parameters(index = "0", paramLabel = "PRINCIPAL", description = "The principal's name.") String principal;
-        @Parameters(index = "1", paramLabel = "NAMESPACE", description = "The catalog namespace (Iceberg's [a, b] is a.b).") String namespace;
+        @Mixin Target target;
         @Parameters(index = "2..*", arity = "1..*", paramLabel = "PRIVILEGE", description = "read, write, create, drop or manage-grants.")
         List<String> privileges = new ArrayList<>();
-        @Option(names = "--name", paramLabel = "TABLE", description = "A table or view of the namespace, instead of the whole namespace.") String name;
 
         @Override int run(MetasrvClient client) {
-            print(this, await(client.grant(principal, namespace, name, privileges)));
+            print(this, await(client.grant(target.principal, target.namespace, target.name, privileges)));
             return ExitCodes.OK;
         }
+    }
+
+    /** The object a grant or revoke names, and whose. */
+    static final class Target {
+        @Parameters(index = "0", paramLabel = "PRINCIPAL", description = "The principal's name.") String principal;
+        @Parameters(index = "1", paramLabel = "NAMESPACE", description = "The catalog namespace (Iceberg's [a, b] is a.b).") String namespace;
+        @Option(names = "--name", paramLabel = "TABLE", description = "A table or view of the namespace, instead of the whole namespace.") String name;
     }
 
     @Command(name = "revoke", mixinStandardHelpOptions = true,
             description = "Revoke PRIVILEGE... (every one when none is given) on NAMESPACE, or with --name on one table or view, from PRINCIPAL.")
     static final class GrantRevoke extends Base implements Base.Writes {
-        @Parameters(index = "0", paramLabel = "PRINCIPAL", description = "The principal's name.") String principal;
-        @Parameters(index = "1", paramLabel = "NAMESPACE", description = "The catalog namespace.") String namespace;
+        @Mixin Target target;
         @Parameters(index = "2..*", arity = "0..*", paramLabel = "PRIVILEGE", description = "The privileges to revoke (default: all).")
         List<String> privileges = new ArrayList<>();
-        @Option(names = "--name", paramLabel = "TABLE", description = "A table or view of the namespace, instead of the whole namespace.") String name;
 
         @Override int run(MetasrvClient client) {
-            print(this, await(client.revoke(principal, namespace, name, privileges.isEmpty() ? null : privileges)));
+            print(this, await(client.revoke(target.principal, target.namespace, target.name, privileges.isEmpty() ? null : privileges)));
             return ExitCodes.OK;
         }
     }

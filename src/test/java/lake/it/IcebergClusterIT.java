@@ -103,21 +103,23 @@ class IcebergClusterIT {
             HttpResponse<String> granted = call(followers.get(0).httpPort(), "POST", "/v1/grants",
                     "{\"principal\":\"team\",\"namespace\":\"team_ns\",\"privileges\":[\"read\"]}", admin);
             assertThat(granted.statusCode()).as(granted.body()).isEqualTo(200);
-            for (ClusterHarness.Node n : h.nodes) {
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-                        .untilAsserted(() -> assertThat(call(n.httpPort(), "GET", table, null, team).statusCode()).as(n.id()).isEqualTo(200));
-            }
+            everyNodeAnswers(h, table, team, 200);
 
             HttpResponse<String> revoked = call(followers.get(1).httpPort(), "POST", "/v1/grants/revoke",
                     "{\"principal\":\"team\",\"namespace\":\"team_ns\"}", admin);
             assertThat(revoked.statusCode()).as(revoked.body()).isEqualTo(200);
-            for (ClusterHarness.Node n : h.nodes) {
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-                        .untilAsserted(() -> assertThat(call(n.httpPort(), "GET", table, null, team).statusCode()).as(n.id()).isEqualTo(404));
-            }
+            everyNodeAnswers(h, table, team, 404);
             for (ClusterHarness.Node n : h.nodes) {
                 assertThat(ProcessHandle.of(n.process().pid()).map(ProcessHandle::isAlive)).as(n.id() + ": the same process throughout").contains(true);
             }
+        }
+    }
+
+    /** Waits until every node answers {@code GET path} with {@code token} by {@code status}. */
+    private static void everyNodeAnswers(ClusterHarness h, String path, String token, int status) {
+        for (ClusterHarness.Node n : h.nodes) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(call(n.httpPort(), "GET", path, null, token).statusCode()).as(n.id()).isEqualTo(status));
         }
     }
 
