@@ -81,7 +81,13 @@ public final class AccessControl {
      */
     void authorize(Caller caller, Action action) {
         if (action instanceof Action.CatalogObject o) {
-            authorizeObject(caller, o);
+            refuseObject(caller, o.op(), o.namespace(), o.name(),
+                    Authorizer.catalogRefusal(caller.principal(), lake.security.CatalogAccess.of(caller.principal()), o.namespace(), o.name(), o.need()));
+            return;
+        }
+        if (action instanceof Action.NamespaceChange n) {
+            refuseObject(caller, n.op(), n.namespace(), null,
+                    Authorizer.namespaceChangeRefusal(caller.principal(), lake.security.CatalogAccess.of(caller.principal()), n.namespace(), n.need()));
             return;
         }
         Optional<String> refused = Authorizer.refusal(caller.principal(), action);
@@ -97,17 +103,15 @@ public final class AccessControl {
      * one (the catalog's own 404), one it sees without the privilege is {@code 403}; both counted
      * and audited with their status.
      */
-    private void authorizeObject(Caller caller, Action.CatalogObject o) {
-        AuthToken p = caller.principal();
-        Optional<Authorizer.CatalogRefusal> refused = Authorizer.catalogRefusal(p, lake.security.CatalogAccess.of(p), o.namespace(), o.name(), o.need());
+    private void refuseObject(Caller caller, String op, String ns, String name, Optional<Authorizer.CatalogRefusal> refused) {
         if (refused.isEmpty()) return;
         boolean hidden = refused.get().hidden();
         metrics.authRejected(caller.ingress(), hidden ? "hidden" : "forbidden");
-        Audit.refused(caller.ingress(), caller.name(), o.op(), o.name() == null ? "namespace" : "object",
-                o.name() == null ? o.namespace() : o.namespace() + "." + o.name(), hidden ? 404 : 403, refused.get().reason());
+        Audit.refused(caller.ingress(), caller.name(), op, name == null ? "namespace" : "object",
+                name == null ? ns : ns + "." + name, hidden ? 404 : 403, refused.get().reason());
         if (!hidden) throw new ApiError(403, "forbidden", refused.get().reason(), null);
-        throw ApiError.from(new lake.catalog.CatalogException.NotFound(o.name() == null ? "namespace '" + o.namespace() + "' does not exist"
-                : "table '" + o.namespace() + "." + o.name() + "' does not exist"));
+        throw ApiError.from(new lake.catalog.CatalogException.NotFound(name == null ? "namespace '" + ns + "' does not exist"
+                : "table '" + ns + "." + name + "' does not exist"));
     }
 
     /** The field and value an audit line names for {@code action}: its key, prefix or namespace. */
@@ -116,6 +120,7 @@ public final class AccessControl {
         if (action instanceof Action.Keys t) return new String[] {"keys", String.join(",", t.keys())};
         if (action instanceof Action.Scan s) return new String[] {"prefix", s.prefix()};
         if (action instanceof Action.CatalogObject o) return new String[] {"namespace", o.namespace()};
+        if (action instanceof Action.NamespaceChange n) return new String[] {"namespace", n.namespace()};
         if (action instanceof Action.Admin a && a.namespace() != null) return new String[] {"namespace", a.namespace()};
         if (action instanceof Action.Grants g && g.principal() != null) return new String[] {"grantee", g.principal()};
         if (action instanceof Action.GrantChange g) return new String[] {"grantee", g.principal()};

@@ -249,19 +249,32 @@ public final class NodeApi {
         });
     }
 
-    /** What {@code caller} sees of the feed under {@code prefix}: the keys it may read (filtered, never refused). */
-    private static lake.watch.Watches.Filter filter(Caller caller, String prefix) {
-        lake.config.AuthToken p = caller.principal();
-        return lake.watch.Watches.Filter.keys(prefix, key -> lake.security.Authorizer.keyInside(p, key));
+    /**
+     * What {@code caller} sees of the feed under {@code prefix}: the keys it may read (filtered,
+     * never refused), decided against its grants as they are when each record is shown.
+     */
+    private lake.watch.Watches.Filter filter(Caller caller, String prefix) {
+        if (caller.principal() == null) return lake.watch.Watches.Filter.keys(prefix, key -> true);
+        lake.security.LivePrincipal live = new lake.security.LivePrincipal(access.principals(), caller.principal());
+        return lake.watch.Watches.Filter.keys(prefix, key -> {
+            lake.config.AuthToken p = live.now();
+            return p != null && lake.security.Authorizer.keyInside(p, key);
+        });
     }
 
-    /** The catalog's events {@code caller} sees: those whose every namespace it may use. */
-    private static lake.watch.Watches.Filter eventsFilter(Caller caller) {
-        lake.config.AuthToken p = caller.principal();
-        // An event carries the objects' metadata: shown only to a principal that may read every
-        // namespace it names whole (a grant on one table does not show that table's events).
-        lake.security.CatalogAccess readable = lake.security.CatalogAccess.of(p);
-        return lake.watch.Watches.Filter.events(lake.catalog.events.CatalogEvents::namespaces, readable::readsAllIn);
+    /**
+     * The catalog's events {@code caller} sees: an event carries the objects' metadata, so it is
+     * shown only to a principal that may read every namespace it names whole (a grant on one
+     * table does not show that table's events), decided against its grants as they are when each
+     * event is shown (a revoke reaches an open stream at its next event).
+     */
+    private lake.watch.Watches.Filter eventsFilter(Caller caller) {
+        if (caller.principal() == null) return lake.watch.Watches.Filter.events(lake.catalog.events.CatalogEvents::namespaces, ns -> true);
+        lake.security.LivePrincipal live = new lake.security.LivePrincipal(access.principals(), caller.principal());
+        return lake.watch.Watches.Filter.events(lake.catalog.events.CatalogEvents::namespaces, ns -> {
+            lake.security.CatalogAccess now = live.access();
+            return now != null && now.readsAllIn(ns);
+        });
     }
 
     private static ApiError feedNotReady() {
@@ -365,7 +378,7 @@ public final class NodeApi {
         return watches.watch(streamFilter(caller, prefix), after, ApiRequests.MAX_WATCH_LIMIT, receiver);
     }
 
-    private static lake.watch.Watches.Filter streamFilter(Caller caller, String prefix) {
+    private lake.watch.Watches.Filter streamFilter(Caller caller, String prefix) {
         return prefix == null ? eventsFilter(caller) : filter(caller, prefix);
     }
 
@@ -374,13 +387,13 @@ public final class NodeApi {
         return ApiError.from(watchFailure(t));
     }
 
-    /** The webhooks of {@code hooks}, delivered from this instance's context while this node leads. */
     /** Keeps this node's stored grants (in the node's {@link lake.security.Principals}) following the change feed; one per node. */
     public lake.grants.GrantsFollower grantsFollower() {
         return new lake.grants.GrantsFollower(context, reads, watches, watches::currentRevision,
                 book -> access.principals().storedGrants(book.byPrincipal()), metrics::grantsRevision);
     }
 
+    /** The webhooks of {@code hooks}, delivered from this instance's context while this node leads. */
     public lake.webhook.WebhookSinks webhookSinks(List<lake.config.Webhook> hooks) {
         return new lake.webhook.WebhookSinks(context, hooks, () -> leadership, reads, writer::apply, watches,
                 watches::currentRevision, lake.catalog.events.CatalogEvents::namespaces,
@@ -500,9 +513,9 @@ public final class NodeApi {
                 yield Future.succeededFuture(new JsonObject().put("revision", ApiRequests.u64(revision)));
             }
             case Ops.GRANTS -> {
-                String principal = lake.grants.GrantRequest.list(body);
-                access.authorize(caller, new Action.Grants(op, principal));
-                yield grants.list(principal);
+                lake.grants.GrantRequest.Listing l = lake.grants.GrantRequest.list(body);
+                access.authorize(caller, new Action.Grants(op, l.principal(), l.namespace()));
+                yield grants.list(l.principal(), l.namespace());
             }
             case Ops.GRANT, Ops.REVOKE -> {
                 boolean grant = op.equals(Ops.GRANT);
@@ -510,10 +523,17 @@ public final class NodeApi {
                 access.authorize(caller, new Action.GrantChange(op, g.principal(), g.namespace(), g.name(), g.privileges(), grant));
                 if (grant) grantable(g);
                 String by = caller.name();
-                yield audited(caller, headers, op + " " + g.principal(), g.namespace(), write(op, forwardable, headers, caller,
-                        () -> leadership.isLeader() ? grants.change(g, grant, by)
-                                : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
-                                        leadership.leader().orElse(null)))));
+                Future<JsonObject> changed = write(op, forwardable, headers, caller, () -> leadership.isLeader() ? grants.change(g, grant, by)
+                        : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
+                                leadership.leader().orElse(null))));
+                // Audited once, where the request arrived: who changed whose grant on what, asking
+                // what, and what is held after (the leader's answer).
+                if (!Forwarder.isForwarded(headers)) {
+                    changed.onComplete(ar -> Audit.grantChange(caller.ingress(), caller.name(), op, g.principal(), g.namespace(), g.name(),
+                            g.privileges() == null ? null : g.privileges().stream().map(lake.config.CatalogGrant.Privilege::label).sorted().toList(),
+                            ar.succeeded() ? ar.result() : null, ar.succeeded() ? "ok" : ApiError.from(ar.cause()).code()));
+                }
+                yield changed;
             }
             case Ops.RESIGN -> {
                 access.authorize(caller, new Action.Admin(op, null));
@@ -575,7 +595,8 @@ public final class NodeApi {
                 Future<JsonObject> written = write(op, forwardable, headers, caller, () -> leadership.isLeader() ? prepared.get()
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
-                yield action instanceof Action.Admin a ? audited(caller, headers, op, a.namespace(), written) : written;
+                yield action instanceof Action.Admin || action instanceof Action.NamespaceChange
+                        ? audited(caller, headers, op, namespace, written) : written;
             }
         };
     }
@@ -612,7 +633,10 @@ public final class NodeApi {
     /** What a catalog operation on {@code namespace} (and table {@code name}) is, for access control. */
     private static Action catalogAction(String op, String namespace, String name) {
         return switch (op) {
-            case Ops.CREATE_NAMESPACE, Ops.DROP_NAMESPACE, Ops.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
+            // Admins; a child namespace also by a `create`/`drop` grant on its parent, as at /iceberg.
+            case Ops.CREATE_NAMESPACE -> new Action.NamespaceChange(op, namespace, Privilege.CREATE);
+            case Ops.DROP_NAMESPACE -> new Action.NamespaceChange(op, namespace, Privilege.DROP);
+            case Ops.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
             case Ops.LIST_NAMESPACES -> new Action.Open(op);
             case Ops.SNAPSHOT, Ops.LIST_TOMBSTONES -> new Action.WholeCatalog(op);
             case Ops.CREATE_TABLE -> new Action.CatalogObject(op, namespace, null, Privilege.CREATE);

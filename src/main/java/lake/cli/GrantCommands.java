@@ -23,12 +23,14 @@ final class GrantCommands {
     static final class GrantCommand {}
 
     @Command(name = "ls", mixinStandardHelpOptions = true,
-            description = "List the stored grants: every principal's (admin), or one principal's (its own needs no admin).")
+            description = "List the stored grants: every principal's (admin), one principal's (its own needs no admin), or those within a namespace.")
     static final class GrantLs extends Base {
         @Option(names = "--principal", paramLabel = "NAME", description = "Only this principal's grants.") String principal;
+        @Option(names = "--namespace", paramLabel = "NS",
+                description = "Only grants on this namespace and beneath it (a holder of manage-grants there may list them).") String namespace;
 
         @Override int run(MetasrvClient client) {
-            List<Grant> grants = await(client.grants(principal));
+            List<Grant> grants = await(client.grants(principal, namespace));
             if (root().json()) {
                 println(Json.write(Grant.listToMap(grants)));
                 return ExitCodes.OK;

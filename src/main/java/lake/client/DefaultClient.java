@@ -181,9 +181,12 @@ final class DefaultClient implements MetasrvClient {
     // ---- grants
 
     @Override
-    public Future<List<lake.wire.grants.Grant>> grants(String principal) {
-        Map<String, Object> body = principal == null ? Map.of() : Map.of("principal", principal);
-        return run(Call.read("grants", "/v1/grants" + HttpReplies.query("principal", principal), body), lake.wire.grants.Grant::listFrom);
+    public Future<List<lake.wire.grants.Grant>> grants(String principal, String namespace) {
+        Map<String, Object> body = new java.util.LinkedHashMap<>();
+        if (principal != null) body.put("principal", principal);
+        if (namespace != null) body.put("namespace", namespace);
+        return run(Call.read("grants", "/v1/grants" + HttpReplies.query("principal", principal, "namespace", namespace), body),
+                lake.wire.grants.Grant::listFrom);
     }
 
     @Override

@@ -197,7 +197,16 @@ public interface MetasrvClient extends AutoCloseable {
      * The grants stored at runtime for {@code principal} ({@code null}: every principal's, which
      * needs an admin; a principal may list its own). docs/operations.md, "Grants at runtime".
      */
-    Future<List<lake.wire.grants.Grant>> grants(String principal);
+    default Future<List<lake.wire.grants.Grant>> grants(String principal) {
+        return grants(principal, null);
+    }
+
+    /**
+     * The grants stored at runtime for {@code principal} ({@code null}: every principal's) on
+     * {@code namespace} and beneath it: an admin's, or those within a namespace the caller holds
+     * {@code manage-grants} on.
+     */
+    Future<List<lake.wire.grants.Grant>> grants(String principal, String namespace);
 
     /**
      * Adds {@code privileges} (labels: read, write, create, drop, manage-grants) on namespace

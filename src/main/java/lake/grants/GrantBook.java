@@ -18,21 +18,33 @@ public record GrantBook(Map<String, StoredGrant> byKey) {
         byKey = Map.copyOf(byKey);
     }
 
-    /** This book with the grant at {@code key} set to {@code value} ({@code null}: removed). A value that does not parse is skipped, as absent. */
-    public GrantBook with(String key, byte[] value) {
+    /** The book of every grant stored at the keys of {@code stored} (a full read). */
+    public static GrantBook of(Map<String, byte[]> stored) {
+        Map<String, StoredGrant> all = new HashMap<>();
+        stored.forEach((key, value) -> put(all, key, value));
+        return new GrantBook(all);
+    }
+
+    /** This book with each change applied in order: the grant at its key set to its value ({@code null}: removed). */
+    public GrantBook with(List<lake.feed.ChangeRecord.Change> changes) {
         Map<String, StoredGrant> next = new HashMap<>(byKey);
-        if (value == null) {
-            next.remove(key);
-        } else {
-            try {
-                next.put(key, StoredGrant.parse(key, value));
-            } catch (RuntimeException malformed) {
-                // Only the leader writes these keys, through GrantRequests: a bad one is a bug or
-                // tampering, and grants nothing (fail closed).
-                next.remove(key);
-            }
-        }
+        for (lake.feed.ChangeRecord.Change c : changes) put(next, c.key(), c.value());
         return new GrantBook(next);
+    }
+
+    /** A value that does not parse is taken as absent. */
+    private static void put(Map<String, StoredGrant> book, String key, byte[] value) {
+        if (value == null) {
+            book.remove(key);
+            return;
+        }
+        try {
+            book.put(key, StoredGrant.parse(key, value));
+        } catch (RuntimeException malformed) {
+            // Only the leader writes these keys, through Grants: a bad one is a bug, tampering or a
+            // grantee kind this version does not know, and grants nothing (fail closed).
+            book.remove(key);
+        }
     }
 
     /** The grants of every principal: what {@link lake.security.Principals} adds to the tokens file's. */

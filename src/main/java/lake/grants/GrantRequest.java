@@ -31,14 +31,17 @@ public record GrantRequest(String principal, String namespace, String name, Set<
         return decode(body);
     }
 
-    /** The {@code principal} a listing asks about, or {@code null} for every principal. */
-    public static String list(JsonObject body) {
-        if (body == null) return null;
-        ApiRequests.allowOnly(body, Set.of("principal"));
-        if (!body.containsKey("principal")) return null;
-        String p = ApiRequests.string(body, "principal");
-        checkPrincipal(p);
-        return p;
+    /** What a listing asks for: the grants of {@code principal} ({@code null}: everyone's) on {@code namespace} and beneath ({@code null}: all). */
+    public record Listing(String principal, String namespace) {}
+
+    public static Listing list(JsonObject body) {
+        if (body == null) return new Listing(null, null);
+        ApiRequests.allowOnly(body, Set.of("principal", "namespace"));
+        String p = body.containsKey("principal") ? ApiRequests.string(body, "principal") : null;
+        if (p != null) checkPrincipal(p);
+        String ns = body.containsKey("namespace") ? ApiRequests.string(body, "namespace") : null;
+        if (ns != null && (ns.isEmpty() || ns.length() > 1024)) throw ApiError.invalid("field 'namespace' must be 1-1024 characters");
+        return new Listing(p, ns);
     }
 
     private static GrantRequest decode(JsonObject body) {

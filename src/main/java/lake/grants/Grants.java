@@ -42,11 +42,16 @@ public final class Grants {
         this.wallMillis = wallMillis;
     }
 
-    /** {@code {"grants":[...]}}: every stored grant of {@code principal} ({@code null}: of everyone), read from the store. */
-    public Future<JsonObject> list(String principal) {
+    /**
+     * {@code {"grants":[...]}}: every stored grant of {@code principal} ({@code null}: of everyone)
+     * on {@code namespace} or beneath it ({@code null}: anywhere), read from the store.
+     */
+    public Future<JsonObject> list(String principal, String namespace) {
         List<StoredGrant> out = new ArrayList<>();
         return scan(principal == null ? StoredGrant.PREFIX : StoredGrant.prefix(principal), null, out)
-                .map(v -> new JsonObject(Grant.listToMap(out.stream().map(Grants::wire).toList())));
+                .map(v -> new JsonObject(Grant.listToMap(out.stream()
+                        .filter(g -> namespace == null || g.grant().namespace().equals(namespace) || g.grant().namespace().startsWith(namespace + "."))
+                        .map(Grants::wire).toList())));
     }
 
     private Future<Void> scan(String prefix, String continuation, List<StoredGrant> out) {

@@ -7,7 +7,9 @@ import lake.meta.KeyValue;
 import lake.meta.MetaStore;
 import lake.watch.Watches;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -84,9 +86,7 @@ public final class GrantsFollower {
                 restart(RETRY_MS);
                 return;
             }
-            GrantBook fresh = GrantBook.EMPTY;
-            for (Map.Entry<String, byte[]> e : all.entrySet()) fresh = fresh.with(e.getKey(), e.getValue());
-            apply(fresh, at);
+            apply(GrantBook.of(all), at);
             follow(at);
         }));
     }
@@ -102,11 +102,9 @@ public final class GrantsFollower {
     private void follow(long after) {
         watch = watches.watch(Watches.Filter.keys(StoredGrant.PREFIX, k -> true), after, Watches.MAX_PAGE, new Watches.Receiver() {
             @Override public Watches.Flow deliver(Watches.Page page) {
-                GrantBook next = book;
-                for (ChangeRecord r : page.records()) {
-                    for (ChangeRecord.Change c : r.changes()) next = next.with(c.key(), c.value());
-                }
-                apply(next, page.cursor());
+                List<ChangeRecord.Change> changes = new ArrayList<>();
+                for (ChangeRecord r : page.records()) changes.addAll(r.changes());
+                apply(book.with(changes), page.cursor());
                 return Watches.Flow.MORE;
             }
 

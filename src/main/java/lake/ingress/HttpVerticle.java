@@ -485,13 +485,14 @@ public final class HttpVerticle extends VerticleBase {
         call(ctx, Ops.SCAN, body);
     }
 
-    /** {@code GET /v1/grants[?principal=P]}: the stored grants. */
+    /** {@code GET /v1/grants[?principal=P][&namespace=NS]}: the stored grants. */
     private void grants(RoutingContext ctx) {
         JsonObject body = new JsonObject();
         try {
             noBody(ctx, "GET /v1/grants");
-            Map<String, String> params = HttpInput.query(ctx.request().query(), Set.of("principal"));
+            Map<String, String> params = HttpInput.query(ctx.request().query(), Set.of("principal", "namespace"));
             if (params.containsKey("principal")) body.put("principal", params.get("principal"));
+            if (params.containsKey("namespace")) body.put("namespace", params.get("namespace"));
         } catch (ApiError e) {
             fail(ctx, e);
             return;

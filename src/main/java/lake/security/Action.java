@@ -43,8 +43,17 @@ public sealed interface Action {
      */
     record IcebergCatalog(String op, boolean write) implements Action {}
 
-    /** Listing the stored grants of {@code principal} ({@code null}: of everyone). */
-    record Grants(String op, String principal) implements Action {}
+    /**
+     * Creating ({@code CREATE}) or dropping ({@code DROP}) namespace {@code namespace}: decided by
+     * {@link Authorizer#namespaceChangeRefusal} on every face.
+     */
+    record NamespaceChange(String op, String namespace, lake.config.CatalogGrant.Privilege need) implements Action {}
+
+    /**
+     * Listing the stored grants of {@code principal} ({@code null}: of everyone) on
+     * {@code namespace} and beneath it ({@code null}: on everything).
+     */
+    record Grants(String op, String principal, String namespace) implements Action {}
 
     /**
      * Granting ({@code grant}) or revoking {@code privileges} ({@code null}: all) on a catalog object

@@ -36,6 +36,23 @@ public final class Audit {
         log.info(line.encode());
     }
 
+    /**
+     * A grant or revoke ({@code op}) by {@code principal} of {@code privileges} ({@code null}: all)
+     * on {@code namespace} (and {@code name}) for {@code grantee}; {@code answer} is what the
+     * leader answered (the privileges held afterwards, whether it changed, its revision), or
+     * {@code null} when it failed with {@code outcome}.
+     */
+    public static void grantChange(String ingress, String principal, String op, String grantee, String namespace, String name,
+                                   java.util.List<String> privileges, JsonObject answer, String outcome) {
+        JsonObject line = base("admin", ingress, principal, op).put("grantee", grantee).put("namespace", namespace).put("name", name)
+                .put("privileges", privileges == null ? null : new io.vertx.core.json.JsonArray(privileges)).put("outcome", outcome);
+        if (answer != null) {
+            line.put("held", answer.getJsonArray("privileges")).put("changed", answer.getBoolean("changed"));
+            if (answer.containsKey("revision")) line.put("revision", answer.getValue("revision"));
+        }
+        log.info(line.encode());
+    }
+
     /** A reload of security material: {@code what} (tokens, tls, …), the trigger and whether it took effect. */
     public static void reload(String what, String trigger, String outcome, String detail) {
         JsonObject line = base("reload", "config", null, "reload-" + what).put("trigger", trigger).put("outcome", outcome);

@@ -51,6 +51,9 @@ public final class Authorizer {
         if (action instanceof Action.Admin a) {
             return p.admin() ? Optional.empty() : Optional.of(a.op() + " needs an admin principal; " + who + " is " + p.accessLabel());
         }
+        if (action instanceof Action.NamespaceChange n) {
+            return namespaceChangeRefusal(p, CatalogAccess.of(p), n.namespace(), n.need()).map(CatalogRefusal::reason);
+        }
         if (action instanceof Action.CatalogObject o) {
             return catalogRefusal(p, CatalogAccess.of(p), o.namespace(), o.name(), o.need()).map(CatalogRefusal::reason);
         }
@@ -60,9 +63,17 @@ public final class Authorizer {
             return Optional.empty();
         }
         if (action instanceof Action.Grants g) {
-            return p.admin() || p.name().equals(g.principal()) ? Optional.empty()
-                    : Optional.of("listing " + (g.principal() == null ? "every principal's" : "another principal's") + " grants needs an admin principal; "
-                            + who + " may list its own (principal=" + p.name() + ")");
+            if (p.admin()) return Optional.empty();
+            // Its own grants, or those within what it manages (on a namespace it holds manage-grants on).
+            if (g.namespace() == null) {
+                return p.name().equals(g.principal()) ? Optional.empty()
+                        : Optional.of("listing " + (g.principal() == null ? "every principal's" : "another principal's") + " grants needs an admin "
+                                + "principal, or a namespace the lister holds \"manage-grants\" on; " + who + " may list its own (principal=" + p.name() + ")");
+            }
+            Set<Privilege> held = CatalogAccess.of(p).onNamespace(g.namespace());
+            return held.contains(Privilege.MANAGE_GRANTS) || p.name().equals(g.principal()) ? Optional.empty()
+                    : Optional.of("listing the grants on namespace '" + g.namespace() + "' needs an admin principal or \"manage-grants\" on it; "
+                            + who + " holds " + (held.isEmpty() ? "no privilege" : labels(held)) + " there");
         }
         if (action instanceof Action.GrantChange g) return grantChangeRefusal(p, g);
         Action.WholeCatalog w = (Action.WholeCatalog) action;
@@ -80,6 +91,8 @@ public final class Authorizer {
         String object = g.name() == null ? "namespace '" + g.namespace() + "'" : "'" + g.namespace() + "." + g.name() + "'";
         CatalogAccess access = CatalogAccess.of(p);
         if (access.unrestricted()) return Optional.of(g.op() + " needs an admin principal or \"manage-grants\" granted on " + object + "; " + who + " has no grants");
+        // A manager extends others' rights, never its own: a grant it gave itself would outlive the revoke of its manage-grants.
+        if (g.grant() && g.principal().equals(p.name())) return Optional.of(who + " may not grant to itself; ask an admin or another manager");
         Set<Privilege> held = g.name() == null ? access.onNamespace(g.namespace()) : access.on(g.namespace(), g.name());
         if (!held.contains(Privilege.MANAGE_GRANTS)) {
             return Optional.of(g.op() + " on " + object + " needs an admin principal or \"manage-grants\" on it; " + who + " holds "
@@ -145,7 +158,17 @@ public final class Authorizer {
                     + "' needs an admin principal" + (dot <= 0 ? "" : " or \"" + need.label() + "\" granted on '" + ns.substring(0, dot) + "'")
                     + "; " + who + " is " + p.accessLabel()));
         }
-        return catalogRefusal(p, access, ns.substring(0, dot), null, need);
+        // `namespaces` names exactly its namespaces (it creates none below them, on any face): only a
+        // grant from `grants` on the parent lets a principal create or drop a child.
+        String parent = ns.substring(0, dot);
+        if (!access.grantedOnNamespace(parent).contains(need)) {
+            Optional<CatalogRefusal> hidden = catalogRefusal(p, access, parent, null, null);
+            if (hidden.isPresent()) return hidden;
+            return Optional.of(new CatalogRefusal(false, (need == Privilege.CREATE ? "creating" : "dropping") + " namespace '" + ns
+                    + "' needs an admin principal or \"" + need.label() + "\" granted on '" + parent + "'; " + who + " holds "
+                    + (access.grantedOnNamespace(parent).isEmpty() ? "no such grant" : labels(access.grantedOnNamespace(parent))) + " there"));
+        }
+        return catalogRefusal(p, access, parent, null, need);
     }
 
     private static java.util.List<String> labels(Set<Privilege> privileges) {

@@ -120,6 +120,15 @@ public final class CatalogAccess {
         return out == null ? own : out;
     }
 
+    /** The privileges granted by {@code grants} (not {@code namespaces}) on namespace {@code ns} or above it. */
+    public Set<Privilege> grantedOnNamespace(String ns) {
+        if (all) return EVERY;
+        EnumSet<Privilege> out = EnumSet.noneOf(Privilege.class);
+        out.addAll(onNamespace.getOrDefault(ns, NONE));
+        for (int i = ns.indexOf('.'); i > 0; i = ns.indexOf('.', i + 1)) out.addAll(onNamespace.getOrDefault(ns.substring(0, i), NONE));
+        return out;
+    }
+
     /** The privileges held on table or view {@code name} of {@code ns}: its own grants and its namespace's. */
     public Set<Privilege> on(String ns, String name) {
         if (all) return EVERY;

@@ -52,6 +52,8 @@ public final class Principals {
     private Map<String, List<CatalogGrant>> stored = Map.of();
     /** What requests see: the configured principals with their stored grants added. */
     private volatile Snapshot current;
+    /** Moves whenever {@link #current} is replaced: what outlives a request re-reads its principal then ({@link LivePrincipal}). */
+    private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
     /** SHA-256 of the tokens file's bytes last loaded (or refused): a change is a different digest. Worker-confined. */
     private volatile byte[] fileDigest;
     private long watchTimer = -1;
@@ -71,6 +73,7 @@ public final class Principals {
     public synchronized void storedGrants(Map<String, List<CatalogGrant>> grants) {
         stored = Map.copyOf(grants);
         current = Snapshot.of(withStored(configured, stored));
+        generation.incrementAndGet();
     }
 
     private static List<AuthToken> withStored(List<AuthToken> configured, Map<String, List<CatalogGrant>> stored) {
@@ -90,6 +93,11 @@ public final class Principals {
             out.add(new AuthToken(t.name(), t.sha256(), t.access(), t.prefixes(), t.namespaces(), t.certSubject(), grants));
         }
         return out;
+    }
+
+    /** A number that changes whenever the principals or their stored grants do. */
+    public long generation() {
+        return generation.get();
     }
 
     /** Whether access control is on: at least one principal is configured. */
@@ -171,6 +179,7 @@ public final class Principals {
             List<String> before = current.all().stream().map(AuthToken::name).toList();
             configured = List.copyOf(next);
             current = Snapshot.of(withStored(configured, stored));
+            generation.incrementAndGet();
             List<String> after = next.stream().map(AuthToken::name).toList();
             log.info("auth-tokens-file {} reloaded ({}): {} principals", file, trigger, next.size());
             Audit.reload("tokens", trigger, "applied", "principals " + before + " -> " + after);

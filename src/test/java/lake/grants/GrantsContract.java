@@ -141,14 +141,27 @@ public abstract class GrantsContract {
                     .as("without manage-grants").isEqualTo(403);
             assertThat(call("GET", "/v1/grants", null, TEAM_C).statusCode()).as("every principal's grants: admin only").isEqualTo(403);
             assertThat(call("GET", "/v1/grants?principal=viewer", null, TEAM_C).statusCode()).isEqualTo(403);
+            assertThat(call("POST", "/v1/grants", grant("manager", "team_c.x", "\"read\""), MANAGER).statusCode())
+                    .as("a manager may not grant to itself: such a grant would outlive the revoke of its manage-grants").isEqualTo(403);
+            HttpResponse<String> managed = call("GET", "/v1/grants?namespace=team_c", null, MANAGER);
+            assertThat(managed.statusCode()).as("a manager lists the grants within what it manages").isEqualTo(200);
+            assertThat(new JsonObject(managed.body()).getJsonArray("grants")).singleElement()
+                    .satisfies(o -> assertThat(((JsonObject) o).getString("principal")).isEqualTo("viewer"));
+            assertThat(call("GET", "/v1/grants?namespace=other", null, MANAGER).statusCode()).isEqualTo(403);
             assertThat(call("POST", "/v1/grants/revoke", "{\"principal\":\"viewer\",\"namespace\":\"team_c\"}", MANAGER).statusCode()).isEqualTo(200);
             await().atMost(Duration.ofSeconds(20)).until(() -> loadT(VIEWER) == 404);
 
             assertThat(new JsonObject(call("GET", "/v1/grants", null, ADMIN).body()).getJsonArray("grants")).as("the refusals wrote nothing").isEmpty();
             assertThat(audit.lines("admin")).anySatisfy(l -> {
                 assertThat(l.getString("principal")).isEqualTo("manager");
-                assertThat(l.getString("op")).isEqualTo("grant viewer");
+                assertThat(l.getString("op")).isEqualTo("grant");
+                assertThat(l.getString("grantee")).isEqualTo("viewer");
                 assertThat(l.getString("namespace")).isEqualTo("team_c");
+                assertThat(l.getValue("name")).isNull();
+                assertThat(l.getJsonArray("privileges").getList()).containsExactly("read");
+                assertThat(l.getJsonArray("held").getList()).containsExactly("read");
+                assertThat(l.getBoolean("changed")).isTrue();
+                assertThat(l.getLong("revision")).isPositive();
                 assertThat(l.getString("outcome")).isEqualTo("ok");
             });
             assertThat(audit.lines("refused")).anySatisfy(l -> {
@@ -197,11 +210,40 @@ public abstract class GrantsContract {
     }
 
     @Test
+    void aRevokeReachesAnOpenEventStream() throws Exception {
+        assertThat(call("POST", "/iceberg/v1/namespaces/other/tables", "{\"name\":\"u\",\"schema\":{\"type\":\"struct\","
+                + "\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}}", ADMIN).statusCode()).isEqualTo(200);
+        assertThat(call("POST", "/v1/grants", grant("team-c", "team_c", "\"read\""), ADMIN).statusCode()).isEqualTo(200);
+        assertThat(call("POST", "/v1/grants", grant("team-c", "other", "\"read\""), ADMIN).statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(20)).until(() -> loadT(TEAM_C) == 200);
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpRequest sse = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/catalog/events"))
+                .header("Authorization", "Bearer " + TEAM_C).header("Accept", "text/event-stream").build();
+        java.util.concurrent.CompletableFuture<HttpResponse<java.util.stream.Stream<String>>> stream =
+                HTTP.sendAsync(sse, HttpResponse.BodyHandlers.ofLines());
+        stream.thenAccept(r -> r.body().forEach(lines::add));
+        String commit = "{\"requirements\":[],\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"k\":\"%s\"}}]}";
+        assertThat(call("POST", "/iceberg/v1/namespaces/team_c/tables/t", commit.formatted("before"), ADMIN).statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(20)).until(() -> lines.stream().anyMatch(l -> l.contains("\"team_c\"")));
+
+        assertThat(call("POST", "/v1/grants/revoke", "{\"principal\":\"team-c\",\"namespace\":\"team_c\"}", ADMIN).statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(20)).until(() -> loadT(TEAM_C) == 404);
+        int seen = lines.size();
+        assertThat(call("POST", "/iceberg/v1/namespaces/team_c/tables/t", commit.formatted("after"), ADMIN).statusCode()).isEqualTo(200);
+        assertThat(call("POST", "/iceberg/v1/namespaces/other/tables/u", commit.formatted("marker"), ADMIN).statusCode()).isEqualTo(200);
+        // Events come in revision order: once the later commit to `other` arrives, the one to team_c was passed over.
+        await().atMost(Duration.ofSeconds(20)).until(() -> lines.subList(seen, lines.size()).stream().anyMatch(l -> l.contains("\"other\"")));
+        assertThat(lines.subList(seen, lines.size())).as("the open stream no longer shows team_c").noneMatch(l -> l.contains("team_c"));
+        stream.cancel(true);
+    }
+
+    @Test
     void grantRequestsAreStrictAndRefusedWholly() throws Exception {
         String[][] bad = {
                 {grant("team-c", "team_c", "\"delete\""), "unknown privilege delete"},
                 {"{\"principal\":\"team-c\",\"namespace\":\"team_c\",\"privileges\":[\"read\"],\"table\":\"t\"}", "'table'"},
-                {grant("team c", "team_c", "\"read\""), "field 'principal'"},
+                {grant("team\\u0007c", "team_c", "\"read\""), "field 'principal'"},
+                {grant("x".repeat(256), "team_c", "\"read\""), "field 'principal'"},
                 {grant("team-c", "team_c", ""), "field 'privileges' must be a non-empty array"},
                 {"{\"principal\":\"team-c\",\"privileges\":[\"read\"]}", "'namespace'"},
                 {grant("operator", "team_c", "\"read\""), "as an admin"},

@@ -282,6 +282,10 @@ public abstract class IcebergAccessContract {
         HttpResponse<String> created = call("POST", "/v1/namespaces/shared/tables/newt", create, TEAM_B);
         assertThat(created.statusCode()).as(created.body()).isEqualTo(403);
         assertThat(admin.tableExists(TableIdentifier.of("shared", "newt"))).isFalse();
+        // A child namespace by a `create` grant on its parent, alike on both faces.
+        assertThat(lake("POST", "/v1/namespaces", "{\"namespace\":\"team_a.made\"}", TEAM_A).statusCode()).isEqualTo(200);
+        assertThat(call("POST", "/v1/namespaces", "{\"namespace\":[\"team_a\",\"made2\"]}", TEAM_A).statusCode()).isEqualTo(200);
+        assertThat(lake("POST", "/v1/namespaces", "{\"namespace\":\"shared.made\"}", TEAM_B).statusCode()).isEqualTo(403);
         // A read principal's write is refused in Iceberg's error model.
         HttpResponse<String> readOnly = call("POST", "/v1/namespaces/team_a/tables/t1", Rest.setProperty("k", "v"), READER);
         assertThat(readOnly.statusCode()).isEqualTo(403);

@@ -59,6 +59,8 @@ class IcebergAccessTest {
                     .as("a principal granted the namespace uses it").isEqualTo(200);
             assertThat(Rest.call(port, "DELETE", "/v1/namespaces/robots", null, granted).statusCode())
                     .as("dropping a top-level namespace needs admin, whatever the grants").isEqualTo(403);
+            assertThat(Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"robots\",\"made\"]}", granted).statusCode())
+                    .as("'namespaces' names exactly its namespaces: no children made through it, on any face").isEqualTo(403);
             assertThat(Rest.call(port, "DELETE", "/v1/namespaces/robots", null, writer).statusCode()).as("drop needs admin").isEqualTo(403);
             assertThat(Rest.call(port, "GET", "/v1/namespaces/robots", null, reader).statusCode()).as("not dropped").isEqualTo(200);
 
