@@ -53,10 +53,4 @@ public record GrantBook(Map<String, StoredGrant> byKey) {
         for (StoredGrant g : byKey.values()) out.computeIfAbsent(g.principal(), k -> new ArrayList<>()).add(g.grant());
         return out;
     }
-
-    /** Grants of {@code principal} ({@code null}: of everyone), sorted by key. */
-    public List<StoredGrant> list(String principal) {
-        return byKey.entrySet().stream().filter(e -> principal == null || e.getValue().principal().equals(principal))
-                .sorted(Map.Entry.comparingByKey()).map(Map.Entry::getValue).toList();
-    }
 }

@@ -24,19 +24,4 @@ public interface IcebergAccess {
 
     /** The caller's grants, for filtering listings. */
     CatalogAccess grants();
-
-    /** Everything allowed: code in this process, or access control off. */
-    IcebergAccess ALL = new IcebergAccess() {
-        @Override public Optional<CatalogRefusal> check(String op, String ns, String name, Privilege need) {
-            return Optional.empty();
-        }
-
-        @Override public Optional<CatalogRefusal> namespaceChange(String op, String ns, Privilege need) {
-            return Optional.empty();
-        }
-
-        @Override public CatalogAccess grants() {
-            return CatalogAccess.ALL;
-        }
-    };
 }
