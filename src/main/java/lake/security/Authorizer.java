@@ -70,7 +70,9 @@ public final class Authorizer {
                         : Optional.of("listing " + (g.principal() == null ? "every principal's" : "another principal's") + " grants needs an admin "
                                 + "principal, or a namespace the lister holds \"manage-grants\" on; " + who + " may list its own (principal=" + p.name() + ")");
             }
-            Set<Privilege> held = CatalogAccess.of(p).onNamespace(g.namespace());
+            // `manage-grants` comes only from grants: a principal configured without any holds none.
+            CatalogAccess access = CatalogAccess.of(p);
+            Set<Privilege> held = access.unrestricted() ? Set.of() : access.grantedOnNamespace(g.namespace());
             return held.contains(Privilege.MANAGE_GRANTS) || p.name().equals(g.principal()) ? Optional.empty()
                     : Optional.of("listing the grants on namespace '" + g.namespace() + "' needs an admin principal or \"manage-grants\" on it; "
                             + who + " holds " + (held.isEmpty() ? "no privilege" : labels(held)) + " there");
@@ -93,7 +95,9 @@ public final class Authorizer {
         if (access.unrestricted()) return Optional.of(g.op() + " needs an admin principal or \"manage-grants\" granted on " + object + "; " + who + " has no grants");
         // A manager extends others' rights, never its own: a grant it gave itself would outlive the revoke of its manage-grants.
         if (g.grant() && g.principal().equals(p.name())) return Optional.of(who + " may not grant to itself; ask an admin or another manager");
-        Set<Privilege> held = g.name() == null ? access.onNamespace(g.namespace()) : access.on(g.namespace(), g.name());
+        // A grant on a namespace is inherited by its children: the manager must hold what it grants
+        // there the same way (by grants, not by `namespaces`, which covers exactly one namespace).
+        Set<Privilege> held = g.name() == null ? access.grantedOnNamespace(g.namespace()) : access.on(g.namespace(), g.name());
         if (!held.contains(Privilege.MANAGE_GRANTS)) {
             return Optional.of(g.op() + " on " + object + " needs an admin principal or \"manage-grants\" on it; " + who + " holds "
                     + (held.isEmpty() ? "no privilege" : labels(held)) + " there");

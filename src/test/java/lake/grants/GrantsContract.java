@@ -36,13 +36,16 @@ import static org.awaitility.Awaitility.await;
  * and by holders of {@code manage-grants} within what they hold; strict input. Principals: an
  * admin; {@code team-c}, read-write, configured with {@code "grants": []} (restricted, nothing
  * granted yet); {@code manager}, read-write, holding read and manage-grants on {@code team_c};
- * {@code viewer}, read-only, {@code "grants": []}. Run against every backend.
+ * {@code viewer}, read-only, {@code "grants": []}; {@code plain}, read-write without grants;
+ * {@code lead}, read-write, {@code namespaces: [team_c]}. Run against every backend.
  */
 public abstract class GrantsContract {
     static final String ADMIN = "admin-token-0123456789abcdef";
     static final String TEAM_C = "team-c-token-0123456789abcdef";
     static final String MANAGER = "manager-token-0123456789abcdef";
     static final String VIEWER = "viewer-token-0123456789abcdef";
+    static final String PLAIN = "plain-token-0123456789abcdef";
+    static final String LEAD = "lead-token-0123456789abcdef";
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
@@ -59,7 +62,9 @@ public abstract class GrantsContract {
                 new AuthToken("team-c", AuthTokens.sha256(TEAM_C), AuthToken.Access.READ_WRITE, null, null, null, List.of()),
                 new AuthToken("manager", AuthTokens.sha256(MANAGER), AuthToken.Access.READ_WRITE, null, null, null,
                         List.of(new CatalogGrant("team_c", null, EnumSet.of(Privilege.READ, Privilege.MANAGE_GRANTS)))),
-                new AuthToken("viewer", AuthTokens.sha256(VIEWER), AuthToken.Access.READ, null, null, null, List.of()));
+                new AuthToken("viewer", AuthTokens.sha256(VIEWER), AuthToken.Access.READ, null, null, null, List.of()),
+                new AuthToken("plain", AuthTokens.sha256(PLAIN), true),
+                new AuthToken("lead", AuthTokens.sha256(LEAD), AuthToken.Access.READ_WRITE, null, List.of("team_c"), null, List.of()));
         MetasrvNode node = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 10_000, 0, 1_000).with(f -> f.authTokens = tokens),
                 new ManualClock(1_700_000_000_000L), backend(dir));
         assertThat(h.campaign(node).isLeader()).isTrue();
@@ -148,6 +153,15 @@ public abstract class GrantsContract {
             assertThat(new JsonObject(managed.body()).getJsonArray("grants")).singleElement()
                     .satisfies(o -> assertThat(((JsonObject) o).getString("principal")).isEqualTo("viewer"));
             assertThat(call("GET", "/v1/grants?namespace=other", null, MANAGER).statusCode()).isEqualTo(403);
+            assertThat(call("GET", "/v1/grants?namespace=team_c", null, PLAIN).statusCode())
+                    .as("a principal configured without grants holds no manage-grants").isEqualTo(403);
+            // A manager whose other rights come from `namespaces` (exactly team_c) grants nothing that
+            // children would inherit: a namespace grant must be held as one.
+            assertThat(call("POST", "/v1/grants", grant("lead", "team_c", "\"manage-grants\""), ADMIN).statusCode()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(20)).until(() -> call("GET", "/v1/grants?namespace=team_c", null, LEAD).statusCode() == 200);
+            HttpResponse<String> inherited = call("POST", "/v1/grants", grant("team-c", "team_c", "\"create\""), LEAD);
+            assertThat(inherited.statusCode()).as(inherited.body()).isEqualTo(403);
+            assertThat(call("POST", "/v1/grants/revoke", "{\"principal\":\"lead\",\"namespace\":\"team_c\"}", ADMIN).statusCode()).isEqualTo(200);
             assertThat(call("POST", "/v1/grants/revoke", "{\"principal\":\"viewer\",\"namespace\":\"team_c\"}", MANAGER).statusCode()).isEqualTo(200);
             await().atMost(Duration.ofSeconds(20)).until(() -> loadT(VIEWER) == 404);
 
