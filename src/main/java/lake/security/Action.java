@@ -23,7 +23,7 @@ public sealed interface Action {
     /** A scan of every key under {@code prefix} ({@code ""}: the whole keyspace). */
     record Scan(String op, String prefix) implements Action {}
 
-    /** An admin action (resign, namespace create/drop, tombstone purge); {@code namespace} may be {@code null}. */
+    /** An admin action (resign, tombstone purge); {@code namespace} may be {@code null}. Namespace create/drop: {@link NamespaceChange}. */
     record Admin(String op, String namespace) implements Action {}
 
     /**

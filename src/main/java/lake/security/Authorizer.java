@@ -1,7 +1,6 @@
 package lake.security;
 
 import lake.config.AuthToken;
-
 import lake.config.CatalogGrant.Privilege;
 
 import java.util.List;
@@ -13,8 +12,9 @@ import java.util.Set;
  * principal means access control is off (no tokens configured) or the caller is code in this
  * process: everything is allowed.
  *
- * <p>Rules (docs/operations.md, specs/security.spec.md): a write needs read-write or admin; resign,
- * namespace create/drop and tombstone purge need admin; a key must lie under one of the
+ * <p>Rules (docs/operations.md, specs/security.spec.md): a write needs read-write or admin; resign
+ * and tombstone purge need admin, namespace create/drop too (or, for a child namespace, the
+ * privilege granted on its parent, {@link #namespaceChangeRefusal}); a key must lie under one of the
  * principal's prefixes; a scan's prefix must itself lie under one (a scan is refused, never
  * filtered, so a client never mistakes a partial answer for the whole); a transaction is refused
  * whole if any key is outside; catalog operations (both the catalog API and Iceberg's) are decided
