@@ -567,12 +567,8 @@ public final class NodeApi {
                         : Future.failedFuture(new MetasrvException.NotLeader("node " + settings.nodeId() + " is not the leader",
                                 leadership.leader().orElse(null))));
                 // The answer is the router's, whatever its status: the audit line says how it ended.
-                yield r.createsOrDropsNamespace() ? audited(caller, headers, "iceberg " + r.method() + " namespace", null,
-                        written.map(a -> {
-                            int status = a.getInteger("status");
-                            if (status >= 300) throw new ApiError(status, "iceberg_" + status, "refused or failed", null);
-                            return a;
-                        })).recover(t -> written) : written;
+                yield r.createsOrDropsNamespace() ? audited(caller, headers, "iceberg " + r.method() + " namespace", null, written,
+                        a -> a.getInteger("status") < 300 ? "ok" : "iceberg_" + a.getInteger("status")) : written;
             }
             default -> {
                 if (!Ops.CATALOG.contains(op)) throw ApiError.invalid("unknown operation '" + op + "'");
@@ -673,9 +669,15 @@ public final class NodeApi {
      * follower forwards it to), with its outcome.
      */
     private static Future<JsonObject> audited(Caller caller, MultiMap headers, String op, String namespace, Future<JsonObject> action) {
+        return audited(caller, headers, op, namespace, action, answer -> "ok");
+    }
+
+    /** As above, for an action whose answer says itself how it ended ({@code outcome}: "ok" or a code). */
+    private static Future<JsonObject> audited(Caller caller, MultiMap headers, String op, String namespace, Future<JsonObject> action,
+                                              java.util.function.Function<JsonObject, String> outcome) {
         if (Forwarder.isForwarded(headers)) return action;
         return action.onComplete(ar -> Audit.admin(caller.ingress(), caller.name(), op, namespace,
-                ar.succeeded() ? "ok" : ApiError.from(ar.cause()).code()));
+                ar.succeeded() ? outcome.apply(ar.result()) : ApiError.from(ar.cause()).code()));
     }
 
     private Future<JsonObject> fenced(String op, Object body, MultiMap headers, ClientWrite m, Caller caller) {

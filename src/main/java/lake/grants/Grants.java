@@ -12,10 +12,8 @@ import lake.metasrv.FencedWriter;
 import lake.wire.grants.Grant;
 import lake.wire.grants.GrantChange;
 
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -47,23 +45,23 @@ public final class Grants {
      * on {@code namespace} or beneath it ({@code null}: anywhere), read from the store.
      */
     public Future<JsonObject> list(String principal, String namespace) {
-        List<StoredGrant> out = new ArrayList<>();
-        return scan(principal == null ? StoredGrant.PREFIX : StoredGrant.prefix(principal), null, out)
-                .map(v -> new JsonObject(Grant.listToMap(out.stream()
+        return readAll(reads, principal == null ? StoredGrant.PREFIX : StoredGrant.prefix(principal))
+                .map(stored -> new JsonObject(Grant.listToMap(GrantBook.of(stored).byKey().entrySet().stream()
+                        .sorted(java.util.Map.Entry.comparingByKey()).map(java.util.Map.Entry::getValue)
                         .filter(g -> namespace == null || g.grant().namespace().equals(namespace) || g.grant().namespace().startsWith(namespace + "."))
                         .map(Grants::wire).toList())));
     }
 
-    private Future<Void> scan(String prefix, String continuation, List<StoredGrant> out) {
+    /** Every key and value stored under {@code prefix}, page by page (a malformed grant is skipped where it is parsed, {@link GrantBook}). */
+    static Future<java.util.Map<String, byte[]>> readAll(MetaStore reads, String prefix) {
+        java.util.Map<String, byte[]> out = new java.util.HashMap<>();
+        return readAll(reads, prefix, null, out).map(v -> out);
+    }
+
+    private static Future<Void> readAll(MetaStore reads, String prefix, String continuation, java.util.Map<String, byte[]> out) {
         return reads.scanPrefix(prefix, continuation, PAGE).compose(page -> {
-            for (KeyValue kv : page.entries()) {
-                try {
-                    out.add(StoredGrant.parse(kv.key(), kv.value()));
-                } catch (RuntimeException malformed) {
-                    // Grants nothing (GrantBook skips it too); listed nowhere.
-                }
-            }
-            return page.continuation() == null ? Future.succeededFuture() : scan(prefix, page.continuation(), out);
+            for (KeyValue kv : page.entries()) out.put(kv.key(), kv.value());
+            return page.continuation() == null ? Future.succeededFuture() : readAll(reads, prefix, page.continuation(), out);
         });
     }
 
@@ -115,11 +113,5 @@ public final class Grants {
 
     static String object(GrantRequest r) {
         return r.name() == null ? "namespace '" + r.namespace() + "'" : "'" + r.namespace() + "." + r.name() + "'";
-    }
-
-    /** The stored grant read at {@code key}, if any (for tests and the follower). */
-    public Future<Optional<StoredGrant>> get(String principal, String ns, String name) {
-        String key = StoredGrant.key(principal, ns, name);
-        return reads.get(key).map(v -> v.map(bytes -> StoredGrant.parse(key, bytes)));
     }
 }

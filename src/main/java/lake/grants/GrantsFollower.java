@@ -1,16 +1,12 @@
 package lake.grants;
 
 import io.vertx.core.Context;
-import io.vertx.core.Future;
 import lake.feed.ChangeRecord;
-import lake.meta.KeyValue;
 import lake.meta.MetaStore;
 import lake.watch.Watches;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -78,24 +74,16 @@ public final class GrantsFollower {
             restart(RETRY_MS);
             return;
         }
-        Map<String, byte[]> all = new HashMap<>();
         // The store may answer on its own thread: the watch is started, and the book kept, on this context.
-        scan(null, all).onComplete(read -> context.runOnContext(v -> {
+        Grants.readAll(reads, StoredGrant.PREFIX).onComplete(read -> context.runOnContext(v -> {
             if (stopped) return;
             if (read.failed()) {
                 restart(RETRY_MS);
                 return;
             }
-            apply(GrantBook.of(all), at);
+            apply(GrantBook.of(read.result()), at);
             follow(at);
         }));
-    }
-
-    private Future<Void> scan(String continuation, Map<String, byte[]> out) {
-        return reads.scanPrefix(StoredGrant.PREFIX, continuation, 1_000).compose(page -> {
-            for (KeyValue kv : page.entries()) out.put(kv.key(), kv.value());
-            return page.continuation() == null ? Future.succeededFuture() : scan(page.continuation(), out);
-        });
     }
 
     /** Watches the grants after {@code after}: what the read above may already include is applied again, to the same values. */

@@ -47,10 +47,6 @@ public record StoredGrant(String principal, CatalogGrant grant, String by, long 
         return PREFIX + PRINCIPAL + enc(principal) + "/";
     }
 
-    public String key() {
-        return key(principal, grant.namespace(), grant.name());
-    }
-
     public byte[] value() {
         return new JsonObject().put("privileges", new JsonArray(grant.privileges().stream().map(Privilege::label).sorted().toList()))
                 .put("by", by).put("at_ms", atMs).encode().getBytes(StandardCharsets.UTF_8);
