@@ -13,8 +13,8 @@ import java.util.Set;
  * process: everything is allowed.
  *
  * <p>Rules (docs/operations.md, specs/security.spec.md): a write needs read-write or admin; resign
- * and tombstone purge need admin, namespace create/drop too (or, for a child namespace, the
- * privilege granted on its parent, {@link #namespaceChangeRefusal}); a key must lie under one of the
+ * and tombstone purge need admin, namespace create/drop too (or the privilege granted on the
+ * namespace or one above it, {@link #namespaceChangeRefusal}); a key must lie under one of the
  * principal's prefixes; a scan's prefix must itself lie under one (a scan is refused, never
  * filtered, so a client never mistakes a partial answer for the whole); a transaction is refused
  * whole if any key is outside; catalog operations (both the catalog API and Iceberg's) are decided
@@ -145,10 +145,13 @@ public final class Authorizer {
     }
 
     /**
-     * The refusal of creating ({@code CREATE}) or dropping ({@code DROP}) namespace {@code ns}:
-     * an admin may; so may a principal holding that privilege by grant on its parent namespace
-     * (a top-level namespace, and any namespace for a principal without grants, needs admin, as on
-     * the catalog API). A namespace to drop that the principal may not see is refused as hidden.
+     * The refusal of creating ({@code CREATE}) or dropping ({@code DROP}) namespace {@code ns}: an
+     * admin may; so may a principal holding that privilege by grant on {@code ns} itself or on a
+     * namespace above it (a grant on a namespace covers the namespace and its children, so an
+     * admin reserves a namespace, top-level or not, for a team by granting {@code create} on its
+     * name before it exists). {@code namespaces} entries create or drop nothing: they name exactly
+     * the namespaces an operator made. A namespace to drop that the principal may not see, or one
+     * to create under a parent it may not see, is refused as hidden.
      */
     public static Optional<CatalogRefusal> namespaceChangeRefusal(AuthToken p, CatalogAccess access, String ns, Privilege need) {
         if (p == null || p.admin()) return Optional.empty();
@@ -156,23 +159,19 @@ public final class Authorizer {
         if (need == Privilege.DROP && !access.seesNamespace(ns)) {
             return Optional.of(new CatalogRefusal(true, "namespace '" + ns + "' is not visible to " + who));
         }
+        String change = (need == Privilege.CREATE ? "creating" : "dropping") + " namespace '" + ns + "' needs an admin principal or \""
+                + need.label() + "\" granted on it or on a namespace above it; " + who;
+        if (access.unrestricted()) return Optional.of(new CatalogRefusal(false, change + " is " + p.accessLabel() + " without grants"));
+        Set<Privilege> held = access.grantedOnNamespace(ns);
+        if (held.contains(need)) {
+            return p.readWrite() ? Optional.empty()
+                    : Optional.of(new CatalogRefusal(false, who + " is read-only; " + need.label() + " needs read-write access"));
+        }
         int dot = ns.lastIndexOf('.');
-        if (dot <= 0 || access.unrestricted()) {
-            return Optional.of(new CatalogRefusal(false, (need == Privilege.CREATE ? "creating" : "dropping") + " namespace '" + ns
-                    + "' needs an admin principal" + (dot <= 0 ? "" : " or \"" + need.label() + "\" granted on '" + ns.substring(0, dot) + "'")
-                    + "; " + who + " is " + p.accessLabel()));
+        if (need == Privilege.CREATE && dot > 0 && !access.seesNamespace(ns.substring(0, dot))) {
+            return Optional.of(new CatalogRefusal(true, "namespace '" + ns.substring(0, dot) + "' is not visible to " + who));
         }
-        // `namespaces` names exactly its namespaces (it creates none below them, on any face): only a
-        // grant from `grants` on the parent lets a principal create or drop a child.
-        String parent = ns.substring(0, dot);
-        if (!access.grantedOnNamespace(parent).contains(need)) {
-            Optional<CatalogRefusal> hidden = catalogRefusal(p, access, parent, null, null);
-            if (hidden.isPresent()) return hidden;
-            return Optional.of(new CatalogRefusal(false, (need == Privilege.CREATE ? "creating" : "dropping") + " namespace '" + ns
-                    + "' needs an admin principal or \"" + need.label() + "\" granted on '" + parent + "'; " + who + " holds "
-                    + (access.grantedOnNamespace(parent).isEmpty() ? "no such grant" : labels(access.grantedOnNamespace(parent))) + " there"));
-        }
-        return catalogRefusal(p, access, parent, null, need);
+        return Optional.of(new CatalogRefusal(false, change + " holds " + (held.isEmpty() ? "no such grant" : labels(held)) + " there"));
     }
 
     private static java.util.List<String> labels(Set<Privilege> privileges) {

@@ -2,6 +2,10 @@ package lake.iceberg;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import lake.config.AuthToken;
+import lake.config.AuthTokens;
+import lake.config.CatalogGrant;
+import lake.config.CatalogGrant.Privilege;
 import lake.meta.MetaStore;
 import lake.meta.dynamo.MotoServer;
 import lake.meta.rocks.RocksConfig;
@@ -23,6 +27,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -35,7 +40,9 @@ import static org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder.r
 /**
  * Apache Iceberg's own REST Compatibility Kit (iceberg-open-api 1.11.0, {@code RESTCompatibilityKitSuite}:
  * the table and the view suites) against a started node, over real HTTP, on each backend, with
- * the issue's flags: no failures.
+ * the issue's flags: no failures. The kit runs as a principal holding grants on the kit's
+ * namespaces only (none exist before it runs: a grant on a namespace covers the namespace itself,
+ * so it creates them), beside another team's namespace that it never sees.
  */
 class IcebergCompatibilityKitTest {
     /** The kit's flags (read from system properties, as from {@code CATALOG_*} variables). */
@@ -47,6 +54,11 @@ class IcebergCompatibilityKitTest {
 
     /** Skipped or aborted with the flags above against this server (1 skipped, 9 aborted when measured). */
     static final int MAX_NOT_RUN = 10;
+
+    /** Every namespace the kit's catalog and view tests create, at any level (a grant covers its children). */
+    static final List<String> KIT_NAMESPACES = List.of("ns", "newdb", "ns1", "ns2", "other_ns", "a", "ns_1", "newdb_1", "ns_2", "newdb_2", "new~2Edb");
+    static final String KIT_TOKEN = "rck-token-0123456789abcdef";
+    static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
 
     @TempDir Path dir;
 
@@ -65,9 +77,24 @@ class IcebergCompatibilityKitTest {
     /** Starts a leader over {@code backend}, runs the kit against its {@code /iceberg}, and asserts no failure. */
     private TestExecutionSummary runKit(Function<Vertx, Future<? extends MetaStore>> backend) throws Exception {
         try (NodeHarness h = new NodeHarness()) {
-            MetasrvNode node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L), backend, r -> {});
+            List<AuthToken> tokens = List.of(
+                    new AuthToken("operator", AuthTokens.sha256(ADMIN_TOKEN), AuthToken.Access.ADMIN, null, null),
+                    new AuthToken("rck", AuthTokens.sha256(KIT_TOKEN), AuthToken.Access.READ_WRITE, null, null, null,
+                            KIT_NAMESPACES.stream().map(ns -> new CatalogGrant(ns, null, EnumSet.of(Privilege.READ, Privilege.WRITE,
+                                    Privilege.CREATE, Privilege.DROP))).toList()));
+            MetasrvNode node = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 10_000, 0, 1_000).with(f -> f.authTokens = tokens),
+                    new ManualClock(1_700_000_000_000L), backend);
+            assertThat(h.campaign(node).isLeader()).isTrue();
+            NodeHarness.settled(node);
+            // Another team's namespace and table: the kit lists namespaces and tables, and must never see them.
+            int port = node.httpPort();
+            Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN_TOKEN);
+            assertThat(Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"elsewhere\"]}", admin).statusCode()).isEqualTo(200);
+            assertThat(Rest.call(port, "POST", "/v1/namespaces/elsewhere/tables", "{\"name\":\"kept\",\"schema\":"
+                    + "{\"type\":\"struct\",\"fields\":[]}}", admin).statusCode()).isEqualTo(200);
             Map<String, String> props = new java.util.HashMap<>(FLAGS);
-            props.put("uri", "http://127.0.0.1:" + node.httpPort() + "/iceberg");
+            props.put("uri", "http://127.0.0.1:" + port + "/iceberg");
+            props.put("token", KIT_TOKEN);
             props.forEach(System::setProperty);
             try {
                 LauncherDiscoveryRequest request = request()
@@ -107,6 +134,13 @@ class IcebergCompatibilityKitTest {
                 assertThat(s.getTestsSucceededCount() + s.getTestsSkippedCount() + s.getTestsAbortedCount())
                         .isEqualTo(s.getTestsFoundCount());
                 assertThat(skipped).as("tests that did not run").hasSizeLessThanOrEqualTo(MAX_NOT_RUN);
+                assertThat(Rest.call(port, "GET", "/v1/namespaces/elsewhere/tables/kept", null, admin).statusCode())
+                        .as("the other team's table is untouched").isEqualTo(200);
+                assertThat(Rest.call(port, "GET", "/v1/namespaces", null, Map.of("Authorization", "Bearer " + KIT_TOKEN)).body())
+                        .as("the kit's principal never sees it").doesNotContain("elsewhere");
+                assertThat(node.metrics().registry().find("lake_auth_rejections_total").counters())
+                        .as("refusals the kit met (it creates, reads, commits and drops only in its own namespaces)")
+                        .allSatisfy(c -> assertThat(c.count()).isZero());
                 return s;
             } finally {
                 props.keySet().forEach(System::clearProperty);
