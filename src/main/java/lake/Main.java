@@ -83,9 +83,9 @@ public final class Main {
             return 2;
         }
 
-        AccessControl.exposureWarning(settings.httpHost(), !settings.authTokens().isEmpty()).ifPresent(w -> log.warn(w));
+        AccessControl.exposureWarning(settings.httpHost(), settings.accessControlled()).ifPresent(w -> log.warn(w));
         if (settings.cluster().enabled()) {
-            AccessControl.clusterExposureWarning(settings.cluster().host(), !settings.authTokens().isEmpty())
+            AccessControl.clusterExposureWarning(settings.cluster().host(), settings.accessControlled())
                     .ifPresent(w -> log.warn(w));
         }
 

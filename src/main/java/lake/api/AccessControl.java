@@ -1,12 +1,13 @@
 package lake.api;
 
-import io.vertx.core.eventbus.Message;
+import io.vertx.core.Future;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.RoutingContext;
 import lake.bus.Bus;
 import lake.config.AuthToken;
 import lake.metrics.NodeMetrics;
+import lake.oidc.OidcAuthenticator;
 import lake.protocol.ApiError;
 import lake.protocol.Ops;
 import lake.security.Action;
@@ -24,7 +25,8 @@ import java.util.Optional;
 /**
  * Access control for the API, in two steps. Authentication, at each ingress before a request is
  * parsed: a bearer token (HTTP {@code Authorization}, bus {@link Bus#TOKEN_HEADER}) names a principal
- * of the node's {@link Principals}, or the request is {@code 401}. Authorization, in
+ * of the node's {@link Principals}, or is a JWT the configured OIDC provider signed
+ * ({@link OidcAuthenticator}), or the request is {@code 401}. Authorization, in
  * {@link NodeApi} after the request is decoded and before anything is read, written or
  * forwarded: the principal's role and grants must cover the {@link Action} ({@link Authorizer}),
  * or the request is {@code 403}. With no principals configured every request is allowed.
@@ -42,15 +44,23 @@ public final class AccessControl {
     private final NodeMetrics metrics;
     /** The cluster secret, which lets a follower vouch for a certificate principal on a forwarded write; or {@code null}. */
     private final byte[] clusterSecret;
+    /** Checks bearer JWTs of the configured OIDC provider, or {@code null}. */
+    private final OidcAuthenticator oidc;
 
     public AccessControl(Principals principals, NodeMetrics metrics) {
         this(principals, metrics, null);
     }
 
     public AccessControl(Principals principals, NodeMetrics metrics, String clusterSecret) {
+        this(principals, metrics, clusterSecret, null);
+    }
+
+    /** With {@code oidc}: bearer JWTs of that provider name principals too ({@code null}: configured principals only). */
+    public AccessControl(Principals principals, NodeMetrics metrics, String clusterSecret, OidcAuthenticator oidc) {
         this.principals = principals;
         this.metrics = metrics;
         this.clusterSecret = clusterSecret == null ? null : clusterSecret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.oidc = oidc;
     }
 
     /** A fixed set of principals, never reloaded (tests, embedding). */
@@ -62,17 +72,36 @@ public final class AccessControl {
         return principals;
     }
 
-    /** The 401 for a request presenting {@code token} ({@code null}: none), or {@code null} when it names a principal. */
-    private ApiError authenticate(String token, Caller[] out, String ingress) {
-        if (!principals.enabled()) {
-            out[0] = new Caller(ingress, null);
-            return null;
-        }
-        if (token == null || token.isEmpty()) return unauthorized("a token is required");
+    /**
+     * The caller {@code token} names ({@code null}: none): a configured principal's token, or a JWT
+     * the OIDC provider signed; else a failed future holding the 401. Complete at once unless the
+     * provider's keys must be fetched first (only for a JWT).
+     */
+    private Future<Caller> authenticate(String token, String ingress) {
+        if (!principals.enabled()) return Future.succeededFuture(new Caller(ingress, null));
+        if (token == null || token.isEmpty()) return Future.failedFuture(unauthorized("a token is required"));
         Optional<AuthToken> match = principals.byToken(token);
-        if (match.isEmpty()) return unauthorized("the token is not valid");
-        out[0] = new Caller(ingress, match.get());
-        return null;
+        if (match.isPresent()) return Future.succeededFuture(new Caller(ingress, match.get()));
+        if (oidc == null || !OidcAuthenticator.looksLikeJwt(token)) return Future.failedFuture(unauthorized("the token is not valid"));
+        return onCallersContext(oidc.verify(token).transform(ar -> {
+            if (ar.failed()) {
+                return Future.failedFuture(unauthorized(ar.cause() instanceof OidcAuthenticator.Refused r ? r.getMessage()
+                        : "the token could not be checked: " + ar.cause().getMessage()));
+            }
+            OidcAuthenticator.Verified v = ar.result();
+            return principals.external(v.principal(), v.access()).map(p -> Future.succeededFuture(new Caller(ingress, p)))
+                    .orElseGet(() -> Future.failedFuture(unauthorized("the token names principal '" + v.principal()
+                            + "', which this node configures itself; a provider's token may not speak for it")));
+        }));
+    }
+
+    /** {@code f}, its callbacks run on the calling context (a key fetch completes on another). */
+    private static <T> Future<T> onCallersContext(Future<T> f) {
+        io.vertx.core.Context here = io.vertx.core.Vertx.currentContext();
+        if (f.isComplete() || here == null) return f;
+        io.vertx.core.Promise<T> p = io.vertx.core.Promise.promise();
+        f.onComplete(ar -> here.runOnContext(v -> p.handle(ar)));
+        return p.future();
     }
 
     /**
@@ -161,24 +190,30 @@ public final class AccessControl {
         String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
         String token = header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())
                 ? header.substring(BEARER.length()).trim() : null;
-        Caller[] caller = new Caller[1];
         // A token, when given, decides; else a verified client certificate may name the principal.
         Optional<AuthToken> byCertificate = token == null && principals.enabled()
                 ? clientCertificateCn(ctx).flatMap(principals::byCertificateCn) : Optional.empty();
-        ApiError refused;
-        if (byCertificate.isPresent()) {
-            caller[0] = new Caller("http", byCertificate.get());
-            refused = null;
-        } else {
-            refused = authenticate(token, caller, "http");
+        Future<Caller> caller = byCertificate.isPresent() ? Future.succeededFuture(new Caller("http", byCertificate.get()))
+                : authenticate(token, "http");
+        if (caller.isComplete()) {
+            admit(ctx, token, caller);
+            return;
         }
-        if (refused == null) {
-            ctx.put(CALLER, caller[0]);
+        // The body (and its end) must wait for the route that reads it: held back while the key is fetched.
+        ctx.request().pause();
+        caller.onComplete(ar -> admit(ctx, token, caller));
+    }
+
+    /** Passes the request on with its caller, or answers the 401 (counted and audited). */
+    private void admit(RoutingContext ctx, String token, Future<Caller> caller) {
+        if (caller.succeeded()) {
+            ctx.put(CALLER, caller.result());
             // Kept for the request's event-bus hop: a follower forwarding the write presents it to the leader.
             if (token != null) ctx.put(Bus.TOKEN_HEADER, token);
             ctx.next();
             return;
         }
+        ApiError refused = (ApiError) caller.cause();
         refusedUnauthenticated("http", ctx.request().method() + " " + ctx.request().path(), refused);
         ctx.response().setStatusCode(refused.status()).putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
         // RFC 6750: a missing token gets the bare challenge; a wrong one says so.
@@ -208,13 +243,9 @@ public final class AccessControl {
         }
     }
 
-    /** Event-bus ingress: the {@link Bus#TOKEN_HEADER} header. Fails the message with 401 and returns {@code null}, or the caller. */
-    public Caller bus(Message<?> msg, String op) {
-        Caller[] caller = new Caller[1];
-        ApiError refused = bus(msg.headers(), op, caller);
-        if (refused == null) return caller[0];
-        msg.fail(refused.status(), refused.toJson().encode());
-        return null;
+    /** Event-bus ingress: the caller the {@link Bus#TOKEN_HEADER} header names, or a failed future holding the 401 (counted and audited). */
+    public Future<Caller> bus(io.vertx.core.MultiMap headers, String op) {
+        return authenticate(headers.get(Bus.TOKEN_HEADER), "bus").onFailure(refused -> refusedUnauthenticated("bus", op, (ApiError) refused));
     }
 
     /**
@@ -223,25 +254,17 @@ public final class AccessControl {
      * only with this node's cluster secret (compared in constant time) and only while the
      * principal is still configured here. Public addresses never take the header.
      */
-    public ApiError forwarded(io.vertx.core.MultiMap headers, String op, Caller[] out) {
+    public Future<Caller> forwarded(io.vertx.core.MultiMap headers, String op) {
         String named = headers.get(Bus.PRINCIPAL_HEADER);
         if (headers.get(Bus.TOKEN_HEADER) == null && named != null && clusterSecret != null && principals.enabled()) {
             String presented = headers.get(Bus.SECRET_HEADER);
             Optional<AuthToken> p = principals.byName(named);
             if (presented != null && MessageDigest.isEqual(clusterSecret, presented.getBytes(java.nio.charset.StandardCharsets.UTF_8))
                     && p.isPresent()) {
-                out[0] = new Caller("bus", p.get());
-                return null;
+                return Future.succeededFuture(new Caller("bus", p.get()));
             }
         }
-        return bus(headers, op, out);
-    }
-
-    /** Event-bus ingress for a request known by its headers (one item of a batch): the refusal, counted and audited, or {@code null}. */
-    ApiError bus(io.vertx.core.MultiMap headers, String op, Caller[] out) {
-        ApiError refused = authenticate(headers.get(Bus.TOKEN_HEADER), out, "bus");
-        if (refused != null) refusedUnauthenticated("bus", op, refused);
-        return refused;
+        return bus(headers, op);
     }
 
     /** The same warning for the cluster address: the clustered event bus serves the API there. */

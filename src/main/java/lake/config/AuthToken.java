@@ -17,7 +17,8 @@ import java.util.List;
  *
  * @param name       an operator's label for the principal (logged, audited and counted instead of the token)
  * @param sha256     SHA-256 of the token's UTF-8 bytes, 32 bytes; {@code null} for a principal
- *                   named only by a client certificate's subject ({@code certSubject})
+ *                   named only by a client certificate's subject ({@code certSubject}), and for one a
+ *                   verified OIDC token names ({@link #external()}: neither a digest nor a subject)
  * @param access     what it may do
  * @param prefixes   the key prefixes granted, or {@code null}: see above
  * @param namespaces the catalog namespaces granted, or {@code null}: see above
@@ -50,7 +51,6 @@ public record AuthToken(String name, byte[] sha256, Access access, List<String> 
 
     public AuthToken {
         if (sha256 != null && sha256.length != 32) throw new IllegalArgumentException("sha256 must be 32 bytes");
-        if (sha256 == null && certSubject == null) throw new IllegalArgumentException("a principal needs a token or a certificate subject");
         if (access == null) throw new IllegalArgumentException("access is required");
         sha256 = sha256 == null ? null : sha256.clone();
         prefixes = prefixes == null ? null : List.copyOf(prefixes);
@@ -86,6 +86,15 @@ public record AuthToken(String name, byte[] sha256, Access access, List<String> 
     @Override
     public byte[] sha256() {
         return sha256 == null ? null : sha256.clone();
+    }
+
+    /** A principal an OIDC provider vouches for (a verified JWT), not configured here: it has neither a token digest nor a certificate subject. */
+    public static AuthToken external(String name, Access access, List<CatalogGrant> grants) {
+        return new AuthToken(name, null, access, null, null, null, access == Access.ADMIN ? null : grants);
+    }
+
+    public boolean external() {
+        return sha256 == null && certSubject == null;
     }
 
     public boolean readWrite() {

@@ -16,16 +16,18 @@ import java.util.List;
  * @param clusterTlsCertFile  {@code cluster_tls_cert_file}: with the key and CA, the clustered event bus runs over mutual TLS; or {@code null}
  * @param clusterTlsKeyFile   {@code cluster_tls_key_file}, or {@code null}
  * @param clusterTlsCaFile    {@code cluster_tls_ca_file}, or {@code null}
+ * @param oidc                bearer JWTs from an OpenID Connect provider ({@code oidc_*}), or {@code null}: tokens and certificates only
  */
 public record SecuritySettings(Path authTokensFile, List<AuthToken> inlineTokens, Path tlsCertFile, Path tlsKeyFile,
-                               Path tlsClientCaFile, Path clusterTlsCertFile, Path clusterTlsKeyFile, Path clusterTlsCaFile) {
+                               Path tlsClientCaFile, Path clusterTlsCertFile, Path clusterTlsKeyFile, Path clusterTlsCaFile,
+                               OidcSettings oidc) {
     public SecuritySettings {
         inlineTokens = inlineTokens == null ? List.of() : List.copyOf(inlineTokens);
     }
 
     /** Tokens only, no TLS. */
     public SecuritySettings(Path authTokensFile, List<AuthToken> inlineTokens) {
-        this(authTokensFile, inlineTokens, null, null, null, null, null, null);
+        this(authTokensFile, inlineTokens, null, null, null, null, null, null, null);
     }
 
     public static SecuritySettings none() {
@@ -41,10 +43,15 @@ public record SecuritySettings(Path authTokensFile, List<AuthToken> inlineTokens
     }
 
     public SecuritySettings withHttpsFiles(Path cert, Path key, Path clientCa) {
-        return new SecuritySettings(authTokensFile, inlineTokens, cert, key, clientCa, clusterTlsCertFile, clusterTlsKeyFile, clusterTlsCaFile);
+        return new SecuritySettings(authTokensFile, inlineTokens, cert, key, clientCa, clusterTlsCertFile, clusterTlsKeyFile, clusterTlsCaFile, oidc);
     }
 
     public SecuritySettings withClusterTlsFiles(Path cert, Path key, Path ca) {
-        return new SecuritySettings(authTokensFile, inlineTokens, tlsCertFile, tlsKeyFile, tlsClientCaFile, cert, key, ca);
+        return new SecuritySettings(authTokensFile, inlineTokens, tlsCertFile, tlsKeyFile, tlsClientCaFile, cert, key, ca, oidc);
+    }
+
+    public SecuritySettings withOidc(OidcSettings oidc) {
+        return new SecuritySettings(authTokensFile, inlineTokens, tlsCertFile, tlsKeyFile, tlsClientCaFile, clusterTlsCertFile,
+                clusterTlsKeyFile, clusterTlsCaFile, oidc);
     }
 }

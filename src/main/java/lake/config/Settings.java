@@ -105,6 +105,12 @@ public record Settings(
                 .put("cluster_tls_cert_file", str(security.clusterTlsCertFile()))
                 .put("cluster_tls_key_file", str(security.clusterTlsKeyFile()))
                 .put("cluster_tls_ca_file", str(security.clusterTlsCaFile()))
+                .put("oidc", security.oidc() == null ? null : new JsonObject().put("issuer", security.oidc().issuer())
+                        .put("audience", security.oidc().audience()).put("jwks_url", security.oidc().jwksUrl().toString())
+                        .put("principal_claim", security.oidc().principalClaim()).put("roles_claim", security.oidc().rolesClaim())
+                        .put("roles", new JsonArray(List.of(security.oidc().adminRole(), security.oidc().writeRole(), security.oidc().readRole())))
+                        .put("clock_skew_ms", security.oidc().clockSkewMs()).put("jwks_refresh_ms", security.oidc().jwksRefreshMs())
+                        .put("jwks_min_refetch_ms", security.oidc().jwksMinRefetchMs()))
                 .put("iceberg_s3_endpoint", icebergS3Endpoint)
                 .put("feed_retention_ms", feed.retentionMs()).put("feed_max_records", feed.maxRecords())
                 .put("feed_compact_interval_ms", feed.compactIntervalMs()).put("feed_tail_records", (long) feed.tailRecords())
@@ -113,6 +119,11 @@ public record Settings(
                 .put("webhooks", new io.vertx.core.json.JsonArray(feed.webhooks().stream().map(w -> (Object) new io.vertx.core.json.JsonObject()
                         .put("name", w.name()).put("url", w.url().getScheme() + "://" + w.url().getHost() + (w.url().getPort() < 0 ? "" : ":" + w.url().getPort()) + "/…")
                         .put("prefix", w.prefix())).toList()));
+    }
+
+    /** Whether requests need a principal: tokens (or certificate principals) are configured, or OIDC is. */
+    public boolean accessControlled() {
+        return !authTokens.isEmpty() || security.oidc() != null;
     }
 
     private static String str(Path p) {

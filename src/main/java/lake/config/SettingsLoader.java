@@ -51,6 +51,17 @@ public final class SettingsLoader {
             new Option("cluster-secret-file", Option.Type.PATH, "file holding the secret every node of the cluster presents to a RocksDB store host (not readable by other users)"),
             new Option("auth-tokens", Option.Type.TOKENS, "API tokens (JSON array; on the command line only token_sha256 entries); empty: no access control"),
             new Option("auth-tokens-file", Option.Type.PATH, "file with more API tokens (JSON array), not readable by other users"),
+            new Option("oidc-issuer", Option.Type.STRING, "accept bearer JWTs whose iss is exactly this (an OpenID Connect provider); empty: no OIDC principals"),
+            new Option("oidc-audience", Option.Type.STRING, "with oidc-issuer: a value the JWT's aud must contain"),
+            new Option("oidc-jwks-url", Option.Type.STRING, "with oidc-issuer: the provider's JWK set (https; http on loopback only)"),
+            new Option("oidc-principal-claim", Option.Type.STRING, "the JWT claim naming the principal"),
+            new Option("oidc-roles-claim", Option.Type.STRING, "the JWT claim holding its roles (list or space-separated; dotted for nested)"),
+            new Option("oidc-admin-role", Option.Type.STRING, "the role that makes a JWT's principal an admin"),
+            new Option("oidc-write-role", Option.Type.STRING, "the role that makes it read-write (its catalog rights come from grants)"),
+            new Option("oidc-read-role", Option.Type.STRING, "the role that makes it read-only; a JWT with none of the three is refused"),
+            new Option("oidc-clock-skew-ms", Option.Type.LONG, "how far a JWT's exp and nbf may be off this node's clock"),
+            new Option("oidc-jwks-refresh-ms", Option.Type.LONG, "how long fetched signing keys are used before they are fetched again"),
+            new Option("oidc-jwks-min-refetch-ms", Option.Type.LONG, "the least time between two key fetches caused by an unknown key id"),
             new Option("tls-cert-file", Option.Type.PATH, "PEM certificate (chain) for the HTTP port; with tls-key-file the port serves TLS 1.2+ only"),
             new Option("tls-key-file", Option.Type.PATH, "PEM private key (PKCS#8) of tls-cert-file"),
             new Option("tls-client-ca-file", Option.Type.PATH, "PEM CA: HTTP clients must present a certificate it signed (mutual TLS)"),
@@ -280,7 +291,7 @@ public final class SettingsLoader {
         List<AuthToken> tokens = blank(tokensFile) ? inlineTokens : AuthTokens.withFile(inlineTokens, Path.of(tokensFile));
         SecuritySettings security = new SecuritySettings(blank(tokensFile) ? null : Path.of(tokensFile), inlineTokens,
                 path(c, "tls_cert_file"), path(c, "tls_key_file"), path(c, "tls_client_ca_file"),
-                path(c, "cluster_tls_cert_file"), path(c, "cluster_tls_key_file"), path(c, "cluster_tls_ca_file"));
+                path(c, "cluster_tls_cert_file"), path(c, "cluster_tls_key_file"), path(c, "cluster_tls_ca_file"), oidc(c));
         if ((security.tlsCertFile() == null) != (security.tlsKeyFile() == null)) {
             throw new ConfigException(security.tlsCertFile() == null ? "tls-cert-file: required with tls-key-file"
                     : "tls-key-file: required with tls-cert-file");
@@ -296,7 +307,7 @@ public final class SettingsLoader {
                     + ": cluster-tls-cert-file, cluster-tls-key-file and cluster-tls-ca-file go together (mutual TLS needs all three)");
         }
         ClusterSettings cluster = cluster(c, store);
-        if (cluster.enabled() && store == Settings.StoreType.ROCKS && !tokens.isEmpty() && cluster.secret() == null) {
+        if (cluster.enabled() && store == Settings.StoreType.ROCKS && (!tokens.isEmpty() || security.oidc() != null) && cluster.secret() == null) {
             throw new ConfigException("cluster-secret-file: required with --cluster, --store rocks and auth tokens:"
                     + " the store host serves its store to the cluster only to nodes that present it");
         }
@@ -379,6 +390,26 @@ public final class SettingsLoader {
         String secretFile = c.getString("cluster_secret_file");
         String secret = blank(secretFile) ? null : ClusterSecrets.read(Path.of(secretFile));
         return new ClusterSettings(enabled, name, host, port, members, storeRole, secret, busPort, busPublicPort);
+    }
+
+    /** The OIDC settings, or {@code null} without {@code oidc_issuer}; an {@code oidc_*} setting without it is refused. */
+    private static OidcSettings oidc(JsonObject c) {
+        if (blank(c.getString("oidc_issuer"))) {
+            for (String k : List.of("oidc_audience", "oidc_jwks_url")) {
+                if (!blank(c.getString(k))) throw new ConfigException(k.replace('_', '-') + ": needs oidc-issuer");
+            }
+            return null;
+        }
+        java.net.URI jwks;
+        try {
+            jwks = blank(c.getString("oidc_jwks_url")) ? null : new java.net.URI(c.getString("oidc_jwks_url"));
+        } catch (java.net.URISyntaxException e) {
+            throw new ConfigException("oidc-jwks-url: '" + c.getString("oidc_jwks_url") + "' is not a URL: " + e.getMessage());
+        }
+        return new OidcSettings(c.getString("oidc_issuer"), c.getString("oidc_audience"), jwks, c.getString("oidc_principal_claim"),
+                c.getString("oidc_roles_claim"), c.getString("oidc_admin_role"), c.getString("oidc_write_role"),
+                c.getString("oidc_read_role"), c.getLong("oidc_clock_skew_ms"), c.getLong("oidc_jwks_refresh_ms"),
+                c.getLong("oidc_jwks_min_refetch_ms"));
     }
 
     private static Path path(JsonObject c, String key) {

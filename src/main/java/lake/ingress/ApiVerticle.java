@@ -203,26 +203,40 @@ public final class ApiVerticle extends VerticleBase {
 
     /** Authenticates (401 here); what the principal may do is decided by {@link NodeApi} once the request is decoded. */
     private void servePublic(String op, Message<Object> msg) {
-        lake.security.Caller caller = access.bus(msg, op);
-        if (caller != null) serve(op, msg, caller);
+        access.bus(msg.headers(), op).onComplete(ar -> {
+            if (ar.succeeded()) serve(op, msg, ar.result());
+            else fail(msg, ar.cause());
+        });
     }
 
     /** A write a follower forwarded: its client's token, or the principal the follower vouches for ({@link AccessControl#forwarded}). */
     private void serveForwarded(Message<Object> msg) {
         String op = String.valueOf(msg.headers().get(Bus.OP_HEADER));
-        lake.security.Caller[] caller = new lake.security.Caller[1];
-        ApiError refused = access.forwarded(msg.headers(), op, caller);
-        if (refused != null) msg.fail(refused.status(), refused.toJson().encode());
-        else serve(op, msg, caller[0]);
+        access.forwarded(msg.headers(), op).onComplete(ar -> {
+            if (ar.succeeded()) serve(op, msg, ar.result());
+            else fail(msg, ar.cause());
+        });
+    }
+
+    private static void fail(Message<Object> msg, Throwable refused) {
+        ApiError e = ApiError.from(refused);
+        msg.fail(e.status(), e.toJson().encode());
     }
 
     private Future<BusBatch.Answer> answerForwarded(io.vertx.core.MultiMap headers, Object body) {
         String op = String.valueOf(headers.get(Bus.OP_HEADER));
-        lake.security.Caller[] caller = new lake.security.Caller[1];
-        ApiError refused = access.forwarded(headers, op, caller);
-        if (refused != null) return Future.succeededFuture(BusBatch.Answer.fail(refused.status(), refused.toJson().encode()));
+        return access.forwarded(headers, op).transform(authenticated -> {
+            if (authenticated.failed()) {
+                ApiError refused = ApiError.from(authenticated.cause());
+                return Future.succeededFuture(BusBatch.Answer.fail(refused.status(), refused.toJson().encode()));
+            }
+            return answerAuthenticated(op, body, headers, authenticated.result());
+        });
+    }
+
+    private Future<BusBatch.Answer> answerAuthenticated(String op, Object body, io.vertx.core.MultiMap headers, lake.security.Caller caller) {
         inFlight++;
-        return api.serve(op, body, headers, caller[0]).transform(ar -> {
+        return api.serve(op, body, headers, caller).transform(ar -> {
             if (--inFlight == 0 && drained != null) drained.tryComplete();
             if (ar.succeeded()) return Future.succeededFuture(BusBatch.Answer.ok(ar.result()));
             ApiError e = ApiError.from(ar.cause());

@@ -82,6 +82,8 @@ public final class MetasrvNode {
     private volatile lake.watch.Tail tail;
     /** The node's revisions (its write path's), once started. */
     private volatile lake.feed.Feed feed;
+    /** The OIDC provider's signing keys (their HTTP client), or {@code null}; closed once the ingress stopped. */
+    private lake.oidc.SigningKeys signingKeys;
     /** The node's Iceberg REST catalog (its worker threads), closed once the ingress stopped. */
     private lake.iceberg.rest.IcebergService iceberg;
     /** Worker threads for Iceberg's blocking calls: enough to overlap store and file latency, bounded. */
@@ -129,7 +131,14 @@ public final class MetasrvNode {
         metrics.waitingLongPolls(waiting);
         principals = new lake.security.Principals(s.authTokens(), s.security());
         principals.watch(vertx);
-        AccessControl access = new AccessControl(principals, metrics, s.cluster().secret());
+        lake.oidc.OidcAuthenticator oidc = null;
+        if (s.security().oidc() != null) {
+            signingKeys = new lake.oidc.SigningKeys(vertx, s.security().oidc(), options.clock()::wallMillis);
+            oidc = new lake.oidc.OidcAuthenticator(s.security().oidc(), signingKeys, options.clock()::wallMillis);
+            // Fetched now, so the first bearer of a JWT does not wait for it; a provider still down is asked again later.
+            signingKeys.current();
+        }
+        AccessControl access = new AccessControl(principals, metrics, s.cluster().secret(), oidc);
         boolean clustered = s.cluster().enabled();
         // Only a RocksDB store host serves its store to the cluster; DynamoDB nodes each keep theirs local.
         boolean sharedStore = clustered && s.store() == Settings.StoreType.ROCKS;
@@ -249,6 +258,7 @@ public final class MetasrvNode {
                 .transform(ignored -> leadershipFeed == null ? Future.succeededFuture() : leadershipFeed.unregister())
                 .onComplete(ignored -> {
                     if (iceberg != null) iceberg.close();
+                    if (signingKeys != null) signingKeys.close();
                     if (liveness != null) liveness.close();
                 });
     }

@@ -11,14 +11,14 @@ import lake.config.AuthToken;
  */
 public final class LivePrincipal {
     private final Principals principals;
-    private final String name;
+    private final AuthToken principal;
     private long generation = -1;
     private AuthToken current;
     private CatalogAccess access;
 
     public LivePrincipal(Principals principals, AuthToken principal) {
         this.principals = principals;
-        this.name = principal.name();
+        this.principal = principal;
     }
 
     /** The principal as configured now; {@code null} once it is no longer configured (it then sees nothing). */
@@ -37,7 +37,7 @@ public final class LivePrincipal {
         long g = principals.generation();
         if (g == generation) return;
         generation = g;
-        current = principals.byName(name).orElse(null);
+        current = principals.now(principal).orElse(null);
         access = current == null ? null : CatalogAccess.of(current);
     }
 }

@@ -37,11 +37,15 @@ public final class Principals {
     /** How often the tokens file's content is compared with what was last loaded. */
     public static final long WATCH_INTERVAL_MS = 1_000;
 
-    /** One consistent set: the principals, their digests in the same order ({@code null} for certificate-only ones). */
-    private record Snapshot(List<AuthToken> all, byte[][] digests) {
-        static Snapshot of(List<AuthToken> tokens) {
+    /**
+     * One consistent set: the principals, their digests in the same order ({@code null} for
+     * certificate-only ones), and the stored grants by principal name (which OIDC principals,
+     * configured nowhere, take theirs from).
+     */
+    private record Snapshot(List<AuthToken> all, byte[][] digests, Map<String, List<CatalogGrant>> stored) {
+        static Snapshot of(List<AuthToken> tokens, Map<String, List<CatalogGrant>> stored) {
             List<AuthToken> all = List.copyOf(tokens);
-            return new Snapshot(all, all.stream().map(AuthToken::sha256).toArray(byte[][]::new));
+            return new Snapshot(all, all.stream().map(AuthToken::sha256).toArray(byte[][]::new), stored);
         }
     }
 
@@ -60,7 +64,7 @@ public final class Principals {
 
     public Principals(List<AuthToken> initial, SecuritySettings settings) {
         this.configured = List.copyOf(initial);
-        this.current = Snapshot.of(initial);
+        this.current = Snapshot.of(initial, Map.of());
         this.settings = settings;
     }
 
@@ -72,7 +76,7 @@ public final class Principals {
      */
     public synchronized void storedGrants(Map<String, List<CatalogGrant>> grants) {
         stored = Map.copyOf(grants);
-        current = Snapshot.of(withStored(configured, stored));
+        current = Snapshot.of(withStored(configured, stored), stored);
         generation.incrementAndGet();
     }
 
@@ -86,13 +90,39 @@ public final class Principals {
                 continue;
             }
             List<CatalogGrant> grants = new ArrayList<>(t.grants() == null ? List.of() : t.grants());
-            for (CatalogGrant g : extra) {
-                if (t.readWrite()) grants.add(g);
-                else if (g.privileges().contains(CatalogGrant.Privilege.READ)) grants.add(new CatalogGrant(g.namespace(), g.name(), Set.of(CatalogGrant.Privilege.READ)));
-            }
+            grants.addAll(usable(t.access(), extra));
             out.add(new AuthToken(t.name(), t.sha256(), t.access(), t.prefixes(), t.namespaces(), t.certSubject(), grants));
         }
         return out;
+    }
+
+    /** The stored grants a principal of role {@code access} can use: all of them, or for a read principal their {@code read}. */
+    private static List<CatalogGrant> usable(AuthToken.Access access, List<CatalogGrant> stored) {
+        if (access != AuthToken.Access.READ) return stored;
+        List<CatalogGrant> out = new ArrayList<>(stored.size());
+        for (CatalogGrant g : stored) {
+            if (g.privileges().contains(CatalogGrant.Privilege.READ)) out.add(new CatalogGrant(g.namespace(), g.name(), Set.of(CatalogGrant.Privilege.READ)));
+        }
+        return out;
+    }
+
+    /**
+     * The principal a verified OIDC token names, as of now: its role from the token, its catalog
+     * grants those stored for {@code name} (none yet: restricted, it sees nothing). An admin holds
+     * everything; any other OIDC principal has no key prefixes (the key-value API is for
+     * configured principals). Empty when {@code name} is a configured principal's: a provider
+     * must not be able to speak for a principal this node configures (nor take its grants).
+     */
+    public Optional<AuthToken> external(String name, AuthToken.Access access) {
+        Snapshot s = current;
+        for (AuthToken t : s.all()) if (t.name().equals(name)) return Optional.empty();
+        if (access == AuthToken.Access.ADMIN) return Optional.of(AuthToken.external(name, access, null));
+        return Optional.of(AuthToken.external(name, access, usable(access, s.stored().getOrDefault(name, List.of()))));
+    }
+
+    /** {@code p} as the node would authenticate it now (its grants re-read), or empty once it is no longer a principal here. */
+    public Optional<AuthToken> now(AuthToken p) {
+        return p.external() ? external(p.name(), p.access()) : byName(p.name());
     }
 
     /** A number that changes whenever the principals or their stored grants do. */
@@ -100,9 +130,9 @@ public final class Principals {
         return generation.get();
     }
 
-    /** Whether access control is on: at least one principal is configured. */
+    /** Whether access control is on: at least one principal is configured, or OIDC principals are accepted. */
     public boolean enabled() {
-        return !current.all().isEmpty();
+        return settings.oidc() != null || !current.all().isEmpty();
     }
 
     public List<AuthToken> all() {
@@ -170,7 +200,7 @@ public final class Principals {
             // Whether access control is on is decided at start (the cluster-secret rule, the
             // console's prompt depend on it): a reload never turns it off (an emptied file must not
             // open the node to anonymous writes) nor on. That takes a restart.
-            if (next.isEmpty() != current.all().isEmpty()) {
+            if (settings.oidc() == null && next.isEmpty() != current.all().isEmpty()) {
                 throw new ConfigException(next.isEmpty()
                         ? "the file names no principal: that would turn access control off; to revoke everyone keep one "
                                 + "principal whose token nobody holds, or restart without tokens to turn it off"
@@ -178,7 +208,7 @@ public final class Principals {
             }
             List<String> before = current.all().stream().map(AuthToken::name).toList();
             configured = List.copyOf(next);
-            current = Snapshot.of(withStored(configured, stored));
+            current = Snapshot.of(withStored(configured, stored), stored);
             generation.incrementAndGet();
             List<String> after = next.stream().map(AuthToken::name).toList();
             log.info("auth-tokens-file {} reloaded ({}): {} principals", file, trigger, next.size());
