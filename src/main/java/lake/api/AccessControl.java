@@ -5,7 +5,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.RoutingContext;
 import lake.bus.Bus;
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.metrics.NodeMetrics;
 import lake.oidc.OidcAuthenticator;
 import lake.protocol.ApiError;

@@ -1,6 +1,6 @@
 package lake.api;
 
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant.Privilege;
 import lake.iceberg.rest.IcebergAccess;
 import lake.metrics.NodeMetrics;
 import lake.security.Audit;

@@ -18,7 +18,7 @@ import lake.catalogapi.CatalogApi;
 import lake.catalogapi.CatalogWatch;
 import lake.cluster.Clustering;
 import lake.cluster.Membership;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant.Privilege;
 import lake.election.ElectionSettings;
 import lake.election.LeaseRecord;
 import lake.forward.Forwarder;
@@ -257,7 +257,7 @@ public final class NodeApi {
         if (caller.principal() == null) return lake.watch.Watches.Filter.keys(prefix, key -> true);
         lake.security.LivePrincipal live = new lake.security.LivePrincipal(access.principals(), caller.principal());
         return lake.watch.Watches.Filter.keys(prefix, key -> {
-            lake.config.AuthToken p = live.now();
+            lake.config.access.AuthToken p = live.now();
             return p != null && lake.security.Authorizer.keyInside(p, key);
         });
     }
@@ -530,7 +530,7 @@ public final class NodeApi {
                 // what, and what is held after (the leader's answer).
                 if (!Forwarder.isForwarded(headers)) {
                     changed.onComplete(ar -> Audit.grantChange(caller.ingress(), caller.name(), op, g.principal(), g.namespace(), g.name(),
-                            g.privileges() == null ? null : g.privileges().stream().map(lake.config.CatalogGrant.Privilege::label).sorted().toList(),
+                            g.privileges() == null ? null : g.privileges().stream().map(lake.config.access.CatalogGrant.Privilege::label).sorted().toList(),
                             ar.succeeded() ? ar.result() : null, ar.succeeded() ? "ok" : ApiError.from(ar.cause()).code()));
                 }
                 yield changed;
@@ -614,14 +614,14 @@ public final class NodeApi {
      * says nothing), or of more than {@code read} to a read-only principal.
      */
     private void grantable(lake.grants.GrantRequest g) {
-        Optional<lake.config.AuthToken> named = access.principals().byName(g.principal());
+        Optional<lake.config.access.AuthToken> named = access.principals().byName(g.principal());
         if (named.isEmpty()) return; // not in the tokens file: a principal still to come, or an OIDC one
-        lake.config.AuthToken t = named.get();
+        lake.config.access.AuthToken t = named.get();
         if (t.admin() || !t.restricted()) {
             throw ApiError.invalid("principal '" + g.principal() + "' is configured " + (t.admin() ? "as an admin" : "without grants")
                     + " and already holds every privilege; give its tokens-file entry \"grants\": [] to manage its grants here");
         }
-        if (!t.readWrite() && !g.privileges().equals(java.util.Set.of(lake.config.CatalogGrant.Privilege.READ))) {
+        if (!t.readWrite() && !g.privileges().equals(java.util.Set.of(lake.config.access.CatalogGrant.Privilege.READ))) {
             throw ApiError.invalid("principal '" + g.principal() + "' is read-only: it may hold only \"read\"");
         }
     }

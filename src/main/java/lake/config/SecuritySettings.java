@@ -1,5 +1,8 @@
 package lake.config;
 
+import lake.config.access.AuthToken;
+import lake.config.access.OidcSettings;
+
 import java.nio.file.Path;
 import java.util.List;
 

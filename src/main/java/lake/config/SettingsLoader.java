@@ -1,5 +1,8 @@
 package lake.config;
 
+import lake.config.access.AuthToken;
+import lake.config.access.OidcSettings;
+
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 
@@ -406,10 +409,14 @@ public final class SettingsLoader {
         } catch (java.net.URISyntaxException e) {
             throw new ConfigException("oidc-jwks-url: '" + c.getString("oidc_jwks_url") + "' is not a URL: " + e.getMessage());
         }
-        return new OidcSettings(c.getString("oidc_issuer"), c.getString("oidc_audience"), jwks, c.getString("oidc_principal_claim"),
-                c.getString("oidc_roles_claim"), c.getString("oidc_admin_role"), c.getString("oidc_write_role"),
-                c.getString("oidc_read_role"), c.getLong("oidc_clock_skew_ms"), c.getLong("oidc_jwks_refresh_ms"),
-                c.getLong("oidc_jwks_min_refetch_ms"));
+        try {
+            return new OidcSettings(c.getString("oidc_issuer"), c.getString("oidc_audience"), jwks, c.getString("oidc_principal_claim"),
+                    c.getString("oidc_roles_claim"), c.getString("oidc_admin_role"), c.getString("oidc_write_role"),
+                    c.getString("oidc_read_role"), c.getLong("oidc_clock_skew_ms"), c.getLong("oidc_jwks_refresh_ms"),
+                    c.getLong("oidc_jwks_min_refetch_ms"));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage()); // each names its setting
+        }
     }
 
     private static Path path(JsonObject c, String key) {

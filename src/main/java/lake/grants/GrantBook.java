@@ -1,6 +1,6 @@
 package lake.grants;
 
-import lake.config.CatalogGrant;
+import lake.config.access.CatalogGrant;
 
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package lake.grants;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant.Privilege;
 import lake.protocol.ApiError;
 import lake.protocol.ApiRequests;
 
@@ -64,7 +64,7 @@ public record GrantRequest(String principal, String namespace, String name, Set<
             }
         }
         try {
-            new lake.config.CatalogGrant(ns, name, privileges == null ? Set.of(Privilege.READ) : privileges);
+            new lake.config.access.CatalogGrant(ns, name, privileges == null ? Set.of(Privilege.READ) : privileges);
             if (StoredGrant.key(principal, ns, name).length() > lake.meta.Keys.MAX_KEY_BYTES) {
                 throw new IllegalArgumentException("the namespace and name are too long to store as a grant");
             }

@@ -2,8 +2,8 @@ package lake.grants;
 
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
-import lake.config.CatalogGrant;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant;
+import lake.config.access.CatalogGrant.Privilege;
 import lake.meta.KeyValue;
 import lake.meta.MetaStore;
 import lake.metasrv.ClientMutation;

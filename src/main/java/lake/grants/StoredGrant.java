@@ -2,8 +2,8 @@ package lake.grants;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import lake.config.CatalogGrant;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant;
+import lake.config.access.CatalogGrant.Privilege;
 
 import java.net.URLDecoder;
 import java.net.URLEncoder;

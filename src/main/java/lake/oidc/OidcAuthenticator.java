@@ -12,9 +12,9 @@ import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import io.vertx.core.Future;
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.config.AuthTokens;
-import lake.config.OidcSettings;
+import lake.config.access.OidcSettings;
 
 import java.security.Key;
 import java.text.ParseException;

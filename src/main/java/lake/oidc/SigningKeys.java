@@ -10,7 +10,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
-import lake.config.OidcSettings;
+import lake.config.access.OidcSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

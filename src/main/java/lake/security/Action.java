@@ -32,7 +32,7 @@ public sealed interface Action {
      * seeing the object). Decided by {@link Authorizer#catalogRefusal}: an object the principal
      * may not see is refused as absent (404), one it sees without the privilege as forbidden.
      */
-    record CatalogObject(String op, String namespace, String name, lake.config.CatalogGrant.Privilege need) implements Action {}
+    record CatalogObject(String op, String namespace, String name, lake.config.access.CatalogGrant.Privilege need) implements Action {}
 
     /** A catalog read spanning every namespace (snapshot, tombstones): only for principals without grants. */
     record WholeCatalog(String op) implements Action {}
@@ -47,7 +47,7 @@ public sealed interface Action {
      * Creating ({@code CREATE}) or dropping ({@code DROP}) namespace {@code namespace}: decided by
      * {@link Authorizer#namespaceChangeRefusal} on every face.
      */
-    record NamespaceChange(String op, String namespace, lake.config.CatalogGrant.Privilege need) implements Action {}
+    record NamespaceChange(String op, String namespace, lake.config.access.CatalogGrant.Privilege need) implements Action {}
 
     /**
      * Listing the stored grants of {@code principal} ({@code null}: of everyone) on
@@ -59,7 +59,7 @@ public sealed interface Action {
      * Granting ({@code grant}) or revoking {@code privileges} ({@code null}: all) on a catalog object
      * ({@code name == null}: the namespace) to or from {@code principal}.
      */
-    record GrantChange(String op, String principal, String namespace, String name, java.util.Set<lake.config.CatalogGrant.Privilege> privileges,
+    record GrantChange(String op, String principal, String namespace, String name, java.util.Set<lake.config.access.CatalogGrant.Privilege> privileges,
                        boolean grant) implements Action {
         public GrantChange {
             privileges = privileges == null ? null : java.util.Set.copyOf(privileges);

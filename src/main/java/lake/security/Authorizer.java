@@ -1,7 +1,7 @@
 package lake.security;
 
-import lake.config.AuthToken;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.AuthToken;
+import lake.config.access.CatalogGrant.Privilege;
 
 import java.util.List;
 import java.util.Optional;

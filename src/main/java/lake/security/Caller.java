@@ -1,6 +1,6 @@
 package lake.security;
 
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 
 /**
  * Who sent a request and how: the ingress ({@code http}, {@code bus}) and the authenticated

@@ -1,8 +1,8 @@
 package lake.security;
 
-import lake.config.AuthToken;
-import lake.config.CatalogGrant;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.AuthToken;
+import lake.config.access.CatalogGrant;
+import lake.config.access.CatalogGrant.Privilege;
 
 import java.util.EnumSet;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package lake.security;
 
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 
 /**
  * A principal as the node's {@link Principals} configure it now, for what outlives one request (a

@@ -2,9 +2,9 @@ package lake.security;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.config.AuthTokens;
-import lake.config.CatalogGrant;
+import lake.config.access.CatalogGrant;
 import lake.config.ConfigException;
 import lake.config.SecuritySettings;
 import org.slf4j.Logger;

@@ -59,7 +59,7 @@ class TwoNodeClusterTest {
     }
 
     Settings settings(String id, int hzPort, List<String> members, ClusterSettings.StoreRole role,
-                      List<lake.config.AuthToken> tokens, String secret) {
+                      List<lake.config.access.AuthToken> tokens, String secret) {
         return new Settings(id, "127.0.0.1", 0, dir.resolve(id), Settings.StoreType.ROCKS, true, null, "us-east-1",
                 "unused", false, "election/leader", 2_000, 300, 300, 10_000, 10_000, tokens, 4_000,
                 new ClusterSettings(true, "lake-test-" + members.hashCode(), "127.0.0.1", hzPort, members, role, secret));
@@ -168,8 +168,8 @@ class TwoNodeClusterTest {
     @Test
     void forwardedWritesPresentTheClientsToken() throws Exception {
         String secret = "rw-token-for-the-forwarding-test";
-        List<lake.config.AuthToken> tokens = List.of(
-                new lake.config.AuthToken("writer", lake.config.AuthTokens.sha256(secret), true));
+        List<lake.config.access.AuthToken> tokens = List.of(
+                new lake.config.access.AuthToken("writer", lake.config.AuthTokens.sha256(secret), true));
         int pa = freePort();
         int pb = freePort();
         List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
@@ -269,8 +269,8 @@ class TwoNodeClusterTest {
         lake.security.TestPki pki = new lake.security.TestPki(dir.resolve("pki"), "http");
         lake.security.TestPki.Pair server = pki.issue("localhost");
         lake.security.TestPki.Pair client = pki.issue("robots-client");
-        List<lake.config.AuthToken> tokens = List.of(new lake.config.AuthToken("robots", null,
-                lake.config.AuthToken.Access.READ_WRITE, List.of("tables/robots/"), null, "robots-client"));
+        List<lake.config.access.AuthToken> tokens = List.of(new lake.config.access.AuthToken("robots", null,
+                lake.config.access.AuthToken.Access.READ_WRITE, List.of("tables/robots/"), null, "robots-client"));
         int pa = freePort();
         int pb = freePort();
         List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);

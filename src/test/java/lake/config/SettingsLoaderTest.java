@@ -1,5 +1,8 @@
 package lake.config;
 
+import lake.config.access.AuthToken;
+import lake.config.access.CatalogGrant;
+
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

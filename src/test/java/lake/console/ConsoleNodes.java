@@ -1,6 +1,6 @@
 package lake.console;
 
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.config.AuthTokens;
 import lake.config.Settings;
 import lake.meta.rocks.RocksConfig;

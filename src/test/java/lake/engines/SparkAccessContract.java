@@ -2,7 +2,7 @@ package lake.engines;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.config.AuthTokens;
 import lake.config.SecuritySettings;
 import lake.meta.MetaStore;

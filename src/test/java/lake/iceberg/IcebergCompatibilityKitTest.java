@@ -2,10 +2,10 @@ package lake.iceberg;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.config.AuthTokens;
-import lake.config.CatalogGrant;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant;
+import lake.config.access.CatalogGrant.Privilege;
 import lake.meta.MetaStore;
 import lake.meta.dynamo.MotoServer;
 import lake.meta.rocks.RocksConfig;

@@ -10,7 +10,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.config.AuthTokens;
 import lake.config.SecuritySettings;
 import lake.meta.MetaStore;

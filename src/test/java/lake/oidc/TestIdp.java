@@ -13,7 +13,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import lake.config.OidcSettings;
+import lake.config.access.OidcSettings;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,9 +1,9 @@
 package lake.security;
 
-import lake.config.AuthToken;
+import lake.config.access.AuthToken;
 import lake.config.AuthTokens;
-import lake.config.CatalogGrant;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant;
+import lake.config.access.CatalogGrant.Privilege;
 import org.junit.jupiter.api.Test;
 
 import java.util.EnumSet;

@@ -1,6 +1,6 @@
 package lake.iceberg.rest;
 
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant.Privilege;
 import lake.security.Authorizer.CatalogRefusal;
 import lake.security.CatalogAccess;
 

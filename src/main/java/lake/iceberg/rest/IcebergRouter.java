@@ -2,7 +2,7 @@ package lake.iceberg.rest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import lake.catalog.Registration;
-import lake.config.CatalogGrant.Privilege;
+import lake.config.access.CatalogGrant.Privilege;
 import lake.iceberg.IcebergCatalog;
 import lake.iceberg.IcebergNames;
 import lake.security.Authorizer;

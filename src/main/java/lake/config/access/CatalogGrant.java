@@ -1,4 +1,4 @@
-package lake.config;
+package lake.config.access;
 
 import java.util.EnumSet;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package lake.config;
+package lake.config.access;
 
 import java.net.InetAddress;
 import java.net.URI;
@@ -30,14 +30,14 @@ public record OidcSettings(String issuer, String audience, URI jwksUrl, String p
     public OidcSettings {
         require(issuer, "oidc-issuer");
         require(audience, "oidc-audience");
-        if (jwksUrl == null) throw new ConfigException("oidc-jwks-url: required with oidc-issuer");
+        if (jwksUrl == null) throw new IllegalArgumentException("oidc-jwks-url: required with oidc-issuer");
         String scheme = jwksUrl.getScheme();
         if (jwksUrl.getHost() == null || !("https".equals(scheme) || "http".equals(scheme))) {
-            throw new ConfigException("oidc-jwks-url: '" + jwksUrl + "' is not an https:// URL");
+            throw new IllegalArgumentException("oidc-jwks-url: '" + jwksUrl + "' is not an https:// URL");
         }
         if ("http".equals(scheme) && !loopback(jwksUrl.getHost())) {
             // Keys fetched in clear over a network could be replaced in transit: every token would then be forgeable.
-            throw new ConfigException("oidc-jwks-url: '" + jwksUrl + "' is plain http to a host that is not loopback; keys must come over https");
+            throw new IllegalArgumentException("oidc-jwks-url: '" + jwksUrl + "' is plain http to a host that is not loopback; keys must come over https");
         }
         require(principalClaim, "oidc-principal-claim");
         require(rolesClaim, "oidc-roles-claim");
@@ -45,18 +45,18 @@ public record OidcSettings(String issuer, String audience, URI jwksUrl, String p
         require(writeRole, "oidc-write-role");
         require(readRole, "oidc-read-role");
         if (List.of(adminRole, writeRole, readRole).stream().distinct().count() != 3) {
-            throw new ConfigException("oidc-admin-role, oidc-write-role and oidc-read-role must differ, got " + adminRole + ", "
+            throw new IllegalArgumentException("oidc-admin-role, oidc-write-role and oidc-read-role must differ, got " + adminRole + ", "
                     + writeRole + ", " + readRole);
         }
-        if (clockSkewMs < 0 || clockSkewMs > 600_000) throw new ConfigException("oidc-clock-skew-ms: must be 0 to 600000, got " + clockSkewMs);
-        if (jwksRefreshMs < 1_000) throw new ConfigException("oidc-jwks-refresh-ms: must be at least 1000, got " + jwksRefreshMs);
+        if (clockSkewMs < 0 || clockSkewMs > 600_000) throw new IllegalArgumentException("oidc-clock-skew-ms: must be 0 to 600000, got " + clockSkewMs);
+        if (jwksRefreshMs < 1_000) throw new IllegalArgumentException("oidc-jwks-refresh-ms: must be at least 1000, got " + jwksRefreshMs);
         if (jwksMinRefetchMs < 0 || jwksMinRefetchMs > jwksRefreshMs) {
-            throw new ConfigException("oidc-jwks-min-refetch-ms: must be 0 to oidc-jwks-refresh-ms (" + jwksRefreshMs + "), got " + jwksMinRefetchMs);
+            throw new IllegalArgumentException("oidc-jwks-min-refetch-ms: must be 0 to oidc-jwks-refresh-ms (" + jwksRefreshMs + "), got " + jwksMinRefetchMs);
         }
     }
 
     private static void require(String v, String setting) {
-        if (v == null || v.isBlank()) throw new ConfigException(setting + ": required with oidc-issuer (must not be empty)");
+        if (v == null || v.isBlank()) throw new IllegalArgumentException(setting + ": required with oidc-issuer (must not be empty)");
     }
 
     private static boolean loopback(String host) {

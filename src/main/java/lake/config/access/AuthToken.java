@@ -1,4 +1,4 @@
-package lake.config;
+package lake.config.access;
 
 import java.util.Arrays;
 import java.util.List;
@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * One configured principal: an API token (by its digest) with a role and optional grants. Only the
  * token's SHA-256 digest is kept in memory after start-up, so neither a heap dump nor
- * {@link Settings#toJson()} reveals the token itself.
+ * {@code lake.config.Settings#toJson()} reveals the token itself.
  *
  * <p>Grants: {@code prefixes} (keys a principal may touch) and {@code namespaces} (catalog
  * namespaces it may use). An entry with neither ({@code null} both) covers the whole keyspace and
