@@ -120,6 +120,35 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void oidcSettingsTurnAccessControlOnAndRefuseWhatCannotBeTrusted() {
+        Settings s = load(Map.of("LAKE_OIDC_ISSUER", "https://idp.example/realms/lake", "LAKE_OIDC_AUDIENCE", "lake-metasrv",
+                "LAKE_OIDC_JWKS_URL", "https://idp.example/realms/lake/protocol/openid-connect/certs"), "--oidc-roles-claim", "realm_access.roles");
+        assertThat(s.security().oidc()).satisfies(o -> {
+            assertThat(o.issuer()).isEqualTo("https://idp.example/realms/lake");
+            assertThat(o.rolesClaim()).isEqualTo("realm_access.roles");
+            assertThat(o.principalClaim()).as("default").isEqualTo("sub");
+            assertThat(List.of(o.adminRole(), o.writeRole(), o.readRole())).containsExactly("lake-admin", "lake-write", "lake-read");
+            assertThat(o.jwksMinRefetchMs()).isEqualTo(10_000);
+        });
+        assertThat(s.accessControlled()).as("no token configured, yet every request needs a principal").isTrue();
+        assertThat(s.toJson().getJsonObject("oidc").getString("audience")).isEqualTo("lake-metasrv");
+        assertThat(load(Map.of()).security().oidc()).isNull();
+
+        Map<String, String> base = Map.of("LAKE_OIDC_ISSUER", "https://idp.example", "LAKE_OIDC_AUDIENCE", "lake");
+        assertThatThrownBy(() -> load(base)).hasMessage("oidc-jwks-url: required with oidc-issuer");
+        assertThatThrownBy(() -> load(base, "--oidc-jwks-url", "http://idp.example/jwks"))
+                .hasMessageContaining("oidc-jwks-url: 'http://idp.example/jwks' is plain http to a host that is not loopback");
+        assertThat(load(base, "--oidc-jwks-url", "http://127.0.0.1:9/jwks").security().oidc().jwksUrl().getPort()).as("loopback").isEqualTo(9);
+        assertThatThrownBy(() -> load(Map.of("LAKE_OIDC_AUDIENCE", "lake"))).hasMessage("oidc-audience: needs oidc-issuer");
+        assertThatThrownBy(() -> load(Map.of("LAKE_OIDC_ISSUER", "https://idp.example", "LAKE_OIDC_JWKS_URL", "https://idp.example/jwks")))
+                .hasMessageContaining("oidc-audience: required with oidc-issuer");
+        assertThatThrownBy(() -> load(base, "--oidc-jwks-url", "https://idp.example/jwks", "--oidc-write-role", "lake-admin"))
+                .hasMessageContaining("must differ");
+        assertThatThrownBy(() -> load(base, "--oidc-jwks-url", "https://idp.example/jwks", "--oidc-jwks-min-refetch-ms", "999999999"))
+                .hasMessageContaining("oidc-jwks-min-refetch-ms: must be 0 to oidc-jwks-refresh-ms");
+    }
+
+    @Test
     void tokenEntriesGrantPrivilegesOnCatalogObjectsAndRefuseWhatTheirRoleCannotHold() throws Exception {
         String digest = HexFormat.of().formatHex(AuthTokens.sha256("team-token-0123456789"));
         String entry = "[{\"name\":\"team\",\"access\":\"read-write\",\"token_sha256\":\"" + digest + "\",\"grants\":["
