@@ -242,6 +242,16 @@ public abstract class OidcContract {
         String forged = idp.mint(TestIdp.foreignKey("forged-late"), c -> c.subject("analyst").claim("roles", List.of("lake-write")));
         assertThat(call("GET", "/iceberg/v1/namespaces/team", null, forged).statusCode()).isEqualTo(401);
         assertThat(idp.jwksFetches()).as("after the floor, one more").isEqualTo(fetched + 2);
+
+        // A request whose body arrives while its key is fetched keeps its body (held back, then read).
+        idp.rotate();
+        clock.advanceWall(1_000);
+        HttpResponse<String> created = call("POST", "/iceberg/v1/namespaces/team/tables", "{\"name\":\"after_rotation\",\"schema\":"
+                + "{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}}",
+                idp.mint("analyst", "lake-write"));
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        assertThat(idp.jwksFetches()).isEqualTo(fetched + 3);
+        assertThat(call("GET", "/iceberg/v1/namespaces/team/tables/after_rotation", null, ADMIN).statusCode()).isEqualTo(200);
     }
 
     private double refusals() {
