@@ -203,19 +203,28 @@ public final class ApiVerticle extends VerticleBase {
 
     /** Authenticates (401 here); what the principal may do is decided by {@link NodeApi} once the request is decoded. */
     private void servePublic(String op, Message<Object> msg) {
+        inFlight++; // from arrival: a stop drains a request still waiting for its token's key too
         access.bus(msg.headers(), op).onComplete(ar -> {
             if (ar.succeeded()) serve(op, msg, ar.result());
             else fail(msg, ar.cause());
+            settled();
         });
     }
 
     /** A write a follower forwarded: its client's token, or the principal the follower vouches for ({@link AccessControl#forwarded}). */
     private void serveForwarded(Message<Object> msg) {
         String op = String.valueOf(msg.headers().get(Bus.OP_HEADER));
+        inFlight++;
         access.forwarded(msg.headers(), op).onComplete(ar -> {
             if (ar.succeeded()) serve(op, msg, ar.result());
             else fail(msg, ar.cause());
+            settled();
         });
+    }
+
+    /** One request fewer in flight; the last one lets a stop that waits to drain proceed. */
+    private void settled() {
+        if (--inFlight == 0 && drained != null) drained.tryComplete();
     }
 
     private static void fail(Message<Object> msg, Throwable refused) {
@@ -225,8 +234,11 @@ public final class ApiVerticle extends VerticleBase {
 
     private Future<BusBatch.Answer> answerForwarded(io.vertx.core.MultiMap headers, Object body) {
         String op = String.valueOf(headers.get(Bus.OP_HEADER));
+        // Counted from arrival: a stop drains a write still waiting for its token's key too.
+        inFlight++;
         return access.forwarded(headers, op).transform(authenticated -> {
             if (authenticated.failed()) {
+                settled();
                 ApiError refused = ApiError.from(authenticated.cause());
                 return Future.succeededFuture(BusBatch.Answer.fail(refused.status(), refused.toJson().encode()));
             }
@@ -235,7 +247,6 @@ public final class ApiVerticle extends VerticleBase {
     }
 
     private Future<BusBatch.Answer> answerAuthenticated(String op, Object body, io.vertx.core.MultiMap headers, lake.security.Caller caller) {
-        inFlight++;
         return api.serve(op, body, headers, caller).transform(ar -> {
             if (--inFlight == 0 && drained != null) drained.tryComplete();
             if (ar.succeeded()) return Future.succeededFuture(BusBatch.Answer.ok(ar.result()));

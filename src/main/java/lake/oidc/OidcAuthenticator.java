@@ -49,8 +49,12 @@ public final class OidcAuthenticator {
     /** Verified tokens remembered at most; beyond it, expired ones are dropped, then all. */
     static final int REMEMBERED = 10_000;
 
-    /** What a verified token says: who, in which role, until when (this node's clock, skew included). */
-    public record Verified(String principal, AuthToken.Access access, long validUntilMs) {}
+    /**
+     * What a verified token says: who, in which role, until when (this node's clock, skew
+     * included), and under which keys ({@link SigningKeys#generation()}: once they change, the
+     * token is verified again, so a withdrawn key stops verifying what it signed).
+     */
+    public record Verified(String principal, AuthToken.Access access, long validUntilMs, long keys) {}
 
     /** A token that is not accepted, with why (safe to tell its bearer: it names no key material). */
     public static final class Refused extends RuntimeException {
@@ -83,7 +87,8 @@ public final class OidcAuthenticator {
         String digest = HexFormat.of().formatHex(AuthTokens.sha256(token));
         Verified known = remembered.get(digest);
         long now = clock.getAsLong();
-        if (known != null && now < known.validUntilMs()) return Future.succeededFuture(known);
+        Future<SigningKeys.Snapshot> current = keys.current(); // also starts the periodic refresh when the keys are due
+        if (known != null && now < known.validUntilMs() && known.keys() == keys.generation()) return Future.succeededFuture(known);
         SignedJWT jwt;
         try {
             jwt = SignedJWT.parse(token);
@@ -94,15 +99,15 @@ public final class OidcAuthenticator {
         if (!ALGORITHMS.contains(header.getAlgorithm())) {
             return refused("the token's algorithm " + header.getAlgorithm() + " is not accepted (RSA, RSASSA-PSS or ECDSA signatures only)");
         }
-        return keys.current().compose(set -> {
-            if (select(set, header).isEmpty() && header.getKeyID() != null) {
+        return current.compose(set -> {
+            if (select(set.keys(), header).isEmpty() && header.getKeyID() != null) {
                 // A key id the keys at hand lack: the provider may have rotated. Ask it (at most so often).
                 return keys.lookFor(header.getKeyID());
             }
             return Future.succeededFuture(set);
         }).compose(set -> {
             try {
-                Verified v = check(jwt, set);
+                Verified v = check(jwt, set.keys(), set.generation());
                 remember(digest, v);
                 return Future.succeededFuture(v);
             } catch (Refused r) {
@@ -116,7 +121,7 @@ public final class OidcAuthenticator {
         return matcher == null ? List.of() : new JWKSelector(matcher).select(set);
     }
 
-    private Verified check(SignedJWT jwt, JWKSet set) {
+    private Verified check(SignedJWT jwt, JWKSet set, long generation) {
         List<JWK> candidates = select(set, jwt.getHeader());
         if (candidates.isEmpty()) {
             throw new Refused(jwt.getHeader().getKeyID() == null ? "no signing key of the provider fits the token's algorithm"
@@ -169,14 +174,18 @@ public final class OidcAuthenticator {
             throw new Refused("the token's claim '" + settings.rolesClaim() + "' holds none of the roles '" + settings.adminRole() + "', '"
                     + settings.writeRole() + "', '" + settings.readRole() + "'");
         }
-        return new Verified(principal, access, exp.getTime() + settings.clockSkewMs());
+        return new Verified(principal, access, exp.getTime() + settings.clockSkewMs(), generation);
     }
 
-    /** The roles claim, found by its dotted path: a list of strings, or one space-separated string (as OAuth's scope). */
+    /** The roles claim, by its name or its dotted path: a list of strings, or one space-separated string (as OAuth's scope). */
     private List<String> roles(Map<String, Object> claims) {
-        Object at = claims;
-        for (String part : settings.rolesClaim().split("\\.")) {
-            at = at instanceof Map<?, ?> m ? m.get(part) : null;
+        // A claim named with dots (Auth0's "https://example.com/roles") first, then the dotted path (Keycloak's realm_access.roles).
+        Object at = claims.get(settings.rolesClaim());
+        if (at == null) {
+            at = claims;
+            for (String part : settings.rolesClaim().split("\\.")) {
+                at = at instanceof Map<?, ?> m ? m.get(part) : null;
+            }
         }
         if (at instanceof String s) return List.of(s.trim().split("\\s+"));
         if (at instanceof List<?> l) return l.stream().filter(String.class::isInstance).map(String.class::cast).toList();

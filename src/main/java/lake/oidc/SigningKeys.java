@@ -4,10 +4,13 @@ import com.nimbusds.jose.jwk.JWK;
 import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.KeyUse;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import lake.config.access.OidcSettings;
@@ -27,8 +30,10 @@ import java.util.function.LongSupplier;
  * node hammer the provider: within that time they are refused from the keys at hand); keys older
  * than {@code jwksRefreshMs} are still used while a background fetch replaces them, and a failed
  * fetch keeps the keys at hand (a provider outage does not lock out tokens already valid); a
- * fetch replaces the set whole, so a key the provider withdrew stops verifying. Only public
- * signing keys are kept. Nothing here blocks: fetches go through Vert.x's HTTP client.
+ * fetch replaces the set whole, so a key the provider withdrew stops verifying, and a different
+ * set moves the {@link Snapshot#generation()} (what was verified under an earlier one is verified
+ * again). A fetch is bounded as a whole: connect to last byte within 5 s, at most 512 KiB read.
+ * Only public signing keys are kept. Nothing here blocks: fetches go through Vert.x's HTTP client.
  */
 public final class SigningKeys {
     private static final Logger log = LoggerFactory.getLogger(SigningKeys.class);
@@ -37,23 +42,42 @@ public final class SigningKeys {
     static final int TIMEOUT_MS = 5_000;
 
     private final OidcSettings settings;
+    private final Vertx vertx;
     private final HttpClient http;
     private final LongSupplier clock;
+    private final long timeoutMs;
+    private final int maxBytes;
     private final AtomicLong fetches = new AtomicLong();
 
+    /** A key set and its generation, which moves whenever a fetch brings a different set (a key added or withdrawn). */
+    public record Snapshot(JWKSet keys, long generation) {}
+
     /** The keys at hand; empty until the first fetch succeeds. Guarded by {@code this}. */
-    private JWKSet keys = new JWKSet();
+    private Snapshot keys = new Snapshot(new JWKSet(), 0);
     private long fetchedAt;
     private boolean fetched;
     private long lastAttempt;
     private boolean attempted;
-    private Future<JWKSet> inFlight;
+    private Future<Snapshot> inFlight;
 
     public SigningKeys(Vertx vertx, OidcSettings settings, LongSupplier clock) {
+        this(vertx, settings, clock, TIMEOUT_MS, MAX_BYTES);
+    }
+
+    /** With the bounds of one fetch: the whole of it (connect to last byte) within {@code timeoutMs}, at most {@code maxBytes}. */
+    SigningKeys(Vertx vertx, OidcSettings settings, LongSupplier clock, long timeoutMs, int maxBytes) {
         this.settings = settings;
+        this.vertx = vertx;
         this.clock = clock;
-        this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(TIMEOUT_MS)
+        this.timeoutMs = timeoutMs;
+        this.maxBytes = maxBytes;
+        this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs))
                 .setKeepAlive(false).setVerifyHost(true));
+    }
+
+    /** The generation of the keys at hand: what was verified under an earlier one is verified again. */
+    public synchronized long generation() {
+        return keys.generation();
     }
 
     /** How many fetches this node has started (each one request to the provider). */
@@ -65,7 +89,7 @@ public final class SigningKeys {
      * The keys to verify with: those at hand (a background fetch is started when they are older
      * than the refresh interval), or the first fetch's result when there are none yet.
      */
-    public synchronized Future<JWKSet> current() {
+    public synchronized Future<Snapshot> current() {
         if (!fetched) {
             if (inFlight != null) return inFlight;
             // None yet (the provider was down): ask again, but no more often than an unknown key id may.
@@ -81,48 +105,35 @@ public final class SigningKeys {
      * fetches unless the last attempt was less than {@code jwksMinRefetchMs} ago (then the keys at
      * hand, which do not hold it).
      */
-    public synchronized Future<JWKSet> lookFor(String kid) {
+    public synchronized Future<Snapshot> lookFor(String kid) {
         if (inFlight != null) return inFlight;
-        if (keys.getKeyByKeyId(kid) != null) return Future.succeededFuture(keys);
+        if (keys.keys().getKeyByKeyId(kid) != null) return Future.succeededFuture(keys);
         if (attempted && clock.getAsLong() - lastAttempt < settings.jwksMinRefetchMs()) return Future.succeededFuture(keys);
         return fetch();
     }
 
     /** Guarded by {@code this}. */
-    private Future<JWKSet> fetch() {
+    private Future<Snapshot> fetch() {
         attempted = true;
         lastAttempt = clock.getAsLong();
         fetches.incrementAndGet();
-        RequestOptions request = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(settings.jwksUrl().toString())
-                .setIdleTimeout(TIMEOUT_MS).putHeader("Accept", "application/jwk-set+json, application/json");
-        Future<JWKSet> f = http.request(request)
-                .compose(req -> req.send())
-                .compose(resp -> {
-                    if (resp.statusCode() != 200) {
-                        return Future.failedFuture("the JWK set answered HTTP " + resp.statusCode());
-                    }
-                    String length = resp.getHeader("Content-Length");
-                    if (length != null && length.length() < 12 && length.chars().allMatch(Character::isDigit) && Long.parseLong(length) > MAX_BYTES) {
-                        return Future.failedFuture("the JWK set is larger than " + MAX_BYTES + " bytes");
-                    }
-                    return resp.body();
-                })
-                .map(this::parse);
+        Future<JWKSet> f = download().map(this::parse);
         // Whoever waits gets the keys at hand when a fetch fails: a verification then fails for want of a key, not of the provider.
-        Future<JWKSet> settled = f.transform(ar -> {
-            JWKSet now;
+        Future<Snapshot> settled = f.transform(ar -> {
+            Snapshot now;
             synchronized (SigningKeys.this) {
                 inFlight = null;
                 if (ar.succeeded()) {
-                    keys = ar.result();
+                    boolean changed = !ar.result().toJSONObject(true).equals(keys.keys().toJSONObject(true));
+                    keys = new Snapshot(ar.result(), keys.generation() + (changed ? 1 : 0));
                     fetched = true;
                     fetchedAt = clock.getAsLong();
                 }
                 now = keys;
             }
             if (ar.failed()) log.warn("OIDC signing keys not fetched from {} (keeping the {} at hand): {}", settings.jwksUrl(),
-                    now.getKeys().size(), ar.cause().getMessage());
-            else log.debug("OIDC signing keys fetched from {}: {}", settings.jwksUrl(), now.getKeys().size());
+                    now.keys().getKeys().size(), ar.cause().getMessage());
+            else log.debug("OIDC signing keys fetched from {}: {}", settings.jwksUrl(), now.keys().getKeys().size());
             return Future.succeededFuture(now);
         });
         // A fetch that failed at once has already settled (and cleared inFlight): only one still running is joined.
@@ -130,8 +141,52 @@ public final class SigningKeys {
         return settled;
     }
 
+    /**
+     * The JWK set's bytes: the whole exchange within {@code timeoutMs} (a provider that trickles
+     * bytes is cut off, not only one that goes quiet), at most {@code maxBytes} read (the request
+     * is reset once they are exceeded, before more are buffered).
+     */
+    private Future<Buffer> download() {
+        Promise<Buffer> body = Promise.promise();
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(settings.jwksUrl().toString())
+                .putHeader("Accept", "application/jwk-set+json, application/json");
+        http.request(options).onComplete(requested -> {
+            if (requested.failed()) {
+                body.tryFail(requested.cause());
+                return;
+            }
+            HttpClientRequest req = requested.result();
+            long timer = vertx.setTimer(timeoutMs, id -> {
+                if (body.tryFail("the JWK set did not arrive within " + timeoutMs + " ms")) req.reset();
+            });
+            body.future().onComplete(done -> vertx.cancelTimer(timer));
+            req.send().onComplete(sent -> {
+                if (sent.failed()) {
+                    body.tryFail(sent.cause());
+                    return;
+                }
+                HttpClientResponse resp = sent.result();
+                if (resp.statusCode() != 200) {
+                    if (body.tryFail("the JWK set answered HTTP " + resp.statusCode())) req.reset();
+                    return;
+                }
+                Buffer bytes = Buffer.buffer();
+                resp.handler(chunk -> {
+                    if (body.future().isComplete()) return;
+                    if (bytes.length() + chunk.length() > maxBytes) {
+                        if (body.tryFail("the JWK set is larger than " + maxBytes + " bytes")) req.reset();
+                    } else {
+                        bytes.appendBuffer(chunk);
+                    }
+                });
+                resp.exceptionHandler(body::tryFail);
+                resp.endHandler(v -> body.tryComplete(bytes));
+            });
+        });
+        return body.future();
+    }
+
     private JWKSet parse(Buffer body) {
-        if (body.length() > MAX_BYTES) throw new IllegalStateException("the JWK set is larger than " + MAX_BYTES + " bytes");
         try {
             List<JWK> signing = JWKSet.parse(body.toString()).getKeys().stream()
                     .filter(k -> k.getKeyUse() == null || KeyUse.SIGNATURE.equals(k.getKeyUse()))

@@ -260,6 +260,68 @@ class TwoNodeClusterTest {
     }
 
     /**
+     * A JWT of the OIDC provider on a write sent to a follower: the follower checks it (fetching
+     * the provider's rotated key once), forwards the write with the token, and the leader checks
+     * it again (fetching the key once itself) before it applies. The same token authenticates a
+     * public bus request; a forged one is 401 there and at the leader's forward address.
+     */
+    @Test
+    void forwardedWritesWithAJwtAreCheckedOnTheLeader() throws Exception {
+        try (lake.oidc.TestIdp idp = new lake.oidc.TestIdp(System::currentTimeMillis)) {
+            String secret = "rw-token-for-the-forwarding-test";
+            List<lake.config.access.AuthToken> tokens = List.of(
+                    new lake.config.access.AuthToken("writer", lake.config.AuthTokens.sha256(secret), true));
+            int pa = freePort();
+            int pb = freePort();
+            List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
+            String clusterSecret = "cluster-secret-for-the-test";
+            // No refetch floor: the nodes fetched at start moments ago, and the rotation must be fetched now.
+            lake.config.SecuritySettings security = new lake.config.SecuritySettings(null, tokens).withOidc(idp.settings(0));
+            MetasrvNode a = start(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens, clusterSecret).with(f -> f.security = security), true);
+            MetasrvNode b = start(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens, clusterSecret).with(f -> f.security = security), false);
+            http = WebClient.create(instances.get(0));
+            await().atMost(Duration.ofSeconds(20)).until(() -> join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader")
+                    .bearerTokenAuthentication(secret).send()).bodyAsJsonObject().getString("leader") != null);
+            String leaderId = join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
+                    .bodyAsJsonObject().getString("leader");
+            MetasrvNode follower = leaderId.equals("a") ? b : a;
+            await().atMost(Duration.ofSeconds(20)).until(() -> idp.jwksFetches() >= 2); // each node's fetch at start
+
+            idp.rotate();
+            int fetched = idp.jwksFetches();
+            String jwt = idp.mint("platform-bot", "lake-admin");
+            String value = Base64.getEncoder().encodeToString("v".getBytes());
+            HttpResponse<Buffer> ok = join(http.post(follower.httpPort(), "127.0.0.1", "/v1/kv/cas").bearerTokenAuthentication(jwt)
+                    .sendJsonObject(new JsonObject().put("key", "kv/jwt").putNull("expected").put("value", value)));
+            assertThat(ok.statusCode()).as(ok.bodyAsString()).isEqualTo(200);
+            assertThat(ok.bodyAsJsonObject().getBoolean("applied")).isTrue();
+            assertThat(idp.jwksFetches()).as("the follower and the leader each fetched the new key once").isEqualTo(fetched + 2);
+
+            // The public bus takes the same token in its lake-token header.
+            Vertx client = instances.get(1);
+            JsonObject read = join(client.eventBus().<JsonObject>request(Bus.KV_GET, new JsonObject().put("key", "kv/jwt"),
+                    new io.vertx.core.eventbus.DeliveryOptions().addHeader(Bus.TOKEN_HEADER, jwt))).body();
+            assertThat(read.getString("value")).isEqualTo(value);
+            String forged = idp.mint(lake.oidc.TestIdp.foreignKey(idp.signingKey().getKeyID()),
+                    c -> c.subject("platform-bot").claim("roles", List.of("lake-admin")));
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> join(client.eventBus().request(Bus.KV_GET, new JsonObject().put("key", "kv/jwt"),
+                            new io.vertx.core.eventbus.DeliveryOptions().addHeader(Bus.TOKEN_HEADER, forged))))
+                    .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(401));
+            // Straight to the leader's forward address with the forged token: the leader refuses it itself.
+            String epoch = String.valueOf(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
+                    .bodyAsJsonObject().getValue("epoch"));
+            Vertx outsider = instances.get(leaderId.equals("a") ? 1 : 0);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> join(outsider.eventBus().request(Bus.nodeForward(leaderId),
+                            new JsonObject().put("key", "kv/forged-jwt").putNull("expected").put("value", value),
+                            new io.vertx.core.eventbus.DeliveryOptions().addHeader(Bus.OP_HEADER, "cas")
+                                    .addHeader(Bus.FORWARDED_EPOCH_HEADER, epoch).addHeader(Bus.TOKEN_HEADER, forged))))
+                    .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(401));
+            assertThat(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/kv/forged-jwt").bearerTokenAuthentication(secret).send())
+                    .statusCode()).isEqualTo(404);
+        }
+    }
+
+    /**
      * A principal named by a client certificate (no token) writes through a follower: the follower
      * vouches for it with the cluster secret, and the leader applies the principal's grants.
      * A forged vouch without the secret is 401 and writes nothing.

@@ -137,8 +137,12 @@ class SettingsLoaderTest {
         Map<String, String> base = Map.of("LAKE_OIDC_ISSUER", "https://idp.example", "LAKE_OIDC_AUDIENCE", "lake");
         assertThatThrownBy(() -> load(base)).hasMessage("oidc-jwks-url: required with oidc-issuer");
         assertThatThrownBy(() -> load(base, "--oidc-jwks-url", "http://idp.example/jwks"))
-                .hasMessageContaining("oidc-jwks-url: 'http://idp.example/jwks' is plain http to a host that is not loopback");
+                .hasMessageContaining("oidc-jwks-url: 'http://idp.example/jwks' is plain http to a host that is not a loopback address");
         assertThat(load(base, "--oidc-jwks-url", "http://127.0.0.1:9/jwks").security().oidc().jwksUrl().getPort()).as("loopback").isEqualTo(9);
+        assertThat(load(base, "--oidc-jwks-url", "http://[::1]:9/jwks").security().oidc()).isNotNull();
+        assertThat(load(base, "--oidc-jwks-url", "http://localhost:9/jwks").security().oidc()).isNotNull();
+        assertThatThrownBy(() -> load(base, "--oidc-jwks-url", "http://localtest.me/jwks")).as("a name is never trusted to stay loopback")
+                .hasMessageContaining("not a loopback address");
         assertThatThrownBy(() -> load(Map.of("LAKE_OIDC_AUDIENCE", "lake"))).hasMessage("oidc-audience: needs oidc-issuer");
         assertThatThrownBy(() -> load(Map.of("LAKE_OIDC_ISSUER", "https://idp.example", "LAKE_OIDC_JWKS_URL", "https://idp.example/jwks")))
                 .hasMessageContaining("oidc-audience: required with oidc-issuer");

@@ -141,7 +141,19 @@ public abstract class OidcContract {
             assertThat(byToken.loadTable(TableIdentifier.of("team", "events")).schema().asStruct()).isEqualTo(SCHEMA.asStruct());
             assertThat(byToken.tableExists(TableIdentifier.of("other", "x"))).as("outside its grants: hidden").isFalse();
             assertThat(call("POST", "/iceberg/v1/namespaces", "{\"namespace\":[\"mine\"]}", jwt).statusCode())
-                    .as("no grant on 'mine': forbidden, authenticated").isEqualTo(403);
+                    .as("no grant on 'mine': a top-level namespace needs an admin or a grant on it; forbidden, authenticated").isEqualTo(403);
+            assertThat(call("POST", "/iceberg/v1/namespaces", "{\"namespace\":[\"team\",\"sub\"]}", jwt).statusCode())
+                    .as("a grant on team covers its children").isEqualTo(200);
+            assertThat(call("POST", "/iceberg/v1/namespaces", "{\"namespace\":[\"other\",\"sub\"]}", jwt).statusCode())
+                    .as("under a namespace it may not see: hidden").isEqualTo(404);
+            // An admin reserves a top-level name for the analyst by granting on it before it exists.
+            assertThat(call("POST", "/v1/grants", "{\"principal\":\"analyst\",\"namespace\":\"reserved\",\"privileges\":"
+                    + "[\"read\",\"create\",\"drop\"]}", ADMIN).statusCode()).isEqualTo(200);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
+                    call("POST", "/iceberg/v1/namespaces", "{\"namespace\":[\"reserved\"]}", jwt).statusCode() == 200);
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/reserved", null, jwt).statusCode()).as("and drops it").isEqualTo(204);
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/team", null, jwt).statusCode())
+                    .as("drop granted on team itself: allowed, refused only because it is not empty").isEqualTo(409);
             assertThat(call("GET", "/v1/kv/some-key", null, jwt).statusCode())
                     .as("an OIDC principal holds no key prefixes: the key-value API is for configured principals").isEqualTo(403);
             assertThat(audit.lines().stream().filter(l -> "analyst".equals(l.getString("principal"))))
@@ -252,6 +264,22 @@ public abstract class OidcContract {
         assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
         assertThat(idp.jwksFetches()).isEqualTo(fetched + 3);
         assertThat(call("GET", "/iceberg/v1/namespaces/team/tables/after_rotation", null, ADMIN).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void withdrawnKeyStopsVerifyingWhatItSigned() throws Exception {
+        RSAKey compromised = idp.signingKey();
+        String signedByIt = idp.mint("analyst", "lake-write");
+        awaitGrantApplied(signedByIt); // verified, and remembered
+        idp.rotate();
+        idp.withdraw(compromised);
+        String signedByTheNewKey = idp.mint("analyst", "lake-write");
+        // The keys are due for their refresh (300 s); the lease is renewed across the jump.
+        clock.advanceWall(300_000);
+        assertThat(h.campaign(node).isLeader()).isTrue();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                .until(() -> call("GET", "/iceberg/v1/namespaces/team", null, signedByIt).statusCode() == 401);
+        assertThat(call("GET", "/iceberg/v1/namespaces/team", null, signedByTheNewKey).statusCode()).isEqualTo(200);
     }
 
     private double refusals() {

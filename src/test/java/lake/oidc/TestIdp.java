@@ -77,9 +77,14 @@ public final class TestIdp implements AutoCloseable {
         return issuer() + "/token";
     }
 
-    /** OIDC settings for a node that trusts this provider (default claims and roles, a 1 s refetch floor). */
+    /** OIDC settings for a node that trusts this provider (default claims and roles, a 1 s refetch floor, keys refreshed every 300 s). */
     public OidcSettings settings() {
-        return new OidcSettings(issuer(), AUDIENCE, jwksUrl(), "sub", "roles", "lake-admin", "lake-write", "lake-read", 60_000, 300_000, 1_000);
+        return settings(1_000);
+    }
+
+    /** The same, with the least time between two fetches caused by an unknown key id. */
+    public OidcSettings settings(long minRefetchMs) {
+        return new OidcSettings(issuer(), AUDIENCE, jwksUrl(), "sub", "roles", "lake-admin", "lake-write", "lake-read", 60_000, 300_000, minRefetchMs);
     }
 
     public synchronized void register(String clientId, String secret, String... roles) {
@@ -103,6 +108,11 @@ public final class TestIdp implements AutoCloseable {
         } catch (JOSEException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Stops publishing {@code key} (a compromised key withdrawn): the next fetch no longer has it. */
+    public void withdraw(RSAKey key) {
+        published.removeIf(k -> k.getKeyID().equals(key.getKeyID()));
     }
 
     /** A key this provider never publishes (a forger's), with key id {@code kid}. */

@@ -37,7 +37,7 @@ public record OidcSettings(String issuer, String audience, URI jwksUrl, String p
         }
         if ("http".equals(scheme) && !loopback(jwksUrl.getHost())) {
             // Keys fetched in clear over a network could be replaced in transit: every token would then be forgeable.
-            throw new IllegalArgumentException("oidc-jwks-url: '" + jwksUrl + "' is plain http to a host that is not loopback; keys must come over https");
+            throw new IllegalArgumentException("oidc-jwks-url: '" + jwksUrl + "' is plain http to a host that is not a loopback address (127.0.0.1, [::1], localhost); keys must come over https");
         }
         require(principalClaim, "oidc-principal-claim");
         require(rolesClaim, "oidc-roles-claim");
@@ -59,9 +59,16 @@ public record OidcSettings(String issuer, String audience, URI jwksUrl, String p
         if (v == null || v.isBlank()) throw new IllegalArgumentException(setting + ": required with oidc-issuer (must not be empty)");
     }
 
+    /**
+     * A literal loopback address or {@code localhost}: a name is never resolved here, since the
+     * fetch resolves it again later and a changed DNS answer would move where keys come from.
+     */
     private static boolean loopback(String host) {
+        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        if (h.equalsIgnoreCase("localhost")) return true;
+        if (!h.matches("[0-9.]+") && !h.contains(":")) return false; // a name, not a literal address
         try {
-            return InetAddress.getByName(host).isLoopbackAddress();
+            return InetAddress.getByName(h).isLoopbackAddress();
         } catch (UnknownHostException e) {
             return false;
         }

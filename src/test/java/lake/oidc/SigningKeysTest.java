@@ -1,0 +1,89 @@
+package lake.oidc;
+
+import com.sun.net.httpserver.HttpServer;
+import io.vertx.core.Vertx;
+import lake.config.access.OidcSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A fetch of the provider's keys is bounded as a whole: a provider that trickles bytes is cut off
+ * after the time bound, one that sends too much is cut off past the size bound — in both cases
+ * the waiters get the keys at hand (none), not a hang, and no more is read.
+ */
+class SigningKeysTest {
+    final Vertx vertx = Vertx.vertx();
+    HttpServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) server.stop(0);
+        vertx.close();
+    }
+
+    /** A JWK set server whose body is {@code total} bytes of whitespace-padded JSON, one {@code chunk} every {@code pauseMs}. */
+    URI serve(long total, int chunk, long pauseMs, AtomicLong written, CompletableFuture<Throwable> cutOff) throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/jwks", x -> {
+            x.sendResponseHeaders(200, 0); // chunked
+            byte[] bytes = " ".repeat(chunk).getBytes(StandardCharsets.US_ASCII);
+            try (OutputStream out = x.getResponseBody()) {
+                // Bounded: at most `total` bytes, whatever the client does.
+                while (written.get() < total) {
+                    out.write(bytes);
+                    out.flush();
+                    written.addAndGet(bytes.length);
+                    if (pauseMs > 0) Thread.sleep(pauseMs); // the trickling provider under test, not a wait for the test
+                }
+                cutOff.complete(null);
+            } catch (IOException | InterruptedException e) {
+                cutOff.complete(e);
+            }
+        });
+        server.start();
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/jwks");
+    }
+
+    static OidcSettings settings(URI jwks) {
+        return new OidcSettings("http://127.0.0.1", "lake-metasrv", jwks, "sub", "roles", "lake-admin", "lake-write", "lake-read",
+                60_000, 300_000, 0);
+    }
+
+    @Test
+    void aTricklingProviderIsCutOffAfterTheTimeBound() throws Exception {
+        AtomicLong written = new AtomicLong();
+        CompletableFuture<Throwable> cutOff = new CompletableFuture<>();
+        // One byte every 50 ms: never idle for long, and 600 s to send it all.
+        SigningKeys keys = new SigningKeys(vertx, settings(serve(12_000, 1, 50, written, cutOff)), System::currentTimeMillis, 1_000, 512 * 1024);
+        SigningKeys.Snapshot got = keys.current().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(got.keys().getKeys()).as("the keys at hand: none").isEmpty();
+        assertThat(cutOff.get(30, TimeUnit.SECONDS)).as("the server saw the request reset before it finished").isInstanceOf(IOException.class);
+        assertThat(written.get()).isLessThan(12_000);
+        keys.close();
+    }
+
+    @Test
+    void anOversizedKeySetIsCutOffPastTheSizeBound() throws Exception {
+        AtomicLong written = new AtomicLong();
+        CompletableFuture<Throwable> cutOff = new CompletableFuture<>();
+        long total = 64L * 1024 * 1024;
+        SigningKeys keys = new SigningKeys(vertx, settings(serve(total, 64 * 1024, 0, written, cutOff)), System::currentTimeMillis, 30_000, 512 * 1024);
+        SigningKeys.Snapshot got = keys.current().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(got.keys().getKeys()).isEmpty();
+        assertThat(cutOff.get(30, TimeUnit.SECONDS)).as("the server saw the request reset").isInstanceOf(IOException.class);
+        assertThat(written.get()).as("far less than the 64 MiB offered was sent").isLessThan(total / 4);
+        assertThat(keys.fetches()).isEqualTo(1);
+        keys.close();
+    }
+}
