@@ -32,9 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Real Spark 3.5 with Iceberg's Spark runtime (a child JVM: {@link SparkEngine}) against a node
- * whose principals come from an OIDC provider of the test's own ({@link TestIdp}): Spark's Iceberg
- * catalog signs in with Iceberg's OAuth2 settings ({@code credential}, {@code oauth2-server-uri},
- * {@code scope}). Run against every backend.
+ * whose principals come from an OIDC provider of the test's own ({@link TestIdp}): one of Spark's
+ * Iceberg catalogs signs in with a JWT as its {@code token}, the other with Iceberg's OAuth2
+ * settings ({@code credential}, {@code oauth2-server-uri}, {@code scope}). Run against every backend.
  */
 public abstract class SparkAccessContract {
     static final String ADMIN = "admin-token-0123456789abcdef";
@@ -93,7 +93,8 @@ public abstract class SparkAccessContract {
                 Map.entry("spark.sql.catalog.admin", "org.apache.iceberg.spark.SparkCatalog"),
                 Map.entry("spark.sql.catalog.admin.type", "rest"),
                 Map.entry("spark.sql.catalog.admin.uri", uri),
-                Map.entry("spark.sql.catalog.admin.token", ADMIN),
+                // Spark's `token` setting with a JWT minted beforehand (an admin role); the analyst's catalog takes OAuth2's.
+                Map.entry("spark.sql.catalog.admin.token", idp.mint("platform-bot", "lake-admin")),
                 Map.entry("spark.sql.catalog.lake", "org.apache.iceberg.spark.SparkCatalog"),
                 Map.entry("spark.sql.catalog.lake.type", "rest"),
                 Map.entry("spark.sql.catalog.lake.uri", uri),
