@@ -75,6 +75,25 @@ class TwoNodeClusterTest {
         return node;
     }
 
+    /**
+     * A RocksDB store host "a" and a remote node "b" with {@code tokens} and a cluster secret (each
+     * node's settings passed through {@code adjust}); returns the leader's id once one leads, as
+     * the token {@code asking} sees it. {@link #http} is set.
+     */
+    String startPair(List<lake.config.access.AuthToken> tokens, String asking, java.util.function.UnaryOperator<Settings> adjust) throws Exception {
+        int pa = freePort();
+        int pb = freePort();
+        List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
+        String clusterSecret = "cluster-secret-for-the-test";
+        MetasrvNode a = start(adjust.apply(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens, clusterSecret)), true);
+        start(adjust.apply(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens, clusterSecret)), false);
+        http = WebClient.create(instances.get(0));
+        await().atMost(Duration.ofSeconds(20)).until(() -> join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader")
+                .bearerTokenAuthentication(asking).send()).bodyAsJsonObject().getString("leader") != null);
+        return join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(asking).send())
+                .bodyAsJsonObject().getString("leader");
+    }
+
     @AfterEach
     void stop() throws Exception {
         for (int i = nodes.size() - 1; i >= 0; i--) join(nodes.get(i).stop().recover(t -> io.vertx.core.Future.succeededFuture()));
@@ -170,18 +189,8 @@ class TwoNodeClusterTest {
         String secret = "rw-token-for-the-forwarding-test";
         List<lake.config.access.AuthToken> tokens = List.of(
                 new lake.config.access.AuthToken("writer", lake.config.AuthTokens.sha256(secret), true));
-        int pa = freePort();
-        int pb = freePort();
-        List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
-        String clusterSecret = "cluster-secret-for-the-test";
-        MetasrvNode a = start(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens, clusterSecret), true);
-        MetasrvNode b = start(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens, clusterSecret), false);
-        http = WebClient.create(instances.get(0));
-        await().atMost(Duration.ofSeconds(20)).until(() -> join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader")
-                .bearerTokenAuthentication(secret).send()).bodyAsJsonObject().getString("leader") != null);
-        String leaderId = join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
-                .bodyAsJsonObject().getString("leader");
-        MetasrvNode follower = leaderId.equals("a") ? b : a;
+        String leaderId = startPair(tokens, secret, s -> s);
+        MetasrvNode follower = nodes.get(leaderId.equals("a") ? 1 : 0);
         String value = Base64.getEncoder().encodeToString("v".getBytes());
         JsonObject cas = new JsonObject().put("key", "kv/t").putNull("expected").put("value", value);
 
@@ -271,20 +280,10 @@ class TwoNodeClusterTest {
             String secret = "rw-token-for-the-forwarding-test";
             List<lake.config.access.AuthToken> tokens = List.of(
                     new lake.config.access.AuthToken("writer", lake.config.AuthTokens.sha256(secret), true));
-            int pa = freePort();
-            int pb = freePort();
-            List<String> members = List.of("127.0.0.1:" + pa, "127.0.0.1:" + pb);
-            String clusterSecret = "cluster-secret-for-the-test";
             // No refetch floor: the nodes fetched at start moments ago, and the rotation must be fetched now.
             lake.config.SecuritySettings security = new lake.config.SecuritySettings(null, tokens).withOidc(idp.settings(0));
-            MetasrvNode a = start(settings("a", pa, members, ClusterSettings.StoreRole.HOST, tokens, clusterSecret).with(f -> f.security = security), true);
-            MetasrvNode b = start(settings("b", pb, members, ClusterSettings.StoreRole.REMOTE, tokens, clusterSecret).with(f -> f.security = security), false);
-            http = WebClient.create(instances.get(0));
-            await().atMost(Duration.ofSeconds(20)).until(() -> join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader")
-                    .bearerTokenAuthentication(secret).send()).bodyAsJsonObject().getString("leader") != null);
-            String leaderId = join(http.get(a.httpPort(), "127.0.0.1", "/v1/leader").bearerTokenAuthentication(secret).send())
-                    .bodyAsJsonObject().getString("leader");
-            MetasrvNode follower = leaderId.equals("a") ? b : a;
+            String leaderId = startPair(tokens, secret, s -> s.with(f -> f.security = security));
+            MetasrvNode follower = nodes.get(leaderId.equals("a") ? 1 : 0);
             await().atMost(Duration.ofSeconds(20)).until(() -> idp.jwksFetches() >= 2); // each node's fetch at start
 
             idp.rotate();

@@ -2,9 +2,6 @@ package lake.engines;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import lake.config.access.AuthToken;
-import lake.config.AuthTokens;
-import lake.config.SecuritySettings;
 import lake.meta.MetaStore;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
@@ -52,13 +49,7 @@ public abstract class SparkAccessContract {
         h = new NodeHarness();
         ManualClock clock = new ManualClock(1_700_000_000_000L);
         idp = new TestIdp(clock::wallMillis);
-        List<AuthToken> tokens = List.of(new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null));
-        node = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 10_000, 0, 1_000).with(f -> {
-            f.authTokens = tokens;
-            f.security = new SecuritySettings(null, tokens).withOidc(idp.settings());
-        }), clock, backend(dir));
-        assertThat(h.campaign(node).isLeader()).isTrue();
-        NodeHarness.settled(node);
+        node = idp.leader(h, dir, clock, ADMIN, backend(dir));
     }
 
     @AfterEach

@@ -10,9 +10,6 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import lake.config.access.AuthToken;
-import lake.config.AuthTokens;
-import lake.config.SecuritySettings;
 import lake.meta.MetaStore;
 import lake.node.AuditLog;
 import lake.node.ManualClock;
@@ -75,13 +72,7 @@ public abstract class OidcContract {
         clock = new ManualClock(T0);
         idp = new TestIdp(clock::wallMillis);
         idp.register("analyst", "analyst-secret", "lake-write");
-        List<AuthToken> tokens = List.of(new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null));
-        node = h.deploy(NodeHarness.settings("a", dir.resolve("a"), 10_000, 0, 1_000).with(f -> {
-            f.authTokens = tokens;
-            f.security = new SecuritySettings(null, tokens).withOidc(idp.settings());
-        }), clock, backend(dir));
-        assertThat(h.campaign(node).isLeader()).isTrue();
-        NodeHarness.settled(node);
+        node = idp.leader(h, dir, clock, ADMIN, backend(dir));
         port = node.httpPort();
         for (String ns : List.of("team", "other")) {
             assertThat(call("POST", "/iceberg/v1/namespaces", "{\"namespace\":[\"" + ns + "\"]}", ADMIN).statusCode()).isEqualTo(200);

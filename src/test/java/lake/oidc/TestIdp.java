@@ -87,6 +87,23 @@ public final class TestIdp implements AutoCloseable {
         return new OidcSettings(issuer(), AUDIENCE, jwksUrl(), "sub", "roles", "lake-admin", "lake-write", "lake-read", 60_000, 300_000, minRefetchMs);
     }
 
+    /**
+     * A leader over {@code backend} that trusts this provider, with one configured admin token
+     * ({@code operator}), started on {@code h} with {@code clock} and settled (its stored grants read).
+     */
+    public lake.node.MetasrvNode leader(lake.node.NodeHarness h, java.nio.file.Path dir, lake.node.ManualClock clock, String adminToken,
+            java.util.function.Function<io.vertx.core.Vertx, io.vertx.core.Future<? extends lake.meta.MetaStore>> backend) throws Exception {
+        List<lake.config.access.AuthToken> tokens = List.of(new lake.config.access.AuthToken("operator",
+                lake.config.AuthTokens.sha256(adminToken), lake.config.access.AuthToken.Access.ADMIN, null, null));
+        lake.node.MetasrvNode node = h.deploy(lake.node.NodeHarness.settings("a", dir.resolve("a"), 10_000, 0, 1_000).with(f -> {
+            f.authTokens = tokens;
+            f.security = new lake.config.SecuritySettings(null, tokens).withOidc(settings());
+        }), clock, backend);
+        if (!h.campaign(node).isLeader()) throw new IllegalStateException("the node did not win the lease");
+        lake.node.NodeHarness.settled(node);
+        return node;
+    }
+
     public synchronized void register(String clientId, String secret, String... roles) {
         clients.put(clientId, new Client(secret, List.of(roles)));
     }
