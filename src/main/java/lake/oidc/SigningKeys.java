@@ -32,7 +32,9 @@ import java.util.function.LongSupplier;
  * fetch keeps the keys at hand (a provider outage does not lock out tokens already valid); a
  * fetch replaces the set whole, so a key the provider withdrew stops verifying, and a different
  * set moves the {@link Snapshot#generation()} (what was verified under an earlier one is verified
- * again). A fetch is bounded as a whole: connect to last byte within 5 s, at most 512 KiB read.
+ * again). A fetch is bounded as a whole: from before its name lookup and connection to its last
+ * byte within 5 s, at most 512 KiB read; a refresh the provider fails is retried no more often than
+ * the refetch floor (at least a second apart).
  * Only public signing keys are kept. Nothing here blocks: fetches go through Vert.x's HTTP client.
  */
 public final class SigningKeys {
@@ -40,6 +42,8 @@ public final class SigningKeys {
     /** The most a JWK set may weigh: a provider publishes a handful of keys. */
     static final int MAX_BYTES = 512 * 1024;
     static final int TIMEOUT_MS = 5_000;
+    /** The least time between two background refreshes while the provider fails them. */
+    static final long RETRY_FLOOR_MS = 1_000;
 
     private final OidcSettings settings;
     private final Vertx vertx;
@@ -72,6 +76,7 @@ public final class SigningKeys {
         this.timeoutMs = timeoutMs;
         this.maxBytes = maxBytes;
         this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs))
+                .setSslHandshakeTimeout(timeoutMs).setSslHandshakeTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
                 .setKeepAlive(false).setVerifyHost(true));
     }
 
@@ -96,7 +101,13 @@ public final class SigningKeys {
             if (attempted && clock.getAsLong() - lastAttempt < settings.jwksMinRefetchMs()) return Future.succeededFuture(keys);
             return fetch();
         }
-        if (clock.getAsLong() - fetchedAt >= settings.jwksRefreshMs() && inFlight == null) fetch();
+        long now = clock.getAsLong();
+        // Due for refresh; a refresh that failed (the provider down) is retried no more often than
+        // the refetch floor, and at least a second apart, so an outage costs the provider little.
+        if (now - fetchedAt >= settings.jwksRefreshMs() && inFlight == null
+                && now - lastAttempt >= Math.max(settings.jwksMinRefetchMs(), RETRY_FLOOR_MS)) {
+            fetch();
+        }
         return Future.succeededFuture(keys);
     }
 
@@ -150,16 +161,27 @@ public final class SigningKeys {
         Promise<Buffer> body = Promise.promise();
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(settings.jwksUrl().toString())
                 .putHeader("Accept", "application/jwk-set+json, application/json");
+        // The deadline runs from before the connection (name lookup, connect, TLS handshake
+        // included); a request obtained after it is reset at once.
+        java.util.concurrent.atomic.AtomicReference<HttpClientRequest> sending = new java.util.concurrent.atomic.AtomicReference<>();
+        long timer = vertx.setTimer(timeoutMs, id -> {
+            if (body.tryFail("the JWK set did not arrive within " + timeoutMs + " ms")) {
+                HttpClientRequest req = sending.get();
+                if (req != null) req.reset();
+            }
+        });
+        body.future().onComplete(done -> vertx.cancelTimer(timer));
         http.request(options).onComplete(requested -> {
             if (requested.failed()) {
                 body.tryFail(requested.cause());
                 return;
             }
             HttpClientRequest req = requested.result();
-            long timer = vertx.setTimer(timeoutMs, id -> {
-                if (body.tryFail("the JWK set did not arrive within " + timeoutMs + " ms")) req.reset();
-            });
-            body.future().onComplete(done -> vertx.cancelTimer(timer));
+            sending.set(req);
+            if (body.future().isComplete()) {
+                req.reset();
+                return;
+            }
             req.send().onComplete(sent -> {
                 if (sent.failed()) {
                     body.tryFail(sent.cause());

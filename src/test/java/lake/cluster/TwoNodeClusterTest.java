@@ -317,6 +317,40 @@ class TwoNodeClusterTest {
                     .isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class, e -> assertThat(e.failureCode()).isEqualTo(401));
             assertThat(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/kv/forged-jwt").bearerTokenAuthentication(secret).send())
                     .statusCode()).isEqualTo(404);
+
+            // A batch to the leader's forward address, as a follower sends one: two items with a JWT
+            // of a key the leader must fetch first, one with a forged JWT; each decided alone.
+            idp.rotate();
+            String rotated = idp.mint("platform-bot", "lake-admin");
+            java.util.concurrent.atomic.AtomicInteger batches = new java.util.concurrent.atomic.AtomicInteger();
+            outsider.eventBus().addOutboundInterceptor(ctx -> {
+                if (ctx.message().address().equals(lake.bus.BusBatch.address(Bus.nodeForward(leaderId)))) batches.incrementAndGet();
+                ctx.next();
+            });
+            java.util.function.BiFunction<String, String, io.vertx.core.eventbus.DeliveryOptions> item = (key, token) ->
+                    new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(10_000).addHeader(Bus.OP_HEADER, "cas")
+                            .addHeader(Bus.FORWARDED_EPOCH_HEADER, epoch).addHeader(Bus.FORWARDED_BY_HEADER, "outsider").addHeader(Bus.TOKEN_HEADER, token);
+            java.util.function.Function<String, Buffer> body = key -> Buffer.buffer(
+                    new JsonObject().put("key", key).putNull("expected").put("value", value).encode());
+            io.vertx.core.Promise<List<io.vertx.core.Future<JsonObject>>> sent = io.vertx.core.Promise.promise();
+            outsider.getOrCreateContext().runOnContext(v -> {
+                lake.bus.BusBatch.Sender sender = lake.bus.BusBatch.Sender.standard(outsider);
+                sent.complete(List.of(
+                        sender.request(Bus.nodeForward(leaderId), body.apply("kv/batch-jwt-1"), item.apply("kv/batch-jwt-1", rotated)),
+                        sender.request(Bus.nodeForward(leaderId), body.apply("kv/batch-forged"), item.apply("kv/batch-forged", forged)),
+                        sender.request(Bus.nodeForward(leaderId), body.apply("kv/batch-jwt-2"), item.apply("kv/batch-jwt-2", rotated))));
+            });
+            List<io.vertx.core.Future<JsonObject>> answers = join(sent.future());
+            join(io.vertx.core.Future.join(new java.util.ArrayList<>(answers)).otherwiseEmpty());
+            assertThat(batches.get()).as("the three left as one batch").isEqualTo(1);
+            for (int i : new int[] {0, 2}) {
+                assertThat(answers.get(i).succeeded()).as(String.valueOf(answers.get(i).cause())).isTrue();
+                assertThat(answers.get(i).result().getBoolean("applied")).isTrue();
+            }
+            assertThat(answers.get(1).cause()).isInstanceOfSatisfying(io.vertx.core.eventbus.ReplyException.class,
+                    e -> assertThat(e.failureCode()).isEqualTo(401));
+            assertThat(join(http.get(follower.httpPort(), "127.0.0.1", "/v1/kv/kv/batch-forged").bearerTokenAuthentication(secret).send())
+                    .statusCode()).isEqualTo(404);
         }
     }
 

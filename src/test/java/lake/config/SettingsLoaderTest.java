@@ -143,6 +143,8 @@ class SettingsLoaderTest {
         assertThat(load(base, "--oidc-jwks-url", "http://localhost:9/jwks").security().oidc()).isNotNull();
         assertThatThrownBy(() -> load(base, "--oidc-jwks-url", "http://localtest.me/jwks")).as("a name is never trusted to stay loopback")
                 .hasMessageContaining("not a loopback address");
+        assertThatThrownBy(() -> load(base, "--oidc-jwks-url", "http://2130706433:9/jwks")).as("127.0.0.1 as one number: a resolver reads a name")
+                .hasMessageContaining("not a loopback address");
         assertThatThrownBy(() -> load(Map.of("LAKE_OIDC_AUDIENCE", "lake"))).hasMessage("oidc-audience: needs oidc-issuer");
         assertThatThrownBy(() -> load(Map.of("LAKE_OIDC_ISSUER", "https://idp.example", "LAKE_OIDC_JWKS_URL", "https://idp.example/jwks")))
                 .hasMessageContaining("oidc-audience: required with oidc-issuer");

@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,6 +71,66 @@ class SigningKeysTest {
         assertThat(got.keys().getKeys()).as("the keys at hand: none").isEmpty();
         assertThat(cutOff.get(30, TimeUnit.SECONDS)).as("the server saw the request reset before it finished").isInstanceOf(IOException.class);
         assertThat(written.get()).isLessThan(12_000);
+        keys.close();
+    }
+
+    @Test
+    void theDeadlineCoversConnectingAndTheHandshake() throws Exception {
+        // An https key URL whose server accepts the connection and never speaks TLS.
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                List<java.net.Socket> held = new java.util.ArrayList<>();
+                try {
+                    while (true) held.add(silent.accept());
+                } catch (IOException closed) {
+                    held.forEach(x -> { try { x.close(); } catch (IOException ignored) { } });
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            SigningKeys keys = new SigningKeys(vertx, settings(URI.create("https://127.0.0.1:" + silent.getLocalPort() + "/jwks")),
+                    System::currentTimeMillis, 1_000, 512 * 1024);
+            // Settles at the 1 s deadline; without it, only the TLS handshake's own 10 s default would end it.
+            SigningKeys.Snapshot got = keys.current().toCompletionStage().toCompletableFuture().get(8, TimeUnit.SECONDS);
+            assertThat(got.keys().getKeys()).isEmpty();
+            keys.close();
+        }
+    }
+
+    @Test
+    void aProviderThatFailsRefreshesIsAskedNoMoreOftenThanTheFloor() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        byte[] jwks = new com.nimbusds.jose.jwk.JWKSet(TestIdp.foreignKey("k1").toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/jwks", x -> {
+            asked.incrementAndGet();
+            if (down.get()) {
+                x.sendResponseHeaders(503, -1);
+            } else {
+                x.sendResponseHeaders(200, jwks.length);
+                x.getResponseBody().write(jwks);
+            }
+            x.close();
+        });
+        server.start();
+        AtomicLong clock = new AtomicLong(1_000_000);
+        URI url = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/jwks");
+        SigningKeys keys = new SigningKeys(vertx, new OidcSettings("http://127.0.0.1", "lake-metasrv", url, "sub", "roles", "lake-admin",
+                "lake-write", "lake-read", 60_000, 300_000, 60_000), clock::get, 5_000, 512 * 1024);
+        assertThat(keys.current().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).keys().getKeys()).hasSize(1);
+        down.set(true);
+        clock.addAndGet(300_000); // the keys are due for their refresh; the provider is down
+        for (int i = 0; i < 50; i++) {
+            SigningKeys.Snapshot now = keys.current().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(now.keys().getKeys()).as("the keys at hand keep verifying").hasSize(1);
+            keys.lookFor("k1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS); // joins a refresh in flight
+        }
+        assertThat(asked.get()).as("the start, and one failed refresh within the floor").isEqualTo(2);
+        clock.addAndGet(60_000);
+        keys.current();
+        keys.lookFor("k1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(asked.get()).as("after the floor, one more").isEqualTo(3);
         keys.close();
     }
 

@@ -66,7 +66,9 @@ public record OidcSettings(String issuer, String audience, URI jwksUrl, String p
     private static boolean loopback(String host) {
         String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         if (h.equalsIgnoreCase("localhost")) return true;
-        if (!h.matches("[0-9.]+") && !h.contains(":")) return false; // a name, not a literal address
+        // Only canonical literals: a dotted quad (not "2130706433", which a resolver would look up as a name) or IPv6.
+        boolean quad = h.matches("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+        if (!quad && !h.contains(":")) return false;
         try {
             return InetAddress.getByName(h).isLoopbackAddress();
         } catch (UnknownHostException e) {
