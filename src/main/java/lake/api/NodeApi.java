@@ -629,7 +629,7 @@ public final class NodeApi {
     /** What a catalog operation on {@code namespace} (and table {@code name}) is, for access control. */
     private static Action catalogAction(String op, String namespace, String name) {
         return switch (op) {
-            // Admins; a child namespace also by a `create`/`drop` grant on its parent, as at /iceberg.
+            // Admins; or a `create`/`drop` grant on the namespace itself or one above it, as at /iceberg.
             case Ops.CREATE_NAMESPACE -> new Action.NamespaceChange(op, namespace, Privilege.CREATE);
             case Ops.DROP_NAMESPACE -> new Action.NamespaceChange(op, namespace, Privilege.DROP);
             case Ops.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);

@@ -68,15 +68,20 @@ public final class SigningKeys {
         this(vertx, settings, clock, TIMEOUT_MS, MAX_BYTES);
     }
 
-    /** With the bounds of one fetch: the whole of it (connect to last byte) within {@code timeoutMs}, at most {@code maxBytes}. */
+    /** With the bounds of one fetch: the whole of it (name lookup to last byte) within {@code timeoutMs}, at most {@code maxBytes}. */
     SigningKeys(Vertx vertx, OidcSettings settings, LongSupplier clock, long timeoutMs, int maxBytes) {
+        this(vertx, settings, clock, timeoutMs, maxBytes, timeoutMs);
+    }
+
+    /** As above, the TLS handshake's own bound apart (tests show the deadline holds without it). */
+    SigningKeys(Vertx vertx, OidcSettings settings, LongSupplier clock, long timeoutMs, int maxBytes, long handshakeTimeoutMs) {
         this.settings = settings;
         this.vertx = vertx;
         this.clock = clock;
         this.timeoutMs = timeoutMs;
         this.maxBytes = maxBytes;
         this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs))
-                .setSslHandshakeTimeout(timeoutMs).setSslHandshakeTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
+                .setSslHandshakeTimeout(handshakeTimeoutMs).setSslHandshakeTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
                 .setKeepAlive(false).setVerifyHost(true));
     }
 
@@ -97,8 +102,10 @@ public final class SigningKeys {
     public synchronized Future<Snapshot> current() {
         if (!fetched) {
             if (inFlight != null) return inFlight;
-            // None yet (the provider was down): ask again, but no more often than an unknown key id may.
-            if (attempted && clock.getAsLong() - lastAttempt < settings.jwksMinRefetchMs()) return Future.succeededFuture(keys);
+            // None yet (the provider was down): ask again, as a failed refresh is, once per floor and at least a second apart.
+            if (attempted && clock.getAsLong() - lastAttempt < Math.max(settings.jwksMinRefetchMs(), RETRY_FLOOR_MS)) {
+                return Future.succeededFuture(keys);
+            }
             return fetch();
         }
         long now = clock.getAsLong();

@@ -89,8 +89,8 @@ class SigningKeysTest {
             acceptor.setDaemon(true);
             acceptor.start();
             SigningKeys keys = new SigningKeys(vertx, settings(URI.create("https://127.0.0.1:" + silent.getLocalPort() + "/jwks")),
-                    System::currentTimeMillis, 1_000, 512 * 1024);
-            // Settles at the 1 s deadline; without it, only the TLS handshake's own 10 s default would end it.
+                    System::currentTimeMillis, 1_000, 512 * 1024, 30_000);
+            // Settles at the 1 s deadline; without it, only the TLS handshake's own 30 s bound would end it.
             SigningKeys.Snapshot got = keys.current().toCompletionStage().toCompletableFuture().get(8, TimeUnit.SECONDS);
             assertThat(got.keys().getKeys()).isEmpty();
             keys.close();
