@@ -61,7 +61,6 @@ public final class SigningKeys {
     private long fetchedAt;
     private boolean fetched;
     private long lastAttempt;
-    private boolean attempted;
     private Future<Snapshot> inFlight;
 
     public SigningKeys(Vertx vertx, OidcSettings settings, LongSupplier clock) {
@@ -103,7 +102,7 @@ public final class SigningKeys {
         if (!fetched) {
             if (inFlight != null) return inFlight;
             // None yet (the provider was down): ask again, as a failed refresh is, once per floor and at least a second apart.
-            if (attempted && clock.getAsLong() - lastAttempt < Math.max(settings.jwksMinRefetchMs(), RETRY_FLOOR_MS)) {
+            if (fetches.get() > 0 && clock.getAsLong() - lastAttempt < Math.max(settings.jwksMinRefetchMs(), RETRY_FLOOR_MS)) {
                 return Future.succeededFuture(keys);
             }
             return fetch();
@@ -126,13 +125,12 @@ public final class SigningKeys {
     public synchronized Future<Snapshot> lookFor(String kid) {
         if (inFlight != null) return inFlight;
         if (keys.keys().getKeyByKeyId(kid) != null) return Future.succeededFuture(keys);
-        if (attempted && clock.getAsLong() - lastAttempt < settings.jwksMinRefetchMs()) return Future.succeededFuture(keys);
+        if (fetches.get() > 0 && clock.getAsLong() - lastAttempt < settings.jwksMinRefetchMs()) return Future.succeededFuture(keys);
         return fetch();
     }
 
     /** Guarded by {@code this}. */
     private Future<Snapshot> fetch() {
-        attempted = true;
         lastAttempt = clock.getAsLong();
         fetches.incrementAndGet();
         Future<JWKSet> f = download().map(this::parse);

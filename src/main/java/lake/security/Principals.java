@@ -42,10 +42,12 @@ public final class Principals {
      * certificate-only ones), and the stored grants by principal name (which OIDC principals,
      * configured nowhere, take theirs from).
      */
-    private record Snapshot(List<AuthToken> all, byte[][] digests, Map<String, List<CatalogGrant>> stored) {
+    private record Snapshot(List<AuthToken> all, byte[][] digests, Map<String, AuthToken> named, Map<String, List<CatalogGrant>> stored) {
         static Snapshot of(List<AuthToken> tokens, Map<String, List<CatalogGrant>> stored) {
             List<AuthToken> all = List.copyOf(tokens);
-            return new Snapshot(all, all.stream().map(AuthToken::sha256).toArray(byte[][]::new), stored);
+            Map<String, AuthToken> named = new java.util.HashMap<>();
+            for (AuthToken t : all) named.putIfAbsent(t.name(), t); // names are unique (AuthTokens refuses a name twice)
+            return new Snapshot(all, all.stream().map(AuthToken::sha256).toArray(byte[][]::new), Map.copyOf(named), stored);
         }
     }
 
@@ -115,7 +117,7 @@ public final class Principals {
      */
     public Optional<AuthToken> external(String name, AuthToken.Access access) {
         Snapshot s = current;
-        for (AuthToken t : s.all()) if (t.name().equals(name)) return Optional.empty();
+        if (s.named().containsKey(name)) return Optional.empty();
         if (access == AuthToken.Access.ADMIN) return Optional.of(AuthToken.external(name, access, null));
         return Optional.of(AuthToken.external(name, access, usable(access, s.stored().getOrDefault(name, List.of()))));
     }
@@ -154,8 +156,7 @@ public final class Principals {
 
     /** The principal configured under {@code name}, if any. */
     public Optional<AuthToken> byName(String name) {
-        for (AuthToken t : current.all()) if (t.name().equals(name)) return Optional.of(t);
-        return Optional.empty();
+        return Optional.ofNullable(current.named().get(name));
     }
 
     /** The principal a client certificate whose subject CN is {@code cn} names, if any. */

@@ -25,32 +25,45 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SigningKeysTest {
     final Vertx vertx = Vertx.vertx();
+    final java.util.concurrent.ScheduledExecutorService pacer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
     HttpServer server;
 
     @AfterEach
     void stop() {
         if (server != null) server.stop(0);
+        pacer.shutdownNow();
         vertx.close();
     }
 
-    /** A JWK set server whose body is {@code total} bytes of whitespace-padded JSON, one {@code chunk} every {@code pauseMs}. */
+    /** A JWK set server whose body is {@code total} bytes of whitespace, one {@code chunk} every {@code pauseMs} (every microsecond with 0). */
     URI serve(long total, int chunk, long pauseMs, AtomicLong written, CompletableFuture<Throwable> cutOff) throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/jwks", x -> {
             x.sendResponseHeaders(200, 0); // chunked
             byte[] bytes = " ".repeat(chunk).getBytes(StandardCharsets.US_ASCII);
-            try (OutputStream out = x.getResponseBody()) {
-                // Bounded: at most `total` bytes, whatever the client does.
-                while (written.get() < total) {
+            OutputStream out = x.getResponseBody();
+            // One chunk per tick (every pauseMs; back to back with 0), at most `total` bytes whatever the client does.
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            Runnable write = () -> {
+                try {
                     out.write(bytes);
                     out.flush();
-                    written.addAndGet(bytes.length);
-                    if (pauseMs > 0) Thread.sleep(pauseMs); // the trickling provider under test, not a wait for the test
+                    if (written.addAndGet(bytes.length) >= total) done.complete(null);
+                } catch (IOException e) {
+                    done.completeExceptionally(e);
                 }
-                cutOff.complete(null);
-            } catch (IOException | InterruptedException e) {
-                cutOff.complete(e);
-            }
+            };
+            long periodNanos = pauseMs > 0 ? TimeUnit.MILLISECONDS.toNanos(pauseMs) : 1_000;
+            java.util.concurrent.ScheduledFuture<?> ticks = pacer.scheduleAtFixedRate(write, 0, periodNanos, TimeUnit.NANOSECONDS);
+            done.whenComplete((v, t) -> {
+                ticks.cancel(false);
+                cutOff.complete(t);
+                try {
+                    out.close();
+                } catch (IOException ignored) {
+                    // the client reset the exchange: what the test looks for, already recorded
+                }
+            });
         });
         server.start();
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/jwks");
