@@ -119,8 +119,12 @@ public final class HttpVerticle extends VerticleBase {
         Buffer of(lake.feed.ChangeRecord r) {
             Buffer cached = byRecord.get(r);
             if (cached != null) return cached;
-            Buffer text = Buffer.buffer("id: " + Long.toUnsignedString(r.revision()) + "\ndata: "
-                    + new JsonObject(lake.watch.Watches.render(r)).encode() + "\n\n");
+            byte[] utf8 = ("id: " + Long.toUnsignedString(r.revision()) + "\ndata: "
+                    + new JsonObject(lake.watch.Watches.render(r)).encode() + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            // Direct, and written as it is to every stream (slices, never copied or released): a heap
+            // buffer would be copied into a direct one by each socket's write, a thousand times per record.
+            java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(utf8.length).put(utf8).flip();
+            Buffer text = io.vertx.core.internal.buffer.BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer(direct));
             byRecord.put(r, text);
             order.addLast(r);
             bytes += text.length();
@@ -600,9 +604,15 @@ public final class HttpVerticle extends VerticleBase {
         watch[0] = api.stream(caller, prefix, after, new lake.watch.Watches.Receiver() {
             @Override public lake.watch.Watches.Flow deliver(lake.watch.Watches.Page page) {
                 if (res.ended() || res.closed()) return lake.watch.Watches.Flow.STOP;
-                Buffer out = Buffer.buffer();
-                for (lake.feed.ChangeRecord r : page.records()) out.appendBuffer(sseEvents.of(r));
-                res.write(out);
+                // The page's cached events, joined without copying (one write, one system call).
+                java.util.List<lake.feed.ChangeRecord> records = page.records();
+                if (records.size() == 1) {
+                    res.write(sseEvents.of(records.get(0)));
+                } else {
+                    io.netty.buffer.ByteBuf[] parts = new io.netty.buffer.ByteBuf[records.size()];
+                    for (int i = 0; i < parts.length; i++) parts[i] = ((io.vertx.core.internal.buffer.BufferInternal) sseEvents.of(records.get(i))).getByteBuf();
+                    res.write(io.vertx.core.internal.buffer.BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedUnmodifiableBuffer(parts)));
+                }
                 if (!res.writeQueueFull()) return lake.watch.Watches.Flow.MORE;
                 // A watcher whose client does not read waits with at most this node's write queue
                 // and one page unsent; it resumes when its queue drains.

@@ -2,7 +2,6 @@ package lake.watch;
 
 import lake.feed.ChangeRecord;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -20,10 +19,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class Tail {
     /** What a reader gets: records after its cursor, or word that it must read the store first. */
     public record Slice(boolean ready, boolean belowBase, long base, long through, long last, long epoch, List<ChangeRecord> records) {
+        /** {@code records} is taken as it is: the tail hands out views of arrays it never changes. */
         public Slice {
-            records = List.copyOf(records);
         }
     }
+
+    /**
+     * What every reader sees between two changes: the records in order, in an array nothing
+     * writes again. Built on the first read after a change, so a thousand watchers woken by one
+     * advance share one copy and take no lock.
+     */
+    private record View(boolean ready, long base, long through, long last, long epoch, ChangeRecord[] records) {}
+
+    private static final View NOT_READY = new View(false, 0, 0, 0, 0, new ChangeRecord[0]);
 
     private final int maxRecords;
     private final long maxBytes;
@@ -39,6 +47,8 @@ public final class Tail {
     private long base;
     private long through;
     private long last;
+    /** The current {@link View}, or {@code null} after a change until the next read builds it. */
+    private volatile View view = NOT_READY;
 
     public Tail(int maxRecords, long maxBytes) {
         if (maxRecords < 1 || maxBytes < 1) throw new IllegalArgumentException("a tail holds at least one record and one byte");
@@ -60,22 +70,37 @@ public final class Tail {
      * {@code belowBase} when records between {@code heldTo} and {@code base} may exist that this
      * tail no longer (or never) held.
      */
-    public synchronized Slice since(long after, long heldTo, int limit) {
-        if (!ready) return new Slice(false, false, 0, 0, 0, 0, List.of());
+    public Slice since(long after, long heldTo, int limit) {
+        View v = view();
+        if (!v.ready()) return new Slice(false, false, 0, 0, 0, 0, List.of());
         long held = Long.compareUnsigned(after, heldTo) > 0 ? after : heldTo;
-        if (Long.compareUnsigned(held, base) < 0) {
-            return new Slice(true, true, base, through, last, epoch, List.of());
+        if (Long.compareUnsigned(held, v.base()) < 0) {
+            return new Slice(true, true, v.base(), v.through(), v.last(), v.epoch(), List.of());
         }
-        List<ChangeRecord> out = new ArrayList<>(Math.min(limit, size));
+        ChangeRecord[] rs = v.records();
         // The first record above `after`: records are in revision order, so a binary search.
-        int lo = 0, hi = size;
+        int lo = 0, hi = rs.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(at(mid).revision(), after) <= 0) lo = mid + 1;
+            if (Long.compareUnsigned(rs[mid].revision(), after) <= 0) lo = mid + 1;
             else hi = mid;
         }
-        for (int i = lo; i < size && out.size() < limit; i++) out.add(at(i));
-        return new Slice(true, false, base, through, last, epoch, out);
+        int to = (int) Math.min(rs.length, (long) lo + Math.max(0, limit));
+        List<ChangeRecord> out = lo == to ? List.of() : java.util.Collections.unmodifiableList(java.util.Arrays.asList(rs).subList(lo, to));
+        return new Slice(true, false, v.base(), v.through(), v.last(), v.epoch(), out);
+    }
+
+    private View view() {
+        View v = view;
+        if (v != null) return v;
+        synchronized (this) {
+            if (view == null) {
+                ChangeRecord[] rs = new ChangeRecord[size];
+                for (int i = 0; i < size; i++) rs[i] = at(i);
+                view = new View(ready, base, through, last, epoch, rs);
+            }
+            return view;
+        }
     }
 
     public synchronized boolean ready() {
@@ -104,6 +129,7 @@ public final class Tail {
 
     /** Starts (or restarts) empty at {@code point}: records at or below it are read from the store. */
     synchronized void reset(long epoch, long point, long last) {
+        view = null;
         for (int i = 0; i < size; i++) ring[(head + i) % ring.length] = null;
         head = 0;
         size = 0;
@@ -123,6 +149,7 @@ public final class Tail {
      * above it, and the new epoch's records are read from the store like any gap.
      */
     synchronized void takeOver(long epoch) {
+        view = null;
         this.epoch = epoch;
         if (Long.compareUnsigned(last, through) < 0) {
             while (size > 0 && Long.compareUnsigned(at(size - 1).revision(), last) > 0) {
@@ -141,6 +168,7 @@ public final class Tail {
      * reader from below the floor reads the store and learns it is gone, on every node alike.
      */
     synchronized void compacted(long floor) {
+        view = null;
         while (size > 0 && Long.compareUnsigned(ring[head].revision(), floor) <= 0) {
             bytes -= sizes[head];
             ring[head] = null;
@@ -156,6 +184,7 @@ public final class Tail {
 
     /** Appends {@code records} (all above {@code through}, in order) and moves {@code through} to {@code to}. */
     synchronized void advance(long to, long last, List<ChangeRecord> records) {
+        view = null;
         for (ChangeRecord r : records) {
             if (Long.compareUnsigned(r.revision(), through) <= 0) continue;
             if (r.isVoid()) continue;

@@ -66,6 +66,13 @@ public final class Watches {
         static Filter keys(String prefix, Predicate<String> mayRead) {
             return r -> {
                 List<ChangeRecord.Change> all = r.changes();
+                // Most records are seen whole by most watchers: shown as they are, nothing allocated.
+                boolean whole = !all.isEmpty();
+                for (int i = 0; whole && i < all.size(); i++) {
+                    String key = all.get(i).key();
+                    whole = key.startsWith(prefix) && mayRead.test(key);
+                }
+                if (whole) return r;
                 List<ChangeRecord.Change> seen = new ArrayList<>(all.size());
                 boolean hidden = false;
                 for (ChangeRecord.Change c : all) {
@@ -212,10 +219,33 @@ public final class Watches {
     /** How long a watcher may stay paused (its client reading nothing) before it is cut off, wherever it reads from. */
     static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(60);
 
+    /** Watchers one task serves before the pass yields the event loop (to the feed's publications, writes, other I/O). */
+    static final int WATCHERS_PER_TASK = 64;
+
+    /** A pass over the watchers is under way; {@code again}: the tail advanced meanwhile, so another follows. */
+    private boolean passing;
+    private boolean again;
+
     private void wake() {
         woken.set(false);
+        if (passing) {
+            again = true;
+            return;
+        }
+        passing = true;
+        pass(List.copyOf(watches), 0);
+    }
+
+    /**
+     * Serves watchers from {@code from} on, {@link #WATCHERS_PER_TASK} per task: a thousand
+     * watchers each given a page would otherwise hold the event loop for one long task, and the
+     * next publication (what they all wait for) would queue behind it.
+     */
+    private void pass(List<Watch> all, int from) {
         long now = System.nanoTime();
-        for (Watch w : List.copyOf(watches)) {
+        int to = Math.min(all.size(), from + WATCHERS_PER_TASK);
+        for (int i = from; i < to; i++) {
+            Watch w = all.get(i);
             if (w.ended) continue;
             // A watcher paused inside the tail is cut off once the tail moves past it; one paused
             // while reading the store costs the tail nothing, and waits, for at most a minute.
@@ -228,6 +258,15 @@ public final class Watches {
             } else {
                 pump(w);
             }
+        }
+        if (to < all.size()) {
+            context.runOnContext(v -> pass(all, to));
+            return;
+        }
+        passing = false;
+        if (again) {
+            again = false;
+            wake();
         }
     }
 

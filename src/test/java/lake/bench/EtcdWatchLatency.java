@@ -16,7 +16,6 @@ import java.util.Base64;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The peer of {@link WatchLatency} against etcd's watch (scripts/bench/watchers-etcd): opens
@@ -32,7 +31,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Usage: {@code EtcdWatchLatency PORT WATCHERS RATE SECONDS shared|distinct IDLE MARKER_PATH}
  */
 public final class EtcdWatchLatency {
-    private static final int BUCKETS = PacedLoad.BUCKETS;
     private static final byte[] VALUE = "\"value\":\"".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NEWLINE = "\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CREATED = "\"created\":true".getBytes(StandardCharsets.US_ASCII);
@@ -51,12 +49,12 @@ public final class EtcdWatchLatency {
                 new PoolOptions().setHttp1MaxSize(watchers + idle + 8));
         HttpClient writes = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(64));
         String run = "bench-" + System.nanoTime() + "/";
-        AtomicLongArray histogram = new AtomicLongArray(BUCKETS + 1);
+        PacedLoad.Latencies latencies = new PacedLoad.Latencies();
         AtomicLong received = new AtomicLong();
         CountDownLatch open = new CountDownLatch(watchers);
         for (int i = 0; i < watchers; i++) {
             watch(streams, port, shared ? run : run + i + "/", open, (now, valueMs) -> {
-                histogram.incrementAndGet((int) Math.min(BUCKETS, Math.max(0, now - valueMs)));
+                latencies.record(now - valueMs);
                 received.incrementAndGet();
             });
         }
@@ -72,7 +70,7 @@ public final class EtcdWatchLatency {
         }, received, expected);
         System.out.printf("RESULT etcd watchers=%d mode=%s rate=%d/s seconds=%d writes_acknowledged=%d writes_failed=%d events=%d expected=%d %s wall=%.1fs%n",
                 watchers, shared ? "shared" : "distinct", rate, seconds, r.acknowledged(), r.failed(), received.get(), expected,
-                PacedLoad.percentiles(histogram, received.get()), r.wallS());
+                PacedLoad.percentiles(latencies.merged(), received.get()), r.wallS());
         boolean complete = received.get() == expected && r.failed() == 0;
         if (idle > 0 && complete) {
             CountDownLatch idleOpen = new CountDownLatch(idle);

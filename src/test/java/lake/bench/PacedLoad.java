@@ -105,6 +105,57 @@ final class PacedLoad {
         return -1;
     }
 
+    /**
+     * A latency histogram (1 ms buckets) kept per recording thread and merged for the report: a
+     * thousand streams on a few event loops count millions of events a second, and one shared
+     * array's cache lines bouncing between the cores would be the generator's cost, not the node's.
+     */
+    static final class Latencies {
+        private final List<AtomicLongArray> perThread = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final ThreadLocal<AtomicLongArray> mine = ThreadLocal.withInitial(() -> {
+            AtomicLongArray h = new AtomicLongArray(BUCKETS + 1);
+            perThread.add(h);
+            return h;
+        });
+
+        void record(long ms) {
+            mine.get().incrementAndGet((int) Math.min(BUCKETS, Math.max(0, ms)));
+        }
+
+        AtomicLongArray merged() {
+            AtomicLongArray all = new AtomicLongArray(BUCKETS + 1);
+            for (AtomicLongArray h : perThread) for (int i = 0; i <= BUCKETS; i++) all.addAndGet(i, h.get(i));
+            return all;
+        }
+    }
+
+    private static final byte[] AT_MS = "\"at_ms\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * Where {@code "at_ms":} starts in the SSE event [from, to), or -1: read along the shape the node
+     * writes ({@code id: R\ndata: {"revision":R,"epoch":E,"at_ms":}) without searching, else
+     * searched for.
+     */
+    static int atMs(byte[] b, int from, int to) {
+        int i = from;
+        for (int field = 0; field < 3 && i < to; field++) {
+            // Past the field's name to its first digit, then past its digits.
+            while (i < to && (b[i] < '0' || b[i] > '9')) i++;
+            while (i < to && b[i] >= '0' && b[i] <= '9') i++;
+        }
+        // After the epoch's digits: `,"at_ms":` (a u64 above 2^53 is written as a string: `","at_ms":`).
+        if (i < to && b[i] == '"') i++;
+        if (i < to && b[i] == ',' && startsWith(b, AT_MS, i + 1, to)) return i + 1;
+        return find(b, AT_MS, from, to);
+    }
+
+    /** Whether {@code b} holds {@code prefix} at {@code from}, within {@code to}. */
+    static boolean startsWith(byte[] b, byte[] prefix, int from, int to) {
+        if (to - from < prefix.length) return false;
+        for (int j = 0; j < prefix.length; j++) if (b[from + j] != prefix[j]) return false;
+        return true;
+    }
+
     /** {@code p50=…ms p90=… p99=… p99.9=… p100=…} of the latency histogram (1 ms buckets). */
     static String percentiles(AtomicLongArray histogram, long count) {
         List<String> out = new ArrayList<>();
