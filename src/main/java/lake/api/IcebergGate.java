@@ -35,6 +35,10 @@ final class IcebergGate implements IcebergAccess {
         return audited(op, ns, null, Authorizer.namespaceChangeRefusal(caller.principal(), grants, ns, need));
     }
 
+    @Override public boolean holds(String ns, String name, Privilege need) {
+        return Authorizer.catalogRefusal(caller.principal(), grants, ns, name, need).isEmpty();
+    }
+
     @Override public CatalogAccess grants() {
         return grants;
     }

@@ -26,7 +26,7 @@ public final class IcebergWire {
         r.query().forEach(q::put);
         return new JsonObject().put("method", r.method()).put("path", new JsonArray(new ArrayList<>(r.segments())))
                 .put("query", q).put("if_none_match", r.ifNoneMatch()).put("idempotency_key", r.idempotencyKey()).put("accept", r.accept())
-                .put("body", Base64.getEncoder().encodeToString(r.body()));
+                .put("body", Base64.getEncoder().encodeToString(r.body())).put("access_delegation", r.accessDelegation());
     }
 
     static IcebergRequest decode(JsonObject body) {
@@ -41,7 +41,7 @@ public final class IcebergWire {
             for (Map.Entry<String, Object> e : query) q.put(e.getKey(), (String) e.getValue());
             String b = body.getString("body");
             return new IcebergRequest(method, segments, q, body.getString("if_none_match"), body.getString("idempotency_key"), body.getString("accept"),
-                    b == null ? new byte[0] : Base64.getDecoder().decode(b));
+                    b == null ? new byte[0] : Base64.getDecoder().decode(b), body.getString("access_delegation"));
         } catch (ClassCastException | IllegalArgumentException e) {
             throw ApiError.invalid("malformed iceberg request: " + e.getMessage());
         }

@@ -37,6 +37,7 @@ public record Settings(
         String catalogRoot,
         SecuritySettings security,
         String icebergS3Endpoint,
+        lake.config.access.StorageAccessSettings storageAccess,
         FeedSettings feed) {
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
@@ -46,7 +47,7 @@ public record Settings(
                     long requestTimeoutMs, long storeTimeoutMs) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null, null);
+                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null, null, null);
     }
 
     /** All settings but the catalog root, which then defaults to {@code file://<data_dir>/tables}. */
@@ -57,13 +58,14 @@ public record Settings(
                     ClusterSettings cluster) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null, null);
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null, null, null);
     }
 
     public Settings {
         authTokens = authTokens == null ? List.of() : List.copyOf(authTokens);
         cluster = cluster == null ? ClusterSettings.single() : cluster;
         feed = feed == null ? FeedSettings.DEFAULTS : feed;
+        storageAccess = storageAccess == null ? lake.config.access.StorageAccessSettings.NONE : storageAccess;
         // Without a file, the inline tokens are the whole set: a reload re-reads nothing and keeps them.
         security = security == null ? new SecuritySettings(null, authTokens) : security;
         // Where new tables' data lives: <catalog_root>/<ns>/<name>/<incarnation>; no trailing slash.
@@ -115,6 +117,9 @@ public record Settings(
                         .put("clock_skew_ms", security.oidc().clockSkewMs()).put("jwks_refresh_ms", security.oidc().jwksRefreshMs())
                         .put("jwks_min_refetch_ms", security.oidc().jwksMinRefetchMs()))
                 .put("iceberg_s3_endpoint", icebergS3Endpoint)
+                .put("iceberg_vending_role_arn", storageAccess.roleArn()).put("iceberg_vending_region", storageAccess.region())
+                .put("iceberg_sts_endpoint", storageAccess.stsEndpoint() == null ? null : storageAccess.stsEndpoint().toString())
+                .put("iceberg_vending_duration_s", storageAccess.durationSeconds())
                 .put("feed_retention_ms", feed.retentionMs()).put("feed_max_records", feed.maxRecords())
                 .put("feed_compact_interval_ms", feed.compactIntervalMs()).put("feed_tail_records", (long) feed.tailRecords())
                 .put("feed_tail_bytes", feed.tailBytes())
@@ -172,6 +177,7 @@ public record Settings(
         public String catalogRoot;
         public SecuritySettings security;
         public String icebergS3Endpoint;
+        public lake.config.access.StorageAccessSettings storageAccess;
         public FeedSettings feed;
 
         private Fields(Settings s) {
@@ -197,11 +203,12 @@ public record Settings(
             catalogRoot = s.catalogRoot;
             security = s.security;
             icebergS3Endpoint = s.icebergS3Endpoint;
+            storageAccess = s.storageAccess;
             feed = s.feed;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint, feed);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint, storageAccess, feed);
         }
     }
 }

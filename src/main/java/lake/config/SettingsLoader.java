@@ -2,6 +2,7 @@ package lake.config;
 
 import lake.config.access.AuthToken;
 import lake.config.access.OidcSettings;
+import lake.config.access.StorageAccessSettings;
 
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -74,6 +75,10 @@ public final class SettingsLoader {
             new Option("shutdown-timeout-ms", Option.Type.LONG, "on SIGTERM, the bound on draining requests, resigning and closing the store"),
             new Option("catalog-root", Option.Type.STRING, "URI under which new tables' data lives (<root>/<ns>/<name>/<incarnation>); default: file://<data-dir>/tables"),
             new Option("iceberg-s3-endpoint", Option.Type.STRING, "S3 endpoint of an s3:// catalog root for the Iceberg catalog's files (path-style; for S3-compatible stores); default: the AWS SDK's"),
+            new Option("iceberg-vending-role-arn", Option.Type.STRING, "IAM role assumed (STS AssumeRole) for credentials vended to engines, each limited to one table's location; empty: no vending"),
+            new Option("iceberg-vending-region", Option.Type.STRING, "the STS region for vended credentials, and the region engines are told"),
+            new Option("iceberg-sts-endpoint", Option.Type.STRING, "STS endpoint for vended credentials (for S3-compatible stores); default: the AWS SDK's"),
+            new Option("iceberg-vending-duration-s", Option.Type.INT, "how long each vended credential lives (AWS: 900 to the role's maximum session)"),
             new Option("feed-retention-ms", Option.Type.LONG, "the change feed keeps records this long (by commit time)"),
             new Option("feed-max-records", Option.Type.LONG, "the change feed keeps at most the newest this many revisions"),
             new Option("feed-compact-interval-ms", Option.Type.LONG, "how often the leader compacts the change feed to its retention"),
@@ -331,6 +336,7 @@ public final class SettingsLoader {
                 leaseKey, ttl, renew, margin, requestTimeout, storeTimeout, tokens, shutdownTimeout, cluster,
                 blank(catalogRoot) ? null : catalogRoot, security,
                 blank(c.getString("iceberg_s3_endpoint")) ? null : c.getString("iceberg_s3_endpoint"),
+                storageAccess(c),
                 new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms"),
                         Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes"),
                         blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file"))),
@@ -414,6 +420,25 @@ public final class SettingsLoader {
                     c.getString("oidc_roles_claim"), c.getString("oidc_admin_role"), c.getString("oidc_write_role"),
                     c.getString("oidc_read_role"), c.getLong("oidc_clock_skew_ms"), c.getLong("oidc_jwks_refresh_ms"),
                     c.getLong("oidc_jwks_min_refetch_ms"));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage()); // each names its setting
+        }
+    }
+
+    /** Credential vending, or {@link StorageAccessSettings#NONE}-like settings without a role. */
+    private static StorageAccessSettings storageAccess(JsonObject c) {
+        String role = c.getString("iceberg_vending_role_arn");
+        String sts = c.getString("iceberg_sts_endpoint");
+        if (blank(role) && !blank(sts)) throw new ConfigException("iceberg-sts-endpoint: needs iceberg-vending-role-arn");
+        java.net.URI endpoint;
+        try {
+            endpoint = blank(sts) ? null : new java.net.URI(sts);
+        } catch (java.net.URISyntaxException e) {
+            throw new ConfigException("iceberg-sts-endpoint: '" + sts + "' is not a URL: " + e.getMessage());
+        }
+        try {
+            return new StorageAccessSettings(blank(role) ? null : role, c.getString("iceberg_vending_region"), endpoint,
+                    c.getInteger("iceberg_vending_duration_s"));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage()); // each names its setting
         }

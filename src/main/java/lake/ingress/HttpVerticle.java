@@ -422,7 +422,7 @@ public final class HttpVerticle extends VerticleBase {
             lake.iceberg.rest.IcebergRequest request = new lake.iceberg.rest.IcebergRequest(ctx.request().method().name(),
                     java.util.Arrays.asList(path.substring(ICEBERG.length()).split("/", -1)), query,
                     ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), ctx.request().getHeader("Idempotency-Key"),
-                    ctx.request().getHeader(HttpHeaders.ACCEPT), body.getBytes());
+                    ctx.request().getHeader(HttpHeaders.ACCEPT), body.getBytes(), ctx.request().getHeader("X-Iceberg-Access-Delegation"));
             MultiMap headers = HttpHeaders.headers();
             String token = ctx.get(Bus.TOKEN_HEADER);
             if (token != null) headers.add(Bus.TOKEN_HEADER, token);

@@ -149,7 +149,8 @@ public final class MetasrvNode {
                         : options.storeOpener() != null ? StoreLink.Reach.HOSTED_HERE : StoreLink.Reach.REMOTE);
         try {
             iceberg = new lake.iceberg.rest.IcebergService(s.catalogRoot(), lake.iceberg.rest.IcebergService.fileIO(s.catalogRoot(), s.icebergS3Endpoint()),
-                    ICEBERG_THREADS, s.requestTimeoutMs());
+                    ICEBERG_THREADS, s.requestTimeoutMs(),
+                    s.storageAccess().vending() ? lake.storage.CredentialVendor.create(s.storageAccess()) : null, s.icebergS3Endpoint());
         } catch (IllegalArgumentException unsupported) {
             // A catalog root Iceberg cannot write to (another scheme) leaves lake's own catalog fully usable.
             org.slf4j.LoggerFactory.getLogger(MetasrvNode.class).warn("no Iceberg catalog on this node: {}", unsupported.getMessage());

@@ -120,6 +120,26 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void vendingSettingsAreCheckedAndNamed() {
+        assertThat(load(Map.of()).storageAccess().vending()).as("off by default").isFalse();
+        Settings s = load(Map.of("LAKE_ICEBERG_VENDING_ROLE_ARN", "arn:aws:iam::123456789012:role/lake-vended"),
+                "--iceberg-sts-endpoint", "http://127.0.0.1:5000", "--iceberg-vending-duration-s", "900", "--iceberg-vending-region", "eu-west-1");
+        assertThat(s.storageAccess().vending()).isTrue();
+        assertThat(s.storageAccess().durationSeconds()).isEqualTo(900);
+        assertThat(s.storageAccess().region()).isEqualTo("eu-west-1");
+        assertThat(s.storageAccess().stsEndpoint().getPort()).isEqualTo(5000);
+        assertThat(s.toJson().getString("iceberg_vending_role_arn")).isEqualTo("arn:aws:iam::123456789012:role/lake-vended");
+        assertThatThrownBy(() -> load(Map.of(), "--iceberg-vending-role-arn", "lake-vended"))
+                .hasMessageContaining("iceberg-vending-role-arn: 'lake-vended' is not an IAM role ARN");
+        assertThatThrownBy(() -> load(Map.of(), "--iceberg-sts-endpoint", "http://127.0.0.1:5000"))
+                .hasMessage("iceberg-sts-endpoint: needs iceberg-vending-role-arn");
+        assertThatThrownBy(() -> load(Map.of(), "--iceberg-vending-role-arn", "arn:aws:iam::123456789012:role/r", "--iceberg-vending-duration-s", "0"))
+                .hasMessage("iceberg-vending-duration-s: must be 1 to 43200, got 0");
+        assertThatThrownBy(() -> load(Map.of(), "--iceberg-vending-role-arn", "arn:aws:iam::123456789012:role/r", "--iceberg-sts-endpoint", "ftp://sts"))
+                .hasMessageContaining("iceberg-sts-endpoint: 'ftp://sts' is not an http(s) URL");
+    }
+
+    @Test
     void oidcSettingsTurnAccessControlOnAndRefuseWhatCannotBeTrusted() {
         Settings s = load(Map.of("LAKE_OIDC_ISSUER", "https://idp.example/realms/lake", "LAKE_OIDC_AUDIENCE", "lake-metasrv",
                 "LAKE_OIDC_JWKS_URL", "https://idp.example/realms/lake/protocol/openid-connect/certs"), "--oidc-roles-claim", "realm_access.roles");

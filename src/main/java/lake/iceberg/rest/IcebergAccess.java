@@ -22,6 +22,13 @@ public interface IcebergAccess {
     /** The refusal of creating ({@link Privilege#CREATE}) or dropping ({@link Privilege#DROP}) namespace {@code ns}; empty when allowed. */
     Optional<CatalogRefusal> namespaceChange(String op, String ns, Privilege need);
 
+    /**
+     * Whether the caller holds {@code need} on table {@code name} of namespace {@code ns}, asked to
+     * choose what to hand out (read-only or read-write storage credentials), not to refuse: neither
+     * counted nor audited.
+     */
+    boolean holds(String ns, String name, Privilege need);
+
     /** The caller's grants, for filtering listings. */
     CatalogAccess grants();
 }

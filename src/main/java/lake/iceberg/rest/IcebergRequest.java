@@ -6,9 +6,10 @@ import java.util.Map;
 /**
  * One REST request as the router sees it: the method, the raw path segments after
  * {@code /iceberg} (still percent-encoded), the decoded query, the headers that matter, the body.
+ * {@code accessDelegation} is the {@code X-Iceberg-Access-Delegation} header (or {@code null}).
  */
 public record IcebergRequest(String method, List<String> segments, Map<String, String> query,
-                             String ifNoneMatch, String idempotencyKey, String accept, byte[] body) {
+                             String ifNoneMatch, String idempotencyKey, String accept, byte[] body, String accessDelegation) {
     public IcebergRequest {
         segments = List.copyOf(segments);
         query = Map.copyOf(query);
@@ -16,6 +17,13 @@ public record IcebergRequest(String method, List<String> segments, Map<String, S
     }
 
     @Override public byte[] body() { return body.clone(); }
+
+    /** Whether the client asked for vended credentials ({@code X-Iceberg-Access-Delegation}, a comma-separated list). */
+    public boolean wantsVendedCredentials() {
+        if (accessDelegation == null) return false;
+        for (String mode : accessDelegation.split(",")) if (mode.trim().equalsIgnoreCase("vended-credentials")) return true;
+        return false;
+    }
 
     /**
      * Whether the request creates a namespace ({@code POST …/namespaces}) or drops one

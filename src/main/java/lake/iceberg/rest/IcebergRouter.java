@@ -82,8 +82,11 @@ public final class IcebergRouter {
     private final java.util.function.LongSupplier wallMillis;
     private final java.util.concurrent.atomic.AtomicInteger keyed = new java.util.concurrent.atomic.AtomicInteger();
 
-    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis) {
+    private final StorageDelegation storage;
+
+    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis, StorageDelegation storage) {
         this.catalog = catalog;
+        this.storage = storage;
         this.metricsReported = metricsReported;
         this.wallMillis = wallMillis;
     }
@@ -108,7 +111,7 @@ public final class IcebergRouter {
                 default -> "unknown";
             };
             case 5 -> s.get(3).equals("tables") ? m + "-table" : s.get(3).equals("views") ? m + "-view" : "unknown";
-            case 6 -> s.get(5).equals("metrics") ? "report-metrics" : "unknown";
+            case 6 -> s.get(5).equals("metrics") ? "report-metrics" : s.get(5).equals("credentials") ? "load-credentials" : "unknown";
             default -> "unknown";
         };
     }
@@ -319,7 +322,12 @@ public final class IcebergRouter {
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);
-            return ok(ConfigResponse.builder().withEndpoints(ENDPOINTS).withIdempotencyKeyLifetime(Idempotency.LIFETIME).build());
+            List<Endpoint> endpoints = ENDPOINTS;
+            if (storage.vends()) {
+                endpoints = new java.util.ArrayList<>(ENDPOINTS);
+                endpoints.add(Endpoint.V1_TABLE_CREDENTIALS);
+            }
+            return ok(ConfigResponse.builder().withEndpoints(endpoints).withIdempotencyKeyLifetime(Idempotency.LIFETIME).build());
         }
         if (s.size() == 3 && s.get(1).equals("tables") && s.get(2).equals("rename") && m.equals("POST")) {
             RenameTableRequest req = parse(r, RenameTableRequest.class);
@@ -397,9 +405,15 @@ public final class IcebergRouter {
                         if (!catalog.namespaceExists(ns)) {
                             throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", ns);
                         }
-                        return ok(CatalogHandlers.stageTableCreate(catalog, ns, req));
+                        TableIdentifier staged = TableIdentifier.of(ns, req.name());
+                        return ok(storage.delegate(r, CatalogHandlers.stageTableCreate(catalog, ns, req), staged, true));
                     }
-                    return withETag(CatalogHandlers.createTable(catalog, ns, req), Map.of());
+                    LoadTableResponse created = CatalogHandlers.createTable(catalog, ns, req);
+                    if (r.wantsVendedCredentials() && storage.vends()) {
+                        // Its creator may commit to it (it held create); no ETag: the body holds credentials.
+                        return ok(storage.delegate(r, created, TableIdentifier.of(ns, req.name()), true));
+                    }
+                    return withETag(created, Map.of());
                 }
                 case "register POST" -> {
                     RegisterTableRequest req = parse(r, RegisterTableRequest.class);
@@ -432,7 +446,7 @@ public final class IcebergRouter {
         TableIdentifier id = TableIdentifier.of(ns, name);
         if (s.size() == 5 && kind.equals("tables")) {
             switch (m) {
-                case "GET" -> { return loadTable(id, r); }
+                case "GET" -> { return loadTable(id, r, access); }
                 case "HEAD" -> { CatalogHandlers.tableExists(catalog, id); return IcebergResponse.empty(204); }
                 case "POST" -> {
                     UpdateTableRequest req = parse(r, UpdateTableRequest.class);
@@ -459,6 +473,11 @@ public final class IcebergRouter {
                 default -> throw notAllowed(r);
             }
         }
+        if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("credentials")) {
+            if (!m.equals("GET")) throw notAllowed(r);
+            TableMetadata metadata = currentMetadata(id);
+            return ok(storage.credentials(metadata, mayCommit(access, id)));
+        }
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("metrics")) {
             if (!m.equals("POST")) throw notAllowed(r);
             ReportMetricsRequest req = parse(r, ReportMetricsRequest.class);
@@ -473,12 +492,17 @@ public final class IcebergRouter {
      * {@code GET .../tables/{t}}: the ETag is decided from the registration alone; a matching
      * {@code If-None-Match} answers {@code 304} without reading the metadata file.
      */
-    private IcebergResponse loadTable(TableIdentifier id, IcebergRequest r) {
+    private IcebergResponse loadTable(TableIdentifier id, IcebergRequest r, IcebergAccess access) {
         Optional<Registration> reg = catalog.registration(id);
         Optional<String> location = reg.filter(x -> IcebergCatalog.TABLE_ENGINE.equals(x.engine())).flatMap(Registration::metadataLocation);
         if (location.isEmpty()) {
             // Not an Iceberg table here: the catalog names the engine, or resolves a metadata table.
             return ok(CatalogHandlers.loadTable(catalog, id));
+        }
+        if (r.wantsVendedCredentials() && storage.vends()) {
+            // Credentials in the body: never answered 304 with an engine's older copy of them.
+            TableMetadata metadata = catalog.tableMetadata(location.get());
+            return ok(storage.delegate(r, LoadTableResponse.builder().withTableMetadata(metadata).build(), id, mayCommit(access, id)));
         }
         Map<String, String> params = new TreeMap<>(r.query());
         String tag = etag(location.get(), params);
@@ -488,6 +512,19 @@ public final class IcebergRouter {
         }
         TableMetadata metadata = catalog.tableMetadata(location.get());
         return withETag(LoadTableResponse.builder().withTableMetadata(metadata).build(), params);
+    }
+
+    /** Whether the caller may commit to the table (read-write storage credentials) or only read it. */
+    private static boolean mayCommit(IcebergAccess access, TableIdentifier id) {
+        return access.holds(catalogNamespace(id.namespace()), IcebergNames.name(id.name()), Privilege.WRITE);
+    }
+
+    /** The table's current metadata; a table this catalog does not hold as Iceberg's is absent. */
+    private TableMetadata currentMetadata(TableIdentifier id) {
+        Optional<String> location = catalog.registration(id).filter(x -> IcebergCatalog.TABLE_ENGINE.equals(x.engine()))
+                .flatMap(Registration::metadataLocation);
+        if (location.isEmpty()) throw new NoSuchTableException("Table does not exist: %s", id);
+        return catalog.tableMetadata(location.get());
     }
 
     private IcebergResponse withETag(LoadTableResponse response, Map<String, String> params) {

@@ -35,6 +35,8 @@ public final class IcebergService implements AutoCloseable {
     private final MetadataCache<TableMetadata> tables = new MetadataCache<>(CACHED_METADATA_FILES);
     private final MetadataCache<ViewMetadata> views = new MetadataCache<>(CACHED_METADATA_FILES);
     private final SecureRandom random = new SecureRandom();
+    private final lake.storage.CredentialVendor vendor;
+    private final StorageDelegation storage;
 
     /**
      * @param warehouse where tables without a requested location go: {@code file:///…} or {@code s3://…}
@@ -42,7 +44,17 @@ public final class IcebergService implements AutoCloseable {
      * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
+        this(warehouse, io, threads, timeoutMs, null, null);
+    }
+
+    /**
+     * @param vendor     vends storage credentials to engines that ask ({@code null}: none; closed with this service)
+     * @param s3Endpoint the S3 endpoint engines are told with vended credentials ({@code null}: AWS's)
+     */
+    public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs, lake.storage.CredentialVendor vendor, String s3Endpoint) {
         if (threads < 1) throw new IllegalArgumentException("threads must be positive");
+        this.vendor = vendor;
+        this.storage = new StorageDelegation(vendor, s3Endpoint);
         this.warehouse = warehouse;
         this.io = io;
         this.timeoutMs = timeoutMs;
@@ -79,7 +91,7 @@ public final class IcebergService implements AutoCloseable {
     /** A router whose catalog reads and writes through {@code port}. */
     public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
         lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
-        return new IcebergRouter(new IcebergCatalog(catalog, io, tables, views, timeoutMs), metricsReported, wallMillis);
+        return new IcebergRouter(new IcebergCatalog(catalog, io, tables, views, timeoutMs), metricsReported, wallMillis, storage);
     }
 
     /** Runs {@code request} on a worker; a full queue answers 503 at once. */
@@ -95,5 +107,6 @@ public final class IcebergService implements AutoCloseable {
     @Override
     public void close() {
         workers.shutdown();
+        if (vendor != null) vendor.close();
     }
 }

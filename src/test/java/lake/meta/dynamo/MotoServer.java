@@ -107,11 +107,47 @@ public final class MotoServer {
     }
 
     private static synchronized Started start() {
-        if (started == null) started = launch();
+        if (started == null) started = launch(java.util.Map.of(), new Process[1]);
         return started;
     }
 
-    private static Started launch() {
+    /** A moto server of one's own (stopped by {@link #close}): for tests that need moto configured otherwise. */
+    public static final class Own implements AutoCloseable {
+        private final URI endpoint;
+        private final Process process;
+
+        private Own(URI endpoint, Process process) {
+            this.endpoint = endpoint;
+            this.process = process;
+        }
+
+        public URI endpoint() {
+            return endpoint;
+        }
+
+        @Override
+        public void close() {
+            stop(process);
+        }
+    }
+
+    /**
+     * Starts another moto server with {@code env} added to its environment (say
+     * {@code INITIAL_NO_AUTH_ACTION_COUNT}, which makes moto enforce IAM after that many requests);
+     * skips or fails the calling test as {@link #endpoint()} does when it cannot start.
+     */
+    public static Own own(java.util.Map<String, String> env) {
+        Process[] process = new Process[1];
+        Started s = launch(env, process);
+        if (s.endpoint() == null) {
+            String message = "moto server unavailable: " + s.failure();
+            if (required()) throw new AssertionError(message + " (LAKE_REQUIRE_DYNAMO=true: the moto suite must run)");
+            Assumptions.abort(message);
+        }
+        return new Own(s.endpoint(), process[0]);
+    }
+
+    private static Started launch(java.util.Map<String, String> env, Process[] launched) {
         Process process;
         try {
             Path script = Files.createTempFile("moto_server", ".py");
@@ -121,9 +157,10 @@ public final class MotoServer {
                 Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
             }
             File log = Files.createTempFile("moto_server", ".log").toFile();
-            process = new ProcessBuilder(python(), script.toString(), "0", "127.0.0.1", "--exit-on-stdin-eof")
-                    .redirectError(log)
-                    .start();
+            ProcessBuilder builder = new ProcessBuilder(python(), script.toString(), "0", "127.0.0.1", "--exit-on-stdin-eof").redirectError(log);
+            builder.environment().putAll(env);
+            process = builder.start();
+            launched[0] = process;
         } catch (IOException e) {
             return new Started(null, "could not run " + python() + ": " + e.getMessage());
         }
