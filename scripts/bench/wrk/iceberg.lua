@@ -4,7 +4,9 @@
 -- Environment (set by scripts/bench/compare-iceberg-reference):
 --   BENCH_LABEL   the name printed on the RESULT line
 --   BENCH_MODE    load (GET the table) | commit (POST a set-properties update: a new metadata file each)
---                 | list (GET the namespace's table listing)
+--                 | list (GET the namespace's table listing) | sign (POST BENCH_SIGN_BODY to the table's sign route)
+--   BENCH_DELEGATION  an X-Iceberg-Access-Delegation header to send (optional: vended-credentials, remote-signing)
+--   BENCH_SIGN_BODY   sign mode: the RemoteSignRequest JSON posted; "TABLE" in it is replaced by the table's name
 --   BENCH_TOKEN   a bearer token to send (optional)
 --   BENCH_PREFIX  the REST base path ("/iceberg" for Metasrv, "" for the reference server)
 --   BENCH_NS      the namespace holding the tables
@@ -22,21 +24,32 @@ local tables = tonumber(os.getenv("BENCH_TABLES") or "200")
 local token = os.getenv("BENCH_TOKEN")
 local headers = {}
 if token and token ~= "" then headers["Authorization"] = "Bearer " .. token end
+local delegation = os.getenv("BENCH_DELEGATION")
+if delegation and delegation ~= "" then headers["X-Iceberg-Access-Delegation"] = delegation end
+local signBody = os.getenv("BENCH_SIGN_BODY") or ""
+local names = {}
 
 local paths = {}
 local counter = 0
 
 function init(args)
-  bench.expect = mode == "list" and '"identifiers"' or '"metadata-location"'
+  bench.expect = mode == "list" and '"identifiers"' or mode == "sign" and '"Authorization"' or '"metadata-location"'
   for i = 0, tables - 1 do
-    paths[#paths + 1] = prefix .. "/v1/namespaces/" .. ns .. "/tables/" .. string.format("t%03d", i)
+    names[#names + 1] = string.format("t%03d", i)
+    paths[#paths + 1] = prefix .. "/v1/namespaces/" .. ns .. "/tables/" .. names[#names]
   end
   math.randomseed(os.time() * 1000 + tid)
 end
 
 function request()
   counter = counter + 1
-  local path = paths[math.random(#paths)]
+  local i = math.random(#paths)
+  local path = paths[i]
+  if mode == "sign" then
+    local h = { ["Content-Type"] = "application/json" }
+    if headers["Authorization"] then h["Authorization"] = headers["Authorization"] end
+    return wrk.format("POST", path .. "/sign", h, (signBody:gsub("TABLE", names[i])))
+  end
   if mode == "commit" then
     local h = { ["Content-Type"] = "application/json" }
     if headers["Authorization"] then h["Authorization"] = headers["Authorization"] end

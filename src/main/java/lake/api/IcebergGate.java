@@ -39,6 +39,11 @@ final class IcebergGate implements IcebergAccess {
         return Authorizer.catalogRefusal(caller.principal(), grants, ns, name, need).isEmpty();
     }
 
+    @Override public void storageRefused(String op, String ns, String name, String reason) {
+        metrics.authRejected(caller.ingress(), "forbidden");
+        Audit.refused(caller.ingress(), caller.name(), "iceberg " + op, "object", ns + "." + name, 403, reason);
+    }
+
     @Override public CatalogAccess grants() {
         return grants;
     }

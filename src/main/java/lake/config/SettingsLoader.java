@@ -76,8 +76,9 @@ public final class SettingsLoader {
             new Option("catalog-root", Option.Type.STRING, "URI under which new tables' data lives (<root>/<ns>/<name>/<incarnation>); default: file://<data-dir>/tables"),
             new Option("iceberg-s3-endpoint", Option.Type.STRING, "S3 endpoint of an s3:// catalog root for the Iceberg catalog's files (path-style; for S3-compatible stores); default: the AWS SDK's"),
             new Option("iceberg-vending-role-arn", Option.Type.STRING, "IAM role assumed (STS AssumeRole) for credentials vended to engines, each limited to one table's location; empty: no vending"),
-            new Option("iceberg-vending-region", Option.Type.STRING, "the STS region for vended credentials, and the region engines are told"),
+            new Option("iceberg-s3-region", Option.Type.STRING, "the region of the warehouse's S3: where STS vends credentials, what the remote signer signs for, and the region engines are told"),
             new Option("iceberg-sts-endpoint", Option.Type.STRING, "STS endpoint for vended credentials (for S3-compatible stores); default: the AWS SDK's"),
+            new Option("iceberg-remote-signing", Option.Type.BOOL, "sign engines' S3 requests for a table's own objects with the node's credentials (S3 remote signing), so engines need no keys"),
             new Option("iceberg-vending-duration-s", Option.Type.INT, "how long each vended credential lives (AWS: 900 to the role's maximum session)"),
             new Option("feed-retention-ms", Option.Type.LONG, "the change feed keeps records this long (by commit time)"),
             new Option("feed-max-records", Option.Type.LONG, "the change feed keeps at most the newest this many revisions"),
@@ -437,8 +438,8 @@ public final class SettingsLoader {
             throw new ConfigException("iceberg-sts-endpoint: '" + sts + "' is not a URL: " + e.getMessage());
         }
         try {
-            return new StorageAccessSettings(blank(role) ? null : role, c.getString("iceberg_vending_region"), endpoint,
-                    c.getInteger("iceberg_vending_duration_s"));
+            return new StorageAccessSettings(blank(role) ? null : role, c.getString("iceberg_s3_region"), endpoint,
+                    c.getInteger("iceberg_vending_duration_s"), c.getBoolean("iceberg_remote_signing", false));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage()); // each names its setting
         }

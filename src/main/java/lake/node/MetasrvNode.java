@@ -150,7 +150,10 @@ public final class MetasrvNode {
         try {
             iceberg = new lake.iceberg.rest.IcebergService(s.catalogRoot(), lake.iceberg.rest.IcebergService.fileIO(s.catalogRoot(), s.icebergS3Endpoint()),
                     ICEBERG_THREADS, s.requestTimeoutMs(),
-                    s.storageAccess().vending() ? lake.storage.CredentialVendor.create(s.storageAccess()) : null, s.icebergS3Endpoint());
+                    s.storageAccess().vending() ? lake.storage.CredentialVendor.create(s.storageAccess()) : null,
+                    s.storageAccess().remoteSigning() ? lake.storage.RemoteSigner.create(new lake.storage.SignCheck.Target(
+                            s.icebergS3Endpoint() == null ? null : java.net.URI.create(s.icebergS3Endpoint()), s.storageAccess().region())) : null,
+                    s.icebergS3Endpoint(), s.storageAccess().region());
         } catch (IllegalArgumentException unsupported) {
             // A catalog root Iceberg cannot write to (another scheme) leaves lake's own catalog fully usable.
             org.slf4j.LoggerFactory.getLogger(MetasrvNode.class).warn("no Iceberg catalog on this node: {}", unsupported.getMessage());

@@ -123,7 +123,7 @@ class SettingsLoaderTest {
     void vendingSettingsAreCheckedAndNamed() {
         assertThat(load(Map.of()).storageAccess().vending()).as("off by default").isFalse();
         Settings s = load(Map.of("LAKE_ICEBERG_VENDING_ROLE_ARN", "arn:aws:iam::123456789012:role/lake-vended"),
-                "--iceberg-sts-endpoint", "http://127.0.0.1:5000", "--iceberg-vending-duration-s", "900", "--iceberg-vending-region", "eu-west-1");
+                "--iceberg-sts-endpoint", "http://127.0.0.1:5000", "--iceberg-vending-duration-s", "900", "--iceberg-s3-region", "eu-west-1");
         assertThat(s.storageAccess().vending()).isTrue();
         assertThat(s.storageAccess().durationSeconds()).isEqualTo(900);
         assertThat(s.storageAccess().region()).isEqualTo("eu-west-1");

@@ -120,7 +120,7 @@ class StorageAccessTest {
         var s = NodeHarness.settings(name, dir.resolve(name), 10_000, 0, 1_000).with(f -> {
             f.catalogRoot = "s3://" + BUCKET + "/whouse";
             f.icebergS3Endpoint = gate.endpoint().toString();
-            f.storageAccess = new StorageAccessSettings(ROLE, "us-east-1", gate.endpoint(), durationSeconds);
+            f.storageAccess = new StorageAccessSettings(ROLE, "us-east-1", gate.endpoint(), durationSeconds, true);
             if (tokens != null) f.authTokens = tokens;
         });
         MetasrvNode node = h.deploy(s, new ManualClock(1_700_000_000_000L), v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve(name + "-rocks"))));
@@ -308,6 +308,253 @@ class StorageAccessTest {
             assertThat(engineRequests).as("none refused as expired").noneMatch(AwsGate.S3Request::expired);
             assertThat(engineRequests.stream().map(AwsGate.S3Request::accessKeyId).distinct().count())
                     .as("the engine refreshed its credentials (loadCredentials) as they neared expiry").isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    /** A sign request as Iceberg's signer client posts it. */
+    static String signRequest(String method, String uri, Map<String, List<String>> headers, String body) {
+        var b = org.apache.iceberg.rest.requests.ImmutableRemoteSignRequest.builder().region("us-east-1").method(method).uri(URI.create(uri))
+                .headers(headers).properties(Map.of()).provider("s3");
+        if (body != null) b.body(body);
+        return org.apache.iceberg.rest.requests.RemoteSignRequestParser.toJson(b.build());
+    }
+
+    static HttpResponse<String> sign(int port, String table, String token, String request) throws Exception {
+        return Rest.call(port, "POST", "/v1/namespaces/ns/tables/" + table + "/sign", request, Map.of("Authorization", "Bearer " + token));
+    }
+
+    static final Map<String, List<String>> UNSIGNED = Map.of("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
+
+    /** A batch delete's body naming {@code keys}, and its Content-MD5. */
+    static String[] batchDelete(List<String> keys) throws Exception {
+        StringBuilder b = new StringBuilder("<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
+        for (String k : keys) b.append("<Object><Key>").append(k).append("</Key></Object>");
+        String body = b.append("</Delete>").toString();
+        String md5 = java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("MD5")
+                .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return new String[] {body, md5};
+    }
+
+    @Test
+    void signerRefusesRequestsOutsideTheTableLocation() throws Exception {
+        List<AuthToken> tokens = List.of(
+                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null),
+                new AuthToken("writer", AuthTokens.sha256(WRITER), AuthToken.Access.READ_WRITE, null, null, null,
+                        List.of(new CatalogGrant("ns", null, EnumSet.of(Privilege.READ, Privilege.WRITE)))),
+                new AuthToken("reader", AuthTokens.sha256(READER), AuthToken.Access.READ, null, null, null,
+                        List.of(new CatalogGrant("ns", "t1", Set.of(Privilege.READ)))));
+        try (NodeHarness h = new NodeHarness()) {
+            MetasrvNode node = node(h, "signer", 3600, tokens);
+            int port = node.httpPort();
+            Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN);
+            Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"ns\"]}", admin);
+            for (String t : List.of("t1", "t2", "t10")) {
+                HttpResponse<String> c = Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"" + t + "\",\"schema\":{\"type\":\"struct\","
+                        + "\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}}", admin);
+                assertThat(c.statusCode()).as(c.body()).isEqualTo(200);
+            }
+            assertThat(Rest.json(Rest.call(port, "GET", "/v1/config", null, admin)).get("endpoints").toString())
+                    .contains("POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign");
+            HttpResponse<String> load = Rest.call(port, "GET", "/v1/namespaces/ns/tables/t1", null,
+                    Map.of("Authorization", "Bearer " + READER, "X-Iceberg-Access-Delegation", "remote-signing"));
+            assertThat(load.statusCode()).as(load.body()).isEqualTo(200);
+            JsonNode config = Rest.json(load).get("config");
+            assertThat(config.get("s3.remote-signing-enabled").asText()).isEqualTo("true");
+            assertThat(config.get("s3.signer.endpoint").asText()).isEqualTo("v1/namespaces/ns/tables/t1/sign");
+            assertThat(Rest.json(load).has("storage-credentials")).as("signing hands out no keys").isFalse();
+
+            String s3 = gate.endpoint().toString();
+            String t1 = s3 + "/" + BUCKET + "/whouse/ns/t1/";
+            // Controls: what the table's principals may do is signed, and S3 takes the signature.
+            HttpResponse<String> put = sign(port, "t1", WRITER, signRequest("PUT", t1 + "data/signed.bin", UNSIGNED, null));
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+            java.net.http.HttpRequest.Builder upload = java.net.http.HttpRequest.newBuilder(URI.create(t1 + "data/signed.bin"))
+                    .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("signed"));
+            Rest.json(put).get("headers").fields().forEachRemaining(e -> {
+                if (!e.getKey().equalsIgnoreCase("host")) upload.header(e.getKey(), e.getValue().get(0).asText());
+            });
+            // HTTP/1.1: the JDK client would otherwise offer h2c, and the signed Host header would not travel as signed.
+            var http = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> uploaded = http.send(upload.build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(uploaded.statusCode()).as(uploaded.body()).isEqualTo(200);
+            HttpResponse<String> get = sign(port, "t1", READER, signRequest("GET", t1 + "data/signed.bin", UNSIGNED, null));
+            assertThat(get.statusCode()).as(get.body()).isEqualTo(200);
+            java.net.http.HttpRequest.Builder download = java.net.http.HttpRequest.newBuilder(URI.create(t1 + "data/signed.bin")).GET();
+            Rest.json(get).get("headers").fields().forEachRemaining(e -> {
+                if (!e.getKey().equalsIgnoreCase("host")) download.header(e.getKey(), e.getValue().get(0).asText());
+            });
+            assertThat(http.send(download.build(), HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("signed");
+            String[] own = batchDelete(List.of("whouse/ns/t1/data/a.bin", "whouse/ns/t1/metadata/b.avro"));
+            assertThat(sign(port, "t1", WRITER, signRequest("POST", s3 + "/" + BUCKET + "?delete",
+                    Map.of("Content-MD5", List.of(own[1])), own[0])).statusCode()).isEqualTo(200);
+            assertThat(sign(port, "t1", READER, signRequest("GET", s3 + "/" + BUCKET + "?list-type=2&prefix=whouse%2Fns%2Ft1%2Fdata%2F", UNSIGNED, null))
+                    .statusCode()).isEqualTo(200);
+
+            // Generated requests that must all be refused.
+            List<String[]> refused = new ArrayList<>(); // {token, table, sign request}
+            List<String> foreignKeys = new ArrayList<>(List.of("whouse/ns/t2/data/x.bin", "whouse/ns/t10/data/x.bin", "whouse/ns/t1", "whouse/ns/t1/",
+                    "whouse/ns/x.bin", "whouse/x.bin", "x.bin", "whouse/ns/t1/../t2/x.bin", "whouse/ns/t1/./x.bin", "whouse/ns/t1//x.bin",
+                    "whouse/ns/t1/%2e%2e/t2/x.bin", "whouse/ns/t1/%2E%2E/%2E%2E/t2/x.bin", "whouse/ns/t1%2F..%2Ft2/x.bin", "whouse/ns/t1/%252e%252e/t2/x",
+                    "whouse/ns/t1/..%5C..%5Ct2/x", "whouse%5Cns%5Ct1/x", "whouse/ns/t1/%00x", "whouse/ns/t1/%0Ax",
+                    "whouse/ns/t1/%C0%AE%C0%AE/x", "whouse/ns/T1/x.bin", "WHOUSE/ns/t1/x.bin", "whouse/ns/t1x/y", "whouse/ns/t2/../t1/x.bin"));
+            for (int i = 0; i < 12; i++) foreignKeys.add("whouse/ns/t" + (2 + i) + "/metadata/" + i + ".json");
+            List<String> hosts = List.of(s3 + "/" + BUCKET + "/", s3 + "/other-bucket/whouse/ns/t1/", s3 + "/" + BUCKET + "x/",
+                    "http://127.0.0.1:1/" + BUCKET + "/", "https://" + BUCKET + ".s3.amazonaws.com/", "http://evil.example/" + BUCKET + "/",
+                    s3.replace("127.0.0.1", "localhost") + "/" + BUCKET + "/", s3.replace("http://", "http://user@") + "/" + BUCKET + "/");
+            for (String host : hosts) {
+                for (String key : foreignKeys) {
+                    String uri = host.endsWith("/whouse/ns/t1/") ? host + "data/x.bin" : host + key;
+                    for (String method : List.of("GET", "PUT", "DELETE")) {
+                        refused.add(new String[] {WRITER, "t1", signRequest(method, uri, UNSIGNED, null)});
+                    }
+                }
+            }
+            // Inside the table, but more than a reader may do, or not an object operation at all.
+            for (String key : List.of("whouse/ns/t1/data/a.bin", "whouse/ns/t1/metadata/00001.metadata.json", "whouse/ns/t1/data/b.parquet")) {
+                String uri = t1 + key.substring("whouse/ns/t1/".length());
+                for (String[] attempt : List.of(new String[] {"PUT", ""}, new String[] {"DELETE", ""}, new String[] {"POST", "?uploads"},
+                        new String[] {"POST", "?uploadId=u1"}, new String[] {"PUT", "?partNumber=1&uploadId=u1"}, new String[] {"DELETE", "?uploadId=u1"})) {
+                    refused.add(new String[] {READER, "t1", signRequest(attempt[0], uri + attempt[1], UNSIGNED, null)});
+                }
+                for (String tricky : List.of("?acl", "?tagging", "?policy", "?torrent", "?restore", "?select&select-type=2", "?legal-hold", "?retention",
+                        "?versionId=1&acl", "?x=1&x=2", "?prefix=a+b")) {
+                    for (String method : List.of("GET", "PUT", "POST", "DELETE", "HEAD")) {
+                        refused.add(new String[] {WRITER, "t1", signRequest(method, uri + tricky, UNSIGNED, null)});
+                    }
+                }
+                for (String method : List.of("PATCH", "OPTIONS", "TRACE", "get", "CONNECT")) {
+                    refused.add(new String[] {WRITER, "t1", signRequest(method, uri, UNSIGNED, null)});
+                }
+                for (Map.Entry<String, String> header : Map.of("x-amz-copy-source", "/" + BUCKET + "/whouse/ns/t2/data/x.bin",
+                        "x-amz-acl", "public-read", "x-amz-grant-read", "uri=http://acs.amazonaws.com/groups/global/AllUsers",
+                        "x-amz-website-redirect-location", "/elsewhere", "x-amz-tagging", "a=b").entrySet()) {
+                    refused.add(new String[] {WRITER, "t1", signRequest("PUT", uri, Map.of(header.getKey(), List.of(header.getValue())), null)});
+                }
+                refused.add(new String[] {WRITER, "t1", signRequest("GET", uri + "#frag", UNSIGNED, null)});
+            }
+            // Listings beyond the table, batch deletes of others' keys or unbound bodies, another region or provider.
+            String bucketUri = s3 + "/" + BUCKET;
+            for (String prefix : List.of("", "whouse%2F", "whouse%2Fns%2F", "whouse%2Fns%2Ft", "whouse%2Fns%2Ft2%2F", "whouse%2Fns%2Ft10%2F", "whouse%2Fns%2Ft1")) {
+                refused.add(new String[] {READER, "t1", signRequest("GET", bucketUri + "?list-type=2&prefix=" + prefix, UNSIGNED, null)});
+                refused.add(new String[] {WRITER, "t1", signRequest("GET", bucketUri + "?list-type=2&prefix=" + prefix + "&delimiter=%2F", UNSIGNED, null)});
+            }
+            refused.add(new String[] {READER, "t1", signRequest("GET", bucketUri + "?list-type=2", UNSIGNED, null)});
+            refused.add(new String[] {READER, "t1", signRequest("GET", bucketUri + "?location", UNSIGNED, null)});
+            refused.add(new String[] {WRITER, "t1", signRequest("DELETE", bucketUri, UNSIGNED, null)});
+            refused.add(new String[] {WRITER, "t1", signRequest("PUT", bucketUri + "?policy", UNSIGNED, null)});
+            for (String foreign : foreignKeys) {
+                String[] mixed = batchDelete(List.of("whouse/ns/t1/data/a.bin", foreign.replace("&", "&amp;")));
+                refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(mixed[1])), mixed[0])});
+            }
+            refused.add(new String[] {READER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(own[1])), own[0])});
+            refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of(), own[0])});
+            refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of("AAAAAAAAAAAAAAAAAAAAAA==")), own[0])});
+            refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(own[1])), null)});
+            String[] entity = batchDelete(List.of("whouse/ns/t1/&#46;&#46;/t2/x.bin"));
+            refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(entity[1])), entity[0])});
+            refused.add(new String[] {WRITER, "t1", org.apache.iceberg.rest.requests.RemoteSignRequestParser.toJson(
+                    org.apache.iceberg.rest.requests.ImmutableRemoteSignRequest.builder().region("eu-west-1").method("GET")
+                            .uri(URI.create(t1 + "data/a.bin")).headers(UNSIGNED).properties(Map.of()).provider("s3").build())});
+            refused.add(new String[] {WRITER, "t1", org.apache.iceberg.rest.requests.RemoteSignRequestParser.toJson(
+                    org.apache.iceberg.rest.requests.ImmutableRemoteSignRequest.builder().region("us-east-1").method("GET")
+                            .uri(URI.create(t1 + "data/a.bin")).headers(UNSIGNED).properties(Map.of()).provider("gcs").build())});
+            // Signing through another table's route: t2's sign route never signs for t1's objects, nor t1's for t2's.
+            refused.add(new String[] {WRITER, "t2", signRequest("GET", t1 + "data/a.bin", UNSIGNED, null)});
+            refused.add(new String[] {WRITER, "t10", signRequest("PUT", t1 + "data/a.bin", UNSIGNED, null)});
+
+            assertThat(refused.size()).as("generated requests").isGreaterThanOrEqualTo(1_000);
+            double before = rejections(port);
+            for (String[] attempt : refused) {
+                HttpResponse<String> r = sign(port, attempt[1], attempt[0], attempt[2]);
+                assertThat(r.statusCode()).as("%s asks %s to sign %s: %s", attempt[0].substring(0, 6), attempt[1], attempt[2], r.body()).isEqualTo(403);
+                assertThat(r.body()).doesNotContain("Authorization").contains("ForbiddenException");
+            }
+            assertThat(rejections(port) - before).as("every refusal counted (and audited beside the count)").isEqualTo(refused.size());
+            // A uri that is not one (a malformed escape) is a bad request, and nothing is signed.
+            HttpResponse<String> malformed = sign(port, "t1", WRITER, signRequest("GET", t1 + "data/a.bin", UNSIGNED, null)
+                    .replace("data/a.bin", "data/%ZZ"));
+            assertThat(malformed.statusCode()).as(malformed.body()).isEqualTo(400);
+            assertThat(malformed.body()).doesNotContain("Authorization");
+            // A table the reader may not see is not signed for either: the same 404 as a missing table.
+            assertThat(sign(port, "t2", READER, signRequest("GET", s3 + "/" + BUCKET + "/whouse/ns/t2/data/x.bin", UNSIGNED, null)).statusCode())
+                    .isEqualTo(404);
+        }
+    }
+
+    /** The node's Prometheus page (HTTP/1.1, bounded). */
+    static String metrics(int port, String token) throws Exception {
+        var request = java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .timeout(java.time.Duration.ofSeconds(30));
+        if (token != null) request.header("Authorization", "Bearer " + token);
+        return java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build()
+                .send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** Sign requests the node answered 200. */
+    static double signed(int port) throws Exception {
+        String metrics = metrics(port, null);
+        double sum = 0;
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("lake_iceberg_requests_seconds_count") && line.contains("route=\"sign-request\"") && line.contains("status=\"200\"")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    /** The node's count of refused requests, all reasons. */
+    static double rejections(int port) throws Exception {
+        String metrics = metrics(port, ADMIN);
+        double sum = 0;
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("lake_auth_rejections_total")) sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+        return sum;
+    }
+
+    @Test
+    void remoteSigningEngineWritesAndReadsWithoutKeys() throws Exception {
+        try (NodeHarness h = new NodeHarness()) {
+            int port = node(h, "signing", 3600, null).httpPort();
+            RESTCatalog engine = new RESTCatalog();
+            engine.setConf(new org.apache.hadoop.conf.Configuration());
+            engine.initialize("engine", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg",
+                    "header.X-Iceberg-Access-Delegation", "remote-signing",
+                    "io-impl", "org.apache.iceberg.aws.s3.S3FileIO", "http-client.type", "urlconnection"));
+            int before = gate.s3.size();
+            try {
+                engine.createNamespace(Namespace.of("ns"));
+                Table table = engine.createTable(TableIdentifier.of("ns", "signed"), SCHEMA);
+                for (int i = 0; i < 3; i++) {
+                    String path = table.locationProvider().newDataLocation("part-" + i + ".bin");
+                    try (var out = table.io().newOutputFile(path).createOrOverwrite()) {
+                        out.write(("row " + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                    table.newAppend().appendFile(DataFiles.builder(table.spec()).withPath(path).withFormat(FileFormat.PARQUET)
+                            .withFileSizeInBytes(("row " + i).length()).withRecordCount(1).build()).commit();
+                }
+                table.refresh();
+                int read = 0;
+                try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+                    for (FileScanTask t : tasks) {
+                        try (var in = table.io().newInputFile(t.file().location()).newStream()) {
+                            assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).startsWith("row ");
+                        }
+                        read++;
+                    }
+                }
+                assertThat(read).isEqualTo(3);
+            } finally {
+                engine.close();
+            }
+            List<AwsGate.S3Request> engineRequests = gate.s3.subList(before, gate.s3.size()).stream()
+                    .filter(r -> r.path().contains("/whouse/ns/signed/") && (r.path().contains("/data/") || r.path().endsWith(".avro"))).toList();
+            assertThat(engineRequests).as("the engine's data and manifest requests").hasSizeGreaterThanOrEqualTo(9);
+            assertThat(engineRequests).as("each signed with the node's own key").allSatisfy(r ->
+                    assertThat(r.accessKeyId()).isEqualTo(serverKeys.accessKeyId()));
+            // The JVM's aws.* properties are the node's, so the key alone cannot tell who signed: the
+            // node's count of answered sign requests does (at least one per request the engine made).
+            assertThat(signed(port)).as("sign requests the catalog answered").isGreaterThanOrEqualTo(engineRequests.size());
         }
     }
 }

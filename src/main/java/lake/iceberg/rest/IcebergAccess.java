@@ -29,6 +29,9 @@ public interface IcebergAccess {
      */
     boolean holds(String ns, String name, Privilege need);
 
+    /** A storage request refused for a table the caller may use (a sign request outside its rights or location): counted and audited. */
+    void storageRefused(String op, String ns, String name, String reason);
+
     /** The caller's grants, for filtering listings. */
     CatalogAccess grants();
 }

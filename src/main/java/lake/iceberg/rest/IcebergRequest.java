@@ -20,8 +20,17 @@ public record IcebergRequest(String method, List<String> segments, Map<String, S
 
     /** Whether the client asked for vended credentials ({@code X-Iceberg-Access-Delegation}, a comma-separated list). */
     public boolean wantsVendedCredentials() {
+        return delegationMode("vended-credentials");
+    }
+
+    /** Whether the client asked for S3 remote signing. */
+    public boolean wantsRemoteSigning() {
+        return delegationMode("remote-signing");
+    }
+
+    private boolean delegationMode(String mode) {
         if (accessDelegation == null) return false;
-        for (String mode : accessDelegation.split(",")) if (mode.trim().equalsIgnoreCase("vended-credentials")) return true;
+        for (String m : accessDelegation.split(",")) if (m.trim().equalsIgnoreCase(mode)) return true;
         return false;
     }
 
@@ -41,9 +50,15 @@ public record IcebergRequest(String method, List<String> segments, Map<String, S
         return method.equals("POST") && segments.equals(List.of("v1", "events"));
     }
 
-    /** Whether the request may change the catalog (every POST and DELETE but the events query: the spec's mutations). */
+    /** {@code POST …/tables/{t}/sign}: a request to sign an S3 request, which reads the catalog and changes nothing. */
+    public boolean asksToSign() {
+        return method.equals("POST") && segments.size() == 6 && segments.get(0).equals("v1") && segments.get(1).equals("namespaces")
+                && segments.get(3).equals("tables") && segments.get(5).equals("sign");
+    }
+
+    /** Whether the request may change the catalog (every POST and DELETE but the events query and sign requests: the spec's mutations). */
     public boolean mutation() {
-        if (queriesEvents()) return false;
+        if (queriesEvents() || asksToSign()) return false;
         return method.equals("POST") || method.equals("DELETE");
     }
 }

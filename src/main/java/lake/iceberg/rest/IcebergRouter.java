@@ -111,7 +111,12 @@ public final class IcebergRouter {
                 default -> "unknown";
             };
             case 5 -> s.get(3).equals("tables") ? m + "-table" : s.get(3).equals("views") ? m + "-view" : "unknown";
-            case 6 -> s.get(5).equals("metrics") ? "report-metrics" : s.get(5).equals("credentials") ? "load-credentials" : "unknown";
+            case 6 -> switch (s.get(5)) {
+                case "metrics" -> "report-metrics";
+                case "credentials" -> "load-credentials";
+                case "sign" -> "sign-request";
+                default -> "unknown";
+            };
             default -> "unknown";
         };
     }
@@ -323,9 +328,10 @@ public final class IcebergRouter {
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);
             List<Endpoint> endpoints = ENDPOINTS;
-            if (storage.vends()) {
+            if (storage.vends() || storage.signs()) {
                 endpoints = new java.util.ArrayList<>(ENDPOINTS);
-                endpoints.add(Endpoint.V1_TABLE_CREDENTIALS);
+                if (storage.vends()) endpoints.add(Endpoint.V1_TABLE_CREDENTIALS);
+                if (storage.signs()) endpoints.add(Endpoint.V1_TABLE_REMOTE_SIGN);
             }
             return ok(ConfigResponse.builder().withEndpoints(endpoints).withIdempotencyKeyLifetime(Idempotency.LIFETIME).build());
         }
@@ -409,7 +415,7 @@ public final class IcebergRouter {
                         return ok(storage.delegate(r, CatalogHandlers.stageTableCreate(catalog, ns, req), staged, true));
                     }
                     LoadTableResponse created = CatalogHandlers.createTable(catalog, ns, req);
-                    if (r.wantsVendedCredentials() && storage.vends()) {
+                    if (storage.delegates(r)) {
                         // Its creator may commit to it (it held create); no ETag: the body holds credentials.
                         return ok(storage.delegate(r, created, TableIdentifier.of(ns, req.name()), true));
                     }
@@ -478,6 +484,13 @@ public final class IcebergRouter {
             TableMetadata metadata = currentMetadata(id);
             return ok(storage.credentials(metadata, mayCommit(access, id)));
         }
+        if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("sign")) {
+            if (!m.equals("POST")) throw notAllowed(r);
+            TableMetadata metadata = currentMetadata(id);
+            String signed = storage.sign(metadata, mayCommit(access, id), new String(r.body(), java.nio.charset.StandardCharsets.UTF_8),
+                    reason -> access.storageRefused(routeName(r), catalogNamespace(ns), IcebergNames.name(id.name()), reason));
+            return IcebergResponse.json(200, signed);
+        }
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("metrics")) {
             if (!m.equals("POST")) throw notAllowed(r);
             ReportMetricsRequest req = parse(r, ReportMetricsRequest.class);
@@ -499,8 +512,8 @@ public final class IcebergRouter {
             // Not an Iceberg table here: the catalog names the engine, or resolves a metadata table.
             return ok(CatalogHandlers.loadTable(catalog, id));
         }
-        if (r.wantsVendedCredentials() && storage.vends()) {
-            // Credentials in the body: never answered 304 with an engine's older copy of them.
+        if (storage.delegates(r)) {
+            // Credentials or a signer in the body: never answered 304 with an engine's older copy of them.
             TableMetadata metadata = catalog.tableMetadata(location.get());
             return ok(storage.delegate(r, LoadTableResponse.builder().withTableMetadata(metadata).build(), id, mayCommit(access, id)));
         }

@@ -44,17 +44,20 @@ public final class IcebergService implements AutoCloseable {
      * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
-        this(warehouse, io, threads, timeoutMs, null, null);
+        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1");
     }
 
     /**
      * @param vendor     vends storage credentials to engines that ask ({@code null}: none; closed with this service)
-     * @param s3Endpoint the S3 endpoint engines are told with vended credentials ({@code null}: AWS's)
+     * @param signer     signs engines' S3 requests for a table's objects ({@code null}: none)
+     * @param s3Endpoint the S3 endpoint engines are told with delegated access ({@code null}: AWS's)
+     * @param s3Region   the warehouse's S3 region, which engines are told
      */
-    public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs, lake.storage.CredentialVendor vendor, String s3Endpoint) {
+    public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs, lake.storage.CredentialVendor vendor,
+                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region) {
         if (threads < 1) throw new IllegalArgumentException("threads must be positive");
         this.vendor = vendor;
-        this.storage = new StorageDelegation(vendor, s3Endpoint);
+        this.storage = new StorageDelegation(vendor, signer, s3Endpoint, s3Region);
         this.warehouse = warehouse;
         this.io = io;
         this.timeoutMs = timeoutMs;

@@ -1,6 +1,8 @@
 package lake.iceberg.rest;
 
 import lake.storage.CredentialVendor;
+import lake.storage.RemoteSigner;
+import lake.storage.SignCheck;
 import lake.storage.S3Location;
 import lake.storage.StorageAccessException;
 import lake.storage.VendedCredentials;
@@ -21,39 +23,104 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * What a load or create hands an engine for the table's storage when it asks
- * ({@code X-Iceberg-Access-Delegation: vended-credentials}): credentials limited to the table's
- * location, read-write for a caller that may commit to it, read-only otherwise, with the endpoint
- * that refreshes them ({@code loadCredentials}). Only {@code s3://} locations get them; a
- * {@code file:} table is answered as without delegation.
+ * ({@code X-Iceberg-Access-Delegation: vended-credentials} or {@code remote-signing}): credentials
+ * limited to the table's location, read-write for a caller that may commit to it, read-only
+ * otherwise, with the endpoint that refreshes them ({@code loadCredentials}); or the table's sign
+ * route, which signs only what {@link SignCheck} allows. Only {@code s3://} locations get either;
+ * a {@code file:} table is answered as without delegation.
  */
 final class StorageDelegation {
     /** How long a request waits for STS (its own call is bounded at 10 s). */
     static final long WAIT_MS = 15_000;
 
     private final CredentialVendor vendor;
+    private final RemoteSigner signer;
     private final String s3Endpoint;
+    private final String region;
 
-    /** @param vendor {@code null}: no vending configured; @param s3Endpoint the S3 endpoint engines are told ({@code null}: AWS's) */
-    StorageDelegation(CredentialVendor vendor, String s3Endpoint) {
+    /**
+     * @param vendor     {@code null}: no vending configured
+     * @param signer     {@code null}: no remote signing configured
+     * @param s3Endpoint the S3 endpoint engines are told ({@code null}: AWS's)
+     * @param region     the warehouse's S3 region, which engines are told
+     */
+    StorageDelegation(CredentialVendor vendor, RemoteSigner signer, String s3Endpoint, String region) {
         this.vendor = vendor;
+        this.signer = signer;
         this.s3Endpoint = s3Endpoint;
+        this.region = region;
     }
 
     boolean vends() {
         return vendor != null;
     }
 
-    /** {@code base} with credentials for its table added, when the request asked, vending is on and the table is in S3. */
+    boolean signs() {
+        return signer != null;
+    }
+
+    /** Whether a load or create answers with delegation: asked for, offered, and then without an ETag. */
+    boolean delegates(IcebergRequest r) {
+        return (r.wantsVendedCredentials() && vendor != null) || (r.wantsRemoteSigning() && signer != null);
+    }
+
+    /**
+     * {@code base} with its table's storage delegated as the request asked: vended credentials when
+     * asked and offered, else remote signing when asked and offered; unchanged for a table outside S3.
+     */
     LoadTableResponse delegate(IcebergRequest r, LoadTableResponse base, TableIdentifier id, boolean write) {
-        if (!r.wantsVendedCredentials() || vendor == null) return base;
         TableMetadata metadata = base.tableMetadata();
+        if (!delegates(r)) return base;
         var at = S3Location.of(metadata.location());
         if (at.isEmpty()) return base;
-        VendedCredentials c = vend(at.get(), write);
         Map<String, String> config = new LinkedHashMap<>(base.config());
-        config.putAll(engineConfig(id));
-        config.putAll(c.config());
-        return LoadTableResponse.builder().withTableMetadata(metadata).addAllConfig(config).addCredential(credential(c)).build();
+        config.putAll(engineConfig());
+        if (r.wantsVendedCredentials() && vendor != null) {
+            VendedCredentials c = vend(at.get(), write);
+            config.put("client.refresh-credentials-enabled", "true");
+            config.put("client.refresh-credentials-endpoint", tablePath(id) + "/credentials");
+            config.putAll(c.config());
+            return LoadTableResponse.builder().withTableMetadata(metadata).addAllConfig(config).addCredential(credential(c)).build();
+        }
+        // Remote signing: the engine's signer client posts each S3 request to the table's sign route
+        // (its base is the catalog's own uri, as s3.signer.uri is left unset).
+        config.put("s3.remote-signing-enabled", "true");
+        config.put("s3.signer.endpoint", tablePath(id) + "/sign");
+        return LoadTableResponse.builder().withTableMetadata(metadata).addAllConfig(config).build();
+    }
+
+    /**
+     * {@code POST …/tables/{t}/sign}: the engine's S3 request signed, or the reason it is refused
+     * ({@code refused} hears it, to count and audit it, before the {@code 403}).
+     */
+    String sign(TableMetadata metadata, boolean write, String body, java.util.function.Consumer<String> refused) {
+        if (signer == null) throw new org.apache.iceberg.exceptions.NotFoundException("this catalog signs no requests (iceberg-remote-signing is off)");
+        org.apache.iceberg.rest.requests.RemoteSignRequest request;
+        try {
+            request = org.apache.iceberg.rest.requests.RemoteSignRequestParser.fromJson(body);
+        } catch (RuntimeException e) {
+            throw new org.apache.iceberg.exceptions.BadRequestException("Invalid sign request: %s", e.getMessage());
+        }
+        if (request.provider() != null && !request.provider().equals("s3")) {
+            return refuse(refused, "provider '" + request.provider() + "' is not s3");
+        }
+        var at = S3Location.of(metadata.location());
+        if (at.isEmpty()) return refuse(refused, "the table is not in S3");
+        RemoteSigner.Outcome outcome = signer.sign(at.get(), write,
+                new SignCheck.Request(request.region(), request.method(), request.uri(), request.headers(), request.body()));
+        if (outcome instanceof RemoteSigner.Outcome.Refused no) return refuse(refused, no.reason());
+        Map<String, java.util.List<String>> headers = ((RemoteSigner.Outcome.Signed) outcome).headers();
+        return org.apache.iceberg.rest.responses.RemoteSignResponseParser.toJson(org.apache.iceberg.rest.responses.ImmutableRemoteSignResponse.builder()
+                .uri(request.uri()).headers(headers).build());
+    }
+
+    private static String refuse(java.util.function.Consumer<String> refused, String reason) {
+        refused.accept(reason);
+        throw new org.apache.iceberg.exceptions.ForbiddenException("Forbidden: %s", reason);
+    }
+
+    private static String tablePath(TableIdentifier id) {
+        return "v1/namespaces/" + RESTUtil.encodeNamespace(id.namespace()) + "/tables/" + RESTUtil.encodeString(id.name());
     }
 
     /** {@code loadCredentials}: fresh credentials for the table's location (none for a table outside S3). */
@@ -71,17 +138,14 @@ final class StorageDelegation {
         return ImmutableCredential.builder().prefix(c.location().uri()).config(c.config()).build();
     }
 
-    /** What an engine's S3 client needs beside the keys: the region, the endpoint, and where to refresh. */
-    private Map<String, String> engineConfig(TableIdentifier id) {
+    /** What an engine's S3 client needs beside keys or a signer: the region and, for an S3-compatible store, its endpoint. */
+    private Map<String, String> engineConfig() {
         Map<String, String> c = new LinkedHashMap<>();
-        c.put("client.region", vendor.settings().region());
+        c.put("client.region", region);
         if (s3Endpoint != null) {
             c.put("s3.endpoint", s3Endpoint);
             c.put("s3.path-style-access", "true");
         }
-        c.put("client.refresh-credentials-enabled", "true");
-        c.put("client.refresh-credentials-endpoint", "v1/namespaces/" + RESTUtil.encodeNamespace(id.namespace()) + "/tables/"
-                + RESTUtil.encodeString(id.name()) + "/credentials");
         return c;
     }
 
