@@ -136,6 +136,11 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return warehouse + "/" + ns(id.namespace()) + "/" + IcebergNames.name(id.name());
     }
 
+    /** Where a table of this identifier goes when its create names no location. */
+    public String defaultLocation(TableIdentifier id) {
+        return defaultWarehouseLocation(id);
+    }
+
     @Override
     public org.apache.iceberg.Table loadTable(TableIdentifier id) {
         TableOps ops = newTableOps(id);

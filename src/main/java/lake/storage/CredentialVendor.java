@@ -16,7 +16,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Vends S3 credentials per table location and rights through STS {@code AssumeRole} (the SDK's
- * async client: no thread waits on STS), each with the location's {@link SessionPolicy}.
+ * async client; the caller decides whether to wait: the Iceberg routes do, on their worker
+ * threads), each with the location's {@link SessionPolicy}.
  *
  * <p>Answers are cached per location and rights, and handed out while more than a margin of
  * their life remains (half their duration, at most ten minutes: Iceberg's S3 client refreshes five
@@ -26,7 +27,15 @@ import java.util.function.LongSupplier;
 public final class CredentialVendor implements AutoCloseable {
     /** Cached answers kept at most; past it, those no longer worth handing out are dropped first, then any. */
     static final int MAX_CACHED = 10_000;
-    static final String SESSION_NAME = "lake-metasrv";
+    /** Each session names its table (a digest of the location) and rights, so CloudTrail tells them apart. */
+    static String sessionName(S3Location at, boolean write) {
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(at.uri().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "lake-" + java.util.HexFormat.of().formatHex(d, 0, 8) + (write ? "-rw" : "-ro");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     private record Key(S3Location location, boolean write) {}
 
@@ -47,8 +56,9 @@ public final class CredentialVendor implements AutoCloseable {
     /** A vendor with the SDK's async STS client: the node's own credentials from the SDK's default chain. */
     public static CredentialVendor create(StorageAccessSettings settings) {
         var b = StsAsyncClient.builder().region(Region.of(settings.region()))
-                .httpClient(software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient.builder()
-                        .connectionTimeout(Duration.ofSeconds(5)).build())
+                // A builder, not a built client: the SDK then owns the client and closes it with the STS client.
+                .httpClientBuilder(software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient.builder()
+                        .connectionTimeout(Duration.ofSeconds(5)))
                 .overrideConfiguration(c -> c.apiCallTimeout(Duration.ofSeconds(10)));
         if (settings.stsEndpoint() != null) b.endpointOverride(settings.stsEndpoint());
         return new CredentialVendor(settings, b.build(), System::currentTimeMillis);
@@ -92,7 +102,7 @@ public final class CredentialVendor implements AutoCloseable {
     }
 
     private CompletableFuture<VendedCredentials> assume(S3Location at, boolean write) {
-        AssumeRoleRequest request = AssumeRoleRequest.builder().roleArn(settings.roleArn()).roleSessionName(SESSION_NAME)
+        AssumeRoleRequest request = AssumeRoleRequest.builder().roleArn(settings.roleArn()).roleSessionName(sessionName(at, write))
                 .durationSeconds(settings.durationSeconds()).policy(SessionPolicy.of(at, write)).build();
         CompletableFuture<VendedCredentials> out;
         try {

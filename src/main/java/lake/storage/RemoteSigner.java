@@ -22,8 +22,9 @@ import java.util.TreeMap;
  * table, and refuses the rest with the reason. Payloads are unsigned (the engine streams them
  * after signing), except a batch delete's, whose body the check read and whose hash is signed.
  */
-public final class RemoteSigner {
-    private static final List<String> REPLACED = List.of("authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256");
+public final class RemoteSigner implements AutoCloseable {
+    /** Headers the signer sets itself; Host from the uri (a Host the check let through equals it). */
+    private static final List<String> REPLACED = List.of("authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "host");
 
     private final SignCheck.Target target;
     private final AwsCredentialsProvider credentials;
@@ -59,7 +60,8 @@ public final class RemoteSigner {
                 if (!REPLACED.contains(name.toLowerCase(Locale.ROOT))) request.putHeader(name, values);
             });
         }
-        boolean signsBody = r.method().equals("POST") && r.uri().getRawQuery() != null && r.uri().getRawQuery().startsWith("delete");
+        // The operation the check recognised, not a guess at the raw query: a batch delete's body is signed.
+        boolean signsBody = SignCheck.batchDelete(r);
         AwsCredentialsIdentity identity = credentials.resolveCredentials();
         SignedRequest signed = signer.sign(s -> {
             s.identity(identity).request(request.build())
@@ -74,5 +76,16 @@ public final class RemoteSigner {
         Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         headers.putAll(signed.request().headers());
         return new Outcome.Signed(headers);
+    }
+
+    @Override
+    public void close() {
+        if (credentials instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // Closing the node's credential provider: nothing to hand back to.
+            }
+        }
     }
 }

@@ -29,6 +29,14 @@ public final class SignCheck {
     public record Target(URI endpoint, String region) {
         public Target {
             if (region == null || region.isBlank()) throw new IllegalArgumentException("a signing region is required");
+            if (endpoint != null) {
+                String scheme = endpoint.getScheme() == null ? "" : endpoint.getScheme().toLowerCase(Locale.ROOT);
+                String path = endpoint.getRawPath() == null ? "" : endpoint.getRawPath();
+                if (!(scheme.equals("http") || scheme.equals("https")) || endpoint.getHost() == null || !(path.isEmpty() || path.equals("/"))
+                        || endpoint.getRawQuery() != null || endpoint.getRawUserInfo() != null) {
+                    throw new IllegalArgumentException("iceberg-s3-endpoint: '" + endpoint + "' is not an http(s) endpoint with a host and no path");
+                }
+            }
         }
     }
 
@@ -105,6 +113,12 @@ public final class SignCheck {
         for (Map.Entry<String, List<String>> h : r.headers() == null ? Map.<String, List<String>>of().entrySet() : r.headers().entrySet()) {
             String name = h.getKey().toLowerCase(Locale.ROOT);
             for (String p : FORBIDDEN_HEADER_PREFIXES) if (name.startsWith(p)) throw new Refused("header '" + h.getKey() + "' is never signed");
+            // The signature covers Host: one naming another bucket or endpoint would carry it there.
+            if (name.equals("host")) {
+                for (String v : h.getValue()) {
+                    if (!v.equalsIgnoreCase(uri.getRawAuthority())) throw new Refused("header 'Host: " + v + "' is not the uri's authority");
+                }
+            }
         }
         if (key.isEmpty()) {
             bucketOperation(table, write, method, query, r);
@@ -148,7 +162,8 @@ public final class SignCheck {
             only(query, LIST_QUERY, "listing");
             String prefix = query.get("prefix");
             if (prefix == null || !prefix.startsWith(table.prefix())) throw new Refused("a listing must stay under the table's prefix " + table.prefix());
-            if (prefix.contains("\\") || prefix.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) throw new Refused("the listing's prefix has a backslash or control character");
+            // The table's own prefix, or a key-like prefix beneath it, held to the keys' rules.
+            if (!prefix.equals(table.prefix())) underTable(table, prefix.endsWith("/") ? prefix + "x" : prefix);
             return;
         }
         if (method.equals("POST") && query.containsKey("delete")) {
@@ -165,14 +180,8 @@ public final class SignCheck {
                 throw new IllegalStateException(e);
             }
             if (!md5.equals(Base64.getEncoder().encodeToString(digest))) throw new Refused("the batch delete's Content-MD5 does not match its body");
-            Matcher keys = XML_KEY.matcher(body);
-            int n = 0;
-            while (keys.find()) {
-                underTable(table, xmlText(keys.group(1)));
-                n++;
-            }
-            if (n == 0 || n > 1000) throw new Refused("a batch delete names 1 to 1000 keys, this one " + n);
-            if (body.contains("<!") || body.contains("<?xml-stylesheet")) throw new Refused("the batch delete's body has a DTD or processing instruction");
+            List<String> keys = batchDeleteKeys(body);
+            for (String key : keys) underTable(table, key);
             return;
         }
         throw new Refused(method + " on the bucket " + query.keySet() + " is not a listing or batch delete of the table's objects");
@@ -194,7 +203,106 @@ public final class SignCheck {
 
     private static final Pattern VIRTUAL_HOST = Pattern.compile("([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\\.s3(?:[.-]([a-z0-9-]+))?\\.amazonaws\\.com");
     private static final Pattern PATH_HOST = Pattern.compile("s3(?:[.-]([a-z0-9-]+))?\\.amazonaws\\.com");
-    private static final Pattern XML_KEY = Pattern.compile("<Key>(.*?)</Key>", Pattern.DOTALL);
+    private static final String S3_XMLNS = "http://s3.amazonaws.com/doc/2006-03-01/";
+
+    /**
+     * The keys of a batch delete's body, read by an XML parser as S3 reads them: exactly
+     * {@code Delete(Quiet?, Object(Key, VersionId?)+)} in S3's namespace or none, no DTD, no
+     * attributes but namespace declarations, nothing else; 1 to 1000 objects.
+     */
+    static List<String> batchDeleteKeys(String body) throws Refused {
+        org.w3c.dom.Document doc;
+        try {
+            javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+            f.setNamespaceAware(true);
+            f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            f.setFeature("http://xml.org/sax/features/external-general-entities", false);
+            f.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
+            f.setXIncludeAware(false);
+            f.setExpandEntityReferences(false);
+            javax.xml.parsers.DocumentBuilder b = f.newDocumentBuilder();
+            b.setErrorHandler(null);
+            doc = b.parse(new org.xml.sax.InputSource(new java.io.StringReader(body)));
+        } catch (Exception e) {
+            throw new Refused("the batch delete's body is not well-formed XML without a DTD");
+        }
+        org.w3c.dom.Element root = doc.getDocumentElement();
+        String ns = root.getNamespaceURI();
+        if (ns != null && !ns.equals(S3_XMLNS)) throw new Refused("the batch delete's body is not in S3's namespace");
+        if (!"Delete".equals(root.getLocalName()) || root.getPrefix() != null) throw new Refused("the batch delete's body is not a Delete");
+        onlyNamespaceDeclarations(root);
+        List<String> keys = new java.util.ArrayList<>();
+        boolean quiet = false;
+        for (org.w3c.dom.Node n = root.getFirstChild(); n != null; n = n.getNextSibling()) {
+            org.w3c.dom.Element e = element(n, ns);
+            if (e == null) continue;
+            switch (e.getLocalName()) {
+                case "Quiet" -> {
+                    if (quiet || !keys.isEmpty()) throw new Refused("the batch delete's Quiet is given twice or after an Object");
+                    quiet = true;
+                    textOnly(e);
+                }
+                case "Object" -> {
+                    String key = null;
+                    boolean version = false;
+                    for (org.w3c.dom.Node c = e.getFirstChild(); c != null; c = c.getNextSibling()) {
+                        org.w3c.dom.Element ce = element(c, ns);
+                        if (ce == null) continue;
+                        if (ce.getLocalName().equals("Key") && key == null) key = textOnly(ce);
+                        else if (ce.getLocalName().equals("VersionId") && !version) version = textOnly(ce) != null;
+                        else throw new Refused("the batch delete's Object holds '" + ce.getTagName() + "'");
+                    }
+                    if (key == null) throw new Refused("the batch delete names an Object without a Key");
+                    keys.add(key);
+                }
+                default -> throw new Refused("the batch delete's body holds '" + e.getTagName() + "'");
+            }
+        }
+        if (keys.isEmpty() || keys.size() > 1000) throw new Refused("a batch delete names 1 to 1000 keys, this one " + keys.size());
+        return keys;
+    }
+
+    /** {@code n} as an element of namespace {@code ns} without a prefix, or null for blank text; anything else is refused. */
+    private static org.w3c.dom.Element element(org.w3c.dom.Node n, String ns) throws Refused {
+        if (n.getNodeType() == org.w3c.dom.Node.COMMENT_NODE) return null;
+        if (n.getNodeType() == org.w3c.dom.Node.TEXT_NODE && n.getNodeValue().isBlank()) return null;
+        if (n.getNodeType() != org.w3c.dom.Node.ELEMENT_NODE) throw new Refused("the batch delete's body has text or markup between its elements");
+        org.w3c.dom.Element e = (org.w3c.dom.Element) n;
+        if (e.getPrefix() != null || !java.util.Objects.equals(e.getNamespaceURI(), ns)) throw new Refused("the batch delete's '" + e.getTagName() + "' is in another namespace");
+        if (e.getAttributes().getLength() > 0) throw new Refused("the batch delete's '" + e.getTagName() + "' has attributes");
+        return e;
+    }
+
+    private static void onlyNamespaceDeclarations(org.w3c.dom.Element e) throws Refused {
+        org.w3c.dom.NamedNodeMap a = e.getAttributes();
+        for (int i = 0; i < a.getLength(); i++) {
+            org.w3c.dom.Node attr = a.item(i);
+            if (!"http://www.w3.org/2000/xmlns/".equals(attr.getNamespaceURI()) || attr.getPrefix() != null) {
+                throw new Refused("the batch delete's Delete has attribute '" + attr.getNodeName() + "'");
+            }
+        }
+    }
+
+    /** An element's text: text and CDATA only. */
+    private static String textOnly(org.w3c.dom.Element e) throws Refused {
+        StringBuilder b = new StringBuilder();
+        for (org.w3c.dom.Node c = e.getFirstChild(); c != null; c = c.getNextSibling()) {
+            short t = c.getNodeType();
+            if (t != org.w3c.dom.Node.TEXT_NODE && t != org.w3c.dom.Node.CDATA_SECTION_NODE) throw new Refused("the batch delete's '" + e.getTagName() + "' holds markup");
+            b.append(c.getNodeValue());
+        }
+        return b.toString();
+    }
+
+    /** Whether a request that passed {@link #refusal} is a batch delete (a POST to the bucket with {@code ?delete}): its body is signed. */
+    public static boolean batchDelete(Request r) {
+        if (!"POST".equals(r.method())) return false;
+        try {
+            return query(r.uri().getRawQuery()).containsKey("delete");
+        } catch (Refused e) {
+            return false;
+        }
+    }
 
     private static boolean regionMatches(String given, String region) {
         return given == null ? region.equals("us-east-1") : given.equals(region);
@@ -273,37 +381,4 @@ public final class SignCheck {
         return null;
     }
 
-    private static String xmlText(String s) throws Refused {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '<') throw new Refused("markup inside a batch delete's key");
-            if (c != '&') {
-                out.append(c);
-                continue;
-            }
-            int end = s.indexOf(';', i);
-            if (end < 0) throw new Refused("a malformed entity in a batch delete's key");
-            String entity = s.substring(i + 1, end);
-            switch (entity) {
-                case "amp" -> out.append('&');
-                case "lt" -> out.append('<');
-                case "gt" -> out.append('>');
-                case "quot" -> out.append('"');
-                case "apos" -> out.append('\'');
-                default -> {
-                    try {
-                        int code = entity.startsWith("#x") ? Integer.parseInt(entity.substring(2), 16)
-                                : entity.startsWith("#") ? Integer.parseInt(entity.substring(1)) : -1;
-                        if (code < 0) throw new Refused("an unknown entity in a batch delete's key");
-                        out.appendCodePoint(code);
-                    } catch (IllegalArgumentException e) { // NumberFormatException, or not a code point
-                        throw new Refused("a malformed entity in a batch delete's key");
-                    }
-                }
-            }
-            i = end;
-        }
-        return out.toString();
-    }
 }

@@ -79,7 +79,7 @@ public abstract class SparkAccessContract {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
                 .until(() -> call("GET", "/iceberg/v1/namespaces/sales/tables/orders", null, probe) == 200);
 
-        SparkEngine.Result r = SparkEngine.run(Map.ofEntries(
+        EngineProcess.Result r = SparkEngine.run(Map.ofEntries(
                 Map.entry("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"),
                 Map.entry("spark.sql.catalog.admin", "org.apache.iceberg.spark.SparkCatalog"),
                 Map.entry("spark.sql.catalog.admin.type", "rest"),

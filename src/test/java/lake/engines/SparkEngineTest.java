@@ -41,7 +41,7 @@ class SparkEngineTest {
     @Test
     void sparkCreatesInsertsAndReadsThroughTheCatalog() throws Exception {
         String uri = "http://127.0.0.1:" + node.httpPort() + "/iceberg";
-        SparkEngine.Result r = SparkEngine.run(Map.of(
+        EngineProcess.Result r = SparkEngine.run(Map.of(
                 "spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
                 "spark.sql.catalog.lake", "org.apache.iceberg.spark.SparkCatalog",
                 "spark.sql.catalog.lake.type", "rest",

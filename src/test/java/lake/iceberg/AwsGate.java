@@ -27,12 +27,12 @@ import java.util.regex.Pattern;
  * duration) with the credential STS gave, and which access key signed each S3 request.
  * Everything else passes through unchanged (the Host header too, so signatures still verify).
  */
-final class AwsGate implements AutoCloseable {
+public final class AwsGate implements AutoCloseable {
     /** One AssumeRole: what was asked, and the credential STS answered with. */
-    record Assumed(Map<String, String> params, String accessKeyId, String sessionToken, Instant expiration) {}
+    public record Assumed(Map<String, String> params, String accessKeyId, String sessionToken, Instant expiration) {}
 
     /** One S3 request: the access key that signed it, and whether the gate refused it as expired. */
-    record S3Request(String method, String path, String accessKeyId, boolean expired) {}
+    public record S3Request(String method, String path, String accessKeyId, boolean expired) {}
 
     private static final Pattern CREDENTIAL = Pattern.compile("Credential=([A-Z0-9]+)/");
 

@@ -61,59 +61,35 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * session policy the gate recorded. On AWS the session policy itself does the limiting.
  */
 class StorageAccessTest {
-    static final String ROLE = "arn:aws:iam::123456789012:role/lake-vended";
+    static final String ROLE = IamMoto.ROLE;
     static final String BUCKET = "lake-vend-" + ProcessHandle.current().pid();
     static final String ADMIN = "admin-token-0123456789";
     static final String WRITER = "writer-token-0123456789";
     static final String READER = "reader-token-0123456789";
     static final Schema SCHEMA = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
 
-    static MotoServer.Own moto;
+    static IamMoto aws;
     static AwsGate gate;
+    static URI motoEndpoint;
     static AwsBasicCredentials serverKeys;
-    static final Map<String, String> SERVER_PROPS = new java.util.HashMap<>();
 
     @TempDir Path dir;
 
     @BeforeAll
     static void iam() throws Exception {
-        // Six requests go unchecked (the setup below, as moto's root); every later one must be signed by an IAM identity.
-        moto = MotoServer.own(Map.of("INITIAL_NO_AUTH_ACTION_COUNT", "6"));
-        gate = new AwsGate(moto.endpoint());
-        var root = StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
-        try (IamClient iam = IamClient.builder().endpointOverride(moto.endpoint()).region(Region.AWS_GLOBAL).credentialsProvider(root)
-                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build()) {
-            iam.createUser(b -> b.userName("lake-server"));
-            iam.putUserPolicy(b -> b.userName("lake-server").policyName("all").policyDocument(
-                    "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Action\":\"*\",\"Resource\":\"*\"}]}"));
-            var key = iam.createAccessKey(b -> b.userName("lake-server")).accessKey();
-            serverKeys = AwsBasicCredentials.create(key.accessKeyId(), key.secretAccessKey());
-            iam.createRole(b -> b.roleName("lake-vended").assumeRolePolicyDocument("{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\","
-                    + "\"Principal\":{\"AWS\":\"arn:aws:iam::123456789012:user/lake-server\"},\"Action\":\"sts:AssumeRole\"}]}"));
-            iam.putRolePolicy(b -> b.roleName("lake-vended").policyName("t1-and-job-only").policyDocument("{\"Version\":\"2012-10-17\",\"Statement\":["
-                    + "{\"Effect\":\"Allow\",\"Action\":[\"s3:GetObject\",\"s3:PutObject\",\"s3:DeleteObject\"],\"Resource\":[\"arn:aws:s3:::" + BUCKET + "/whouse/ns/t1/*\",\"arn:aws:s3:::" + BUCKET + "/whouse/ns/job/*\"]},"
-                    + "{\"Effect\":\"Allow\",\"Action\":\"s3:ListBucket\",\"Resource\":\"arn:aws:s3:::" + BUCKET + "\"}]}"));
-        }
-        try (S3Client s3 = s3(moto.endpoint(), root)) {
-            s3.createBucket(b -> b.bucket(BUCKET));
-        }
-        // The node's own S3 access takes the SDK's default chain, as in production: the server user's keys.
-        SERVER_PROPS.putAll(Map.of("aws.accessKeyId", serverKeys.accessKeyId(), "aws.secretAccessKey", serverKeys.secretAccessKey(), "aws.region", "us-east-1"));
-        SERVER_PROPS.forEach(System::setProperty);
+        aws = new IamMoto(BUCKET, List.of("whouse/ns/t1/", "whouse/ns/job/"));
+        gate = aws.gate;
+        motoEndpoint = aws.motoEndpoint();
+        serverKeys = aws.serverKeys;
     }
 
     @AfterAll
     static void stop() throws Exception {
-        SERVER_PROPS.keySet().forEach(System::clearProperty);
-        if (gate != null) gate.close();
-        if (moto != null) moto.close();
+        if (aws != null) aws.close();
     }
 
     static S3Client s3(URI endpoint, AwsCredentialsProvider credentials) {
-        // Checksums only when an operation requires them: moto does not verify the SDK's signed chunked uploads.
-        return S3Client.builder().endpointOverride(endpoint).region(Region.US_EAST_1).forcePathStyle(true).credentialsProvider(credentials)
-                .requestChecksumCalculation(software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED)
-                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build();
+        return IamMoto.s3(endpoint, credentials);
     }
 
     MetasrvNode node(NodeHarness h, String name, int durationSeconds, List<AuthToken> tokens) throws Exception {
@@ -188,7 +164,7 @@ class StorageAccessTest {
 
             // With IAM enforced, the credentials read and write the table's objects and are refused the others'.
             var vended = StaticCredentialsProvider.create(credentials(credential.get("config")));
-            try (S3Client s3 = s3(moto.endpoint(), vended)) {
+            try (S3Client s3 = s3(motoEndpoint, vended)) {
                 String t1Metadata = body.get("metadata-location").asText().substring(("s3://" + BUCKET + "/").length());
                 assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(t1Metadata)).asByteArray()).isNotEmpty();
                 s3.putObject(b -> b.bucket(BUCKET).key("whouse/ns/t1/data/written-by-an-engine.bin"), RequestBody.fromString("x"));
@@ -307,7 +283,8 @@ class StorageAccessTest {
                     .allSatisfy(r -> assertThat(vendedKeys).contains(r.accessKeyId()));
             assertThat(engineRequests).as("none refused as expired").noneMatch(AwsGate.S3Request::expired);
             assertThat(engineRequests.stream().map(AwsGate.S3Request::accessKeyId).distinct().count())
-                    .as("the engine refreshed its credentials (loadCredentials) as they neared expiry").isGreaterThanOrEqualTo(2);
+                    .as("the engine used more than one credential").isGreaterThanOrEqualTo(2);
+            assertThat(answered(port, "load-credentials")).as("and fetched them from loadCredentials").isGreaterThanOrEqualTo(2);
         }
     }
 
@@ -391,7 +368,13 @@ class StorageAccessTest {
                     .statusCode()).isEqualTo(200);
 
             // Generated requests that must all be refused.
-            List<String[]> refused = new ArrayList<>(); // {token, table, sign request}
+            // {token, table, sign request}; a set: every generated request is a distinct one.
+            java.util.Set<List<String>> distinct = new java.util.LinkedHashSet<>();
+            List<String[]> refused = new ArrayList<>() {
+                @Override public boolean add(String[] attempt) {
+                    return distinct.add(List.of(attempt)) && super.add(attempt);
+                }
+            };
             List<String> foreignKeys = new ArrayList<>(List.of("whouse/ns/t2/data/x.bin", "whouse/ns/t10/data/x.bin", "whouse/ns/t1", "whouse/ns/t1/",
                     "whouse/ns/x.bin", "whouse/x.bin", "x.bin", "whouse/ns/t1/../t2/x.bin", "whouse/ns/t1/./x.bin", "whouse/ns/t1//x.bin",
                     "whouse/ns/t1/%2e%2e/t2/x.bin", "whouse/ns/t1/%2E%2E/%2E%2E/t2/x.bin", "whouse/ns/t1%2F..%2Ft2/x.bin", "whouse/ns/t1/%252e%252e/t2/x",
@@ -403,11 +386,44 @@ class StorageAccessTest {
                     s3.replace("127.0.0.1", "localhost") + "/" + BUCKET + "/", s3.replace("http://", "http://user@") + "/" + BUCKET + "/");
             for (String host : hosts) {
                 for (String key : foreignKeys) {
-                    String uri = host.endsWith("/whouse/ns/t1/") ? host + "data/x.bin" : host + key;
-                    for (String method : List.of("GET", "PUT", "DELETE")) {
+                    String uri = host.endsWith("/whouse/ns/t1/") ? host + "data/" + key.replace('/', '-').replace('%', '_') : host + key;
+                    for (String method : List.of("GET", "PUT", "DELETE", "HEAD")) {
                         refused.add(new String[] {WRITER, "t1", signRequest(method, uri, UNSIGNED, null)});
                     }
                 }
+            }
+            // The table's own endpoint and bucket, every foreign key, for the reader too, and as a listing prefix.
+            for (String key : foreignKeys) {
+                for (String method : List.of("GET", "HEAD")) {
+                    refused.add(new String[] {READER, "t1", signRequest(method, s3 + "/" + BUCKET + "/" + key, UNSIGNED, null)});
+                }
+                if (key.equals("whouse/ns/t1/")) continue; // the table's own prefix: a listing of it is the reader's right
+                refused.add(new String[] {READER, "t1", signRequest("GET", s3 + "/" + BUCKET + "?list-type=2&prefix="
+                        + java.net.URLEncoder.encode(key, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"), UNSIGNED, null)});
+            }
+            // A Host header naming another bucket, endpoint or port: the signature would carry the request there.
+            for (String host : List.of("victim-bucket.s3.us-east-1.amazonaws.com", "127.0.0.1:1", "evil.example", BUCKET + "." + s3.substring(7))) {
+                for (String name : List.of("Host", "host", "HOST")) {
+                    refused.add(new String[] {READER, "t1", signRequest("GET", t1 + "data/a.bin", Map.of(name, List.of(host)), null)});
+                }
+            }
+            // Batch deletes whose XML hides a foreign key from a naive reading, or is not S3's shape.
+            for (String body : List.of(
+                    "<Delete><Object><Key>whouse/ns/t1/data/a.bin</Key></Object><Object><Key >whouse/ns/t2/data/x.bin</Key ></Object></Delete>",
+                    "<Delete><Object><Key a=\"b\">whouse/ns/t2/data/x.bin</Key></Object></Delete>",
+                    "<Delete xmlns:p=\"urn:x\"><Object><p:Key>whouse/ns/t2/data/x.bin</p:Key></Object></Delete>",
+                    "<Delete><Object><Key>whouse/ns/t1/data/a.bin</Key><Key>whouse/ns/t2/data/x.bin</Key></Object></Delete>",
+                    "<Delete><Object><Key><![CDATA[whouse/ns/t2/data/x.bin]]></Key></Object></Delete>",
+                    "<Delete><Object><Key>whouse/ns/t1/data/&#x2e;&#x2e;/../t2/x</Key></Object></Delete>",
+                    "<!DOCTYPE d [<!ENTITY e \"whouse/ns/t2/x\">]><Delete><Object><Key>&e;</Key></Object></Delete>",
+                    "<Delete><Object><Key>whouse/ns/t1/a</Key></Object><Extra/></Delete>",
+                    "<Delete><Object><Key>whouse/ns/t1/a</Key></Object></Delete><!-- -->trailing",
+                    "<Delete><Quiet>true</Quiet><Quiet>true</Quiet><Object><Key>whouse/ns/t1/a</Key></Object></Delete>",
+                    "<Delete/>", "<NotDelete><Object><Key>whouse/ns/t1/a</Key></Object></NotDelete>")) {
+                String md5 = java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("MD5")
+                        .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                refused.add(new String[] {WRITER, "t1", signRequest("POST", s3 + "/" + BUCKET + "?delete", Map.of("Content-MD5", List.of(md5)), body)});
+                refused.add(new String[] {WRITER, "t1", signRequest("POST", s3 + "/" + BUCKET + "?x-id=DeleteObjects&delete", Map.of("Content-MD5", List.of(md5)), body)});
             }
             // Inside the table, but more than a reader may do, or not an object operation at all.
             for (String key : List.of("whouse/ns/t1/data/a.bin", "whouse/ns/t1/metadata/00001.metadata.json", "whouse/ns/t1/data/b.parquet")) {
@@ -462,12 +478,16 @@ class StorageAccessTest {
             refused.add(new String[] {WRITER, "t2", signRequest("GET", t1 + "data/a.bin", UNSIGNED, null)});
             refused.add(new String[] {WRITER, "t10", signRequest("PUT", t1 + "data/a.bin", UNSIGNED, null)});
 
-            assertThat(refused.size()).as("generated requests").isGreaterThanOrEqualTo(1_000);
+            assertThat(refused.size()).as("distinct generated requests").isGreaterThanOrEqualTo(1_000);
             double before = rejections(port);
             for (String[] attempt : refused) {
                 HttpResponse<String> r = sign(port, attempt[1], attempt[0], attempt[2]);
                 assertThat(r.statusCode()).as("%s asks %s to sign %s: %s", attempt[0].substring(0, 6), attempt[1], attempt[2], r.body()).isEqualTo(403);
                 assertThat(r.body()).doesNotContain("Authorization").contains("ForbiddenException");
+                // Traversal and encoding tricks on the table's own endpoint are refused for their key, not by chance elsewhere.
+                if (attempt[2].contains("\"uri\":\"" + s3 + "/" + BUCKET + "/whouse/ns/t1/") && (attempt[2].contains("..") || attempt[2].contains("%2"))) {
+                    assertThat(r.body()).as(attempt[2]).containsAnyOf("segment", "encoded twice", "backslash", "control character", "UTF-8", "outside");
+                }
             }
             assertThat(rejections(port) - before).as("every refusal counted (and audited beside the count)").isEqualTo(refused.size());
             // A uri that is not one (a malformed escape) is a bad request, and nothing is signed.
@@ -492,10 +512,15 @@ class StorageAccessTest {
 
     /** Sign requests the node answered 200. */
     static double signed(int port) throws Exception {
+        return answered(port, "sign-request");
+    }
+
+    /** Requests of Iceberg route {@code route} the node answered 200. */
+    static double answered(int port, String route) throws Exception {
         String metrics = metrics(port, null);
         double sum = 0;
         for (String line : metrics.split("\n")) {
-            if (line.startsWith("lake_iceberg_requests_seconds_count") && line.contains("route=\"sign-request\"") && line.contains("status=\"200\"")) {
+            if (line.startsWith("lake_iceberg_requests_seconds_count") && line.contains("route=\"" + route + "\"") && line.contains("status=\"200\"")) {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
@@ -555,6 +580,53 @@ class StorageAccessTest {
             // The JVM's aws.* properties are the node's, so the key alone cannot tell who signed: the
             // node's count of answered sign requests does (at least one per request the engine made).
             assertThat(signed(port)).as("sign requests the catalog answered").isGreaterThanOrEqualTo(engineRequests.size());
+        }
+    }
+
+    /**
+     * A table whose location the catalog did not assign its name (a create, register or
+     * set-location may name another table's files) gets neither credentials nor signatures.
+     */
+    @Test
+    void storageIsDelegatedOnlyAtTheLocationTheCatalogAssigns() throws Exception {
+        List<AuthToken> tokens = List.of(
+                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null),
+                new AuthToken("sneaky", AuthTokens.sha256(WRITER), AuthToken.Access.READ_WRITE, null, null, null,
+                        List.of(new CatalogGrant("sandbox", null, EnumSet.of(Privilege.READ, Privilege.WRITE, Privilege.CREATE)))));
+        try (NodeHarness h = new NodeHarness()) {
+            int port = node(h, "owned", 3600, tokens).httpPort();
+            Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN);
+            Map<String, String> sneaky = Map.of("Authorization", "Bearer " + WRITER, "X-Iceberg-Access-Delegation", "vended-credentials");
+            for (String ns : List.of("ns", "sandbox")) Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"" + ns + "\"]}", admin);
+            String schema = "\"schema\":{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}";
+            assertThat(Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"t1\"," + schema + "}", admin).statusCode()).isEqualTo(200);
+            double before = rejections(port);
+            int assumed = gate.assumed.size();
+
+            // A create that names another table's location: it is created (a location is the creator's to choose), but no credentials.
+            HttpResponse<String> evil = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables",
+                    "{\"name\":\"evil\",\"location\":\"s3://" + BUCKET + "/whouse/ns/t1\"," + schema + "}", sneaky);
+            assertThat(evil.statusCode()).as(evil.body()).isEqualTo(200);
+            assertThat(Rest.json(evil).has("storage-credentials")).as("no credentials for a location the catalog did not assign").isFalse();
+            for (String route : List.of("", "/credentials")) {
+                HttpResponse<String> r = Rest.call(port, "GET", "/v1/namespaces/sandbox/tables/evil" + route, null, sneaky);
+                assertThat(r.statusCode()).as(route + " " + r.body()).isEqualTo(403);
+                assertThat(r.body()).contains("the location the catalog assigns");
+            }
+            HttpResponse<String> signed = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/evil/sign",
+                    signRequest("DELETE", gate.endpoint() + "/" + BUCKET + "/whouse/ns/t1/data/secret.parquet", UNSIGNED, null), sneaky);
+            assertThat(signed.statusCode()).as(signed.body()).isEqualTo(403);
+
+            // A table of its own, then moved onto another's files with set-location: refused from then on.
+            HttpResponse<String> own = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables", "{\"name\":\"own\"," + schema + "}", sneaky);
+            assertThat(Rest.json(own).has("storage-credentials")).as("at its assigned location: credentials").isTrue();
+            HttpResponse<String> moved = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/own",
+                    "{\"requirements\":[],\"updates\":[{\"action\":\"set-location\",\"location\":\"s3://" + BUCKET + "/whouse/ns/t1\"}]}", sneaky);
+            assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
+            assertThat(Rest.call(port, "GET", "/v1/namespaces/sandbox/tables/own/credentials", null, sneaky).statusCode()).isEqualTo(403);
+            assertThat(gate.assumed.subList(assumed, gate.assumed.size()).stream().map(a -> a.params().get("Policy")))
+                    .as("no session policy for another table's location was ever asked for").noneMatch(p -> p.contains("whouse/ns/t1"));
+            assertThat(rejections(port) - before).as("each refusal counted").isEqualTo(4);
         }
     }
 }

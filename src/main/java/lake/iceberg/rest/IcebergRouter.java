@@ -412,12 +412,14 @@ public final class IcebergRouter {
                             throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", ns);
                         }
                         TableIdentifier staged = TableIdentifier.of(ns, req.name());
-                        return ok(storage.delegate(r, CatalogHandlers.stageTableCreate(catalog, ns, req), staged, true));
+                        return ok(storage.delegate(r, CatalogHandlers.stageTableCreate(catalog, ns, req), staged, true,
+                                catalog.defaultLocation(staged), true, refusedFor(access, r, staged)));
                     }
                     LoadTableResponse created = CatalogHandlers.createTable(catalog, ns, req);
                     if (storage.delegates(r)) {
                         // Its creator may commit to it (it held create); no ETag: the body holds credentials.
-                        return ok(storage.delegate(r, created, TableIdentifier.of(ns, req.name()), true));
+                        TableIdentifier id = TableIdentifier.of(ns, req.name());
+                        return ok(storage.delegate(r, created, id, true, catalog.defaultLocation(id), true, refusedFor(access, r, id)));
                     }
                     return withETag(created, Map.of());
                 }
@@ -482,13 +484,13 @@ public final class IcebergRouter {
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("credentials")) {
             if (!m.equals("GET")) throw notAllowed(r);
             TableMetadata metadata = currentMetadata(id);
-            return ok(storage.credentials(metadata, mayCommit(access, id)));
+            return ok(storage.credentials(metadata, mayCommit(access, id), catalog.defaultLocation(id), refusedFor(access, r, id)));
         }
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("sign")) {
             if (!m.equals("POST")) throw notAllowed(r);
             TableMetadata metadata = currentMetadata(id);
             String signed = storage.sign(metadata, mayCommit(access, id), new String(r.body(), java.nio.charset.StandardCharsets.UTF_8),
-                    reason -> access.storageRefused(routeName(r), catalogNamespace(ns), IcebergNames.name(id.name()), reason));
+                    catalog.defaultLocation(id), refusedFor(access, r, id));
             return IcebergResponse.json(200, signed);
         }
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("metrics")) {
@@ -515,7 +517,8 @@ public final class IcebergRouter {
         if (storage.delegates(r)) {
             // Credentials or a signer in the body: never answered 304 with an engine's older copy of them.
             TableMetadata metadata = catalog.tableMetadata(location.get());
-            return ok(storage.delegate(r, LoadTableResponse.builder().withTableMetadata(metadata).build(), id, mayCommit(access, id)));
+            return ok(storage.delegate(r, LoadTableResponse.builder().withTableMetadata(metadata).build(), id, mayCommit(access, id),
+                    catalog.defaultLocation(id), false, refusedFor(access, r, id)));
         }
         Map<String, String> params = new TreeMap<>(r.query());
         String tag = etag(location.get(), params);
@@ -525,6 +528,11 @@ public final class IcebergRouter {
         }
         TableMetadata metadata = catalog.tableMetadata(location.get());
         return withETag(LoadTableResponse.builder().withTableMetadata(metadata).build(), params);
+    }
+
+    /** Counts and audits a storage refusal for table {@code id}. */
+    private static java.util.function.Consumer<String> refusedFor(IcebergAccess access, IcebergRequest r, TableIdentifier id) {
+        return reason -> access.storageRefused(routeName(r), catalogNamespace(id.namespace()), IcebergNames.name(id.name()), reason);
     }
 
     /** Whether the caller may commit to the table (read-write storage credentials) or only read it. */

@@ -36,6 +36,7 @@ public final class IcebergService implements AutoCloseable {
     private final MetadataCache<ViewMetadata> views = new MetadataCache<>(CACHED_METADATA_FILES);
     private final SecureRandom random = new SecureRandom();
     private final lake.storage.CredentialVendor vendor;
+    private final lake.storage.RemoteSigner signer;
     private final StorageDelegation storage;
 
     /**
@@ -57,6 +58,7 @@ public final class IcebergService implements AutoCloseable {
                           lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region) {
         if (threads < 1) throw new IllegalArgumentException("threads must be positive");
         this.vendor = vendor;
+        this.signer = signer;
         this.storage = new StorageDelegation(vendor, signer, s3Endpoint, s3Region);
         this.warehouse = warehouse;
         this.io = io;
@@ -111,5 +113,6 @@ public final class IcebergService implements AutoCloseable {
     public void close() {
         workers.shutdown();
         if (vendor != null) vendor.close();
+        if (signer != null) signer.close();
     }
 }

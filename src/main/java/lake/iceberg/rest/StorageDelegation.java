@@ -17,6 +17,7 @@ import org.apache.iceberg.rest.responses.LoadTableResponse;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,22 +66,63 @@ final class StorageDelegation {
     }
 
     /**
-     * {@code base} with its table's storage delegated as the request asked: vended credentials when
-     * asked and offered, else remote signing when asked and offered; unchanged for a table outside S3.
+     * Why the table's storage is not delegated, or empty when it is: only a location in S3 that is
+     * exactly where the catalog puts a table of this identifier. A location a create, register or
+     * {@code set-location} chose may be another table's (credentials would reach its files), and
+     * a renamed table's files lie where its old name points: neither gets credentials or signatures.
      */
-    LoadTableResponse delegate(IcebergRequest r, LoadTableResponse base, TableIdentifier id, boolean write) {
+    static Optional<String> notDelegable(TableMetadata metadata, String expectedLocation) {
+        String location = trimmed(metadata.location());
+        if (!location.equals(trimmed(expectedLocation))) {
+            return Optional.of("storage is delegated only for a table at the location the catalog assigns its name ("
+                    + trimmed(expectedLocation) + "); this table is at " + location);
+        }
+        try {
+            if (S3Location.of(location).isEmpty()) return Optional.of("the table is not in S3");
+        } catch (IllegalArgumentException e) {
+            return Optional.of("the table's location cannot be named in an access policy: " + e.getMessage());
+        }
+        return Optional.empty();
+    }
+
+    private static String trimmed(String location) {
+        String l = location == null ? "" : location;
+        while (l.endsWith("/")) l = l.substring(0, l.length() - 1);
+        return l;
+    }
+
+    /**
+     * {@code base} with its table's storage delegated as the request asked: vended credentials when
+     * asked and offered, else remote signing when asked and offered. A table outside S3 is answered
+     * unchanged; one whose location the catalog did not assign it is refused ({@code refused} hears
+     * why), unless {@code created}: a create that applied answers without delegation, never fails.
+     */
+    LoadTableResponse delegate(IcebergRequest r, LoadTableResponse base, TableIdentifier id, boolean write, String expectedLocation,
+                               boolean created, java.util.function.Consumer<String> refused) {
         TableMetadata metadata = base.tableMetadata();
         if (!delegates(r)) return base;
-        var at = S3Location.of(metadata.location());
-        if (at.isEmpty()) return base;
+        Optional<String> no = notDelegable(metadata, expectedLocation);
+        if (no.isPresent()) {
+            if (no.get().equals("the table is not in S3") || created) return base;
+            refuse(refused, no.get());
+        }
+        S3Location at = S3Location.of(metadata.location()).orElseThrow();
         Map<String, String> config = new LinkedHashMap<>(base.config());
         config.putAll(engineConfig());
         if (r.wantsVendedCredentials() && vendor != null) {
-            VendedCredentials c = vend(at.get(), write);
             config.put("client.refresh-credentials-enabled", "true");
             config.put("client.refresh-credentials-endpoint", tablePath(id) + "/credentials");
+            VendedCredentials c;
+            try {
+                c = vend(at, write);
+            } catch (RuntimeException stsFailed) {
+                // The table exists now: answer it, with the endpoint that vends its credentials later.
+                if (created) return LoadTableResponse.builder().withTableMetadata(metadata).addAllConfig(config).build();
+                throw stsFailed;
+            }
             config.putAll(c.config());
-            return LoadTableResponse.builder().withTableMetadata(metadata).addAllConfig(config).addCredential(credential(c)).build();
+            return LoadTableResponse.builder().withTableMetadata(metadata).addAllConfig(config)
+                    .addCredential(credential(c, metadata.location())).build();
         }
         // Remote signing: the engine's signer client posts each S3 request to the table's sign route
         // (its base is the catalog's own uri, as s3.signer.uri is left unset).
@@ -93,7 +135,7 @@ final class StorageDelegation {
      * {@code POST …/tables/{t}/sign}: the engine's S3 request signed, or the reason it is refused
      * ({@code refused} hears it, to count and audit it, before the {@code 403}).
      */
-    String sign(TableMetadata metadata, boolean write, String body, java.util.function.Consumer<String> refused) {
+    String sign(TableMetadata metadata, boolean write, String body, String expectedLocation, java.util.function.Consumer<String> refused) {
         if (signer == null) throw new org.apache.iceberg.exceptions.NotFoundException("this catalog signs no requests (iceberg-remote-signing is off)");
         org.apache.iceberg.rest.requests.RemoteSignRequest request;
         try {
@@ -104,11 +146,12 @@ final class StorageDelegation {
         if (request.provider() != null && !request.provider().equals("s3")) {
             return refuse(refused, "provider '" + request.provider() + "' is not s3");
         }
-        var at = S3Location.of(metadata.location());
-        if (at.isEmpty()) return refuse(refused, "the table is not in S3");
-        RemoteSigner.Outcome outcome = signer.sign(at.get(), write,
+        Optional<String> no = notDelegable(metadata, expectedLocation);
+        if (no.isPresent()) return refuse(refused, no.get());
+        S3Location at = S3Location.of(metadata.location()).orElseThrow();
+        RemoteSigner.Outcome outcome = signer.sign(at, write,
                 new SignCheck.Request(request.region(), request.method(), request.uri(), request.headers(), request.body()));
-        if (outcome instanceof RemoteSigner.Outcome.Refused no) return refuse(refused, no.reason());
+        if (outcome instanceof RemoteSigner.Outcome.Refused refusal) return refuse(refused, refusal.reason());
         Map<String, java.util.List<String>> headers = ((RemoteSigner.Outcome.Signed) outcome).headers();
         return org.apache.iceberg.rest.responses.RemoteSignResponseParser.toJson(org.apache.iceberg.rest.responses.ImmutableRemoteSignResponse.builder()
                 .uri(request.uri()).headers(headers).build());
@@ -124,18 +167,23 @@ final class StorageDelegation {
     }
 
     /** {@code loadCredentials}: fresh credentials for the table's location (none for a table outside S3). */
-    LoadCredentialsResponse credentials(TableMetadata metadata, boolean write) {
+    LoadCredentialsResponse credentials(TableMetadata metadata, boolean write, String expectedLocation, java.util.function.Consumer<String> refused) {
         if (vendor == null) {
             throw new org.apache.iceberg.exceptions.NotFoundException("this catalog vends no credentials (iceberg-vending-role-arn is not set)");
         }
-        var at = S3Location.of(metadata.location());
         ImmutableLoadCredentialsResponse.Builder b = ImmutableLoadCredentialsResponse.builder();
-        at.ifPresent(l -> b.addCredentials(credential(vend(l, write))));
+        Optional<String> no = notDelegable(metadata, expectedLocation);
+        if (no.isPresent()) {
+            if (no.get().equals("the table is not in S3")) return b.build();
+            refuse(refused, no.get());
+        }
+        b.addCredentials(credential(vend(S3Location.of(metadata.location()).orElseThrow(), write), metadata.location()));
         return b.build();
     }
 
-    private static Credential credential(VendedCredentials c) {
-        return ImmutableCredential.builder().prefix(c.location().uri()).config(c.config()).build();
+    /** A credential for the table's own location, in the scheme the table uses ({@code s3a:} stays {@code s3a:}). */
+    private static Credential credential(VendedCredentials c, String tableLocation) {
+        return ImmutableCredential.builder().prefix(trimmed(tableLocation)).config(c.config()).build();
     }
 
     /** What an engine's S3 client needs beside keys or a signer: the region and, for an S3-compatible store, its endpoint. */

@@ -1,0 +1,195 @@
+package lake.engines;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * Runs SQL on a real engine in a child JVM: its classpath (engines/&lt;name&gt;, built by
+ * scripts/build-engines) never joins this project's test classpath. The child (SparkSql,
+ * FlinkSql) speaks one stdout protocol, parsed into a {@link Result}. {@link SparkEngine} and
+ * {@link FlinkEngine} say which child and how it is started.
+ */
+public final class EngineProcess {
+    /** How long one run may take (a cold Spark run takes ~10 s here) before it is killed and the test fails. */
+    public static final long TIMEOUT_SECONDS = 300;
+
+    /** The JDK-internal packages Spark 3.5 and Flink 1.20 reflect into on Java 17 (as their own launchers open them). */
+    static final List<String> OPENS = List.of("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io",
+            "java.net", "java.nio", "java.text", "java.time", "java.util", "java.util.concurrent", "java.util.concurrent.atomic",
+            "sun.nio.ch", "sun.nio.cs", "sun.security.action", "sun.util.calendar");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<List<String>> ROW = new TypeReference<>() {};
+
+    private EngineProcess() {}
+
+    /**
+     * One run's outcome.
+     *
+     * @param statements per statement that started (index 0 is statement 1), its rows, each value a string or null
+     * @param error      the ERROR line without its "ERROR " ("n Class message"), or null
+     * @param causes     the CAUSES line's class names (outermost first, comma-separated), or null
+     * @param stderrTail the last lines of the child's stderr, for failure messages
+     */
+    public record Result(int exitCode, List<List<List<String>>> statements, String error, String causes, String stderrTail) {
+        public boolean failed() {
+            return exitCode != 0;
+        }
+
+        /** The rows of statement {@code n} (counting from 1, as the script's order). */
+        public List<List<String>> rows(int n) {
+            if (n < 1 || n > statements.size()) throw new AssertionError("statement " + n + " did not run\n" + this);
+            return statements.get(n - 1);
+        }
+
+        /** The statement that failed (counting from 1), or 0 when none did. */
+        public int failedStatement() {
+            return error == null ? 0 : Integer.parseInt(error.split(" ", 3)[0]);
+        }
+
+        /** The root-most Iceberg/Spark exception class of the failure, or null. */
+        public String errorClass() {
+            return error == null ? null : error.split(" ", 3)[1];
+        }
+
+        /** That exception's message on one line, or null. */
+        public String message() {
+            if (error == null) return null;
+            String[] parts = error.split(" ", 3);
+            return parts.length > 2 ? parts[2] : "";
+        }
+
+        /** Fails unless every statement ran; the message holds the error and the child's stderr. */
+        public Result assertOk() {
+            if (failed()) throw new AssertionError("engine run failed: " + this);
+            return this;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + (error == null ? "" : "\nERROR " + error + "\nCAUSES " + causes)
+                    + "\nrows per statement: " + statements + "\n--- stderr (tail) ---\n" + stderrTail;
+        }
+    }
+
+    /**
+     * Runs {@code sql} (statements ending with ';' at a line end) on engine {@code name}
+     * (engines/&lt;name&gt;) by its class {@code mainClass}, with {@code conf} as the engine's
+     * configuration. The child's files (conf, script, stderr, scratch) go to a new directory under {@code workDir}.
+     */
+    static Result run(String name, String mainClass, Map<String, String> conf, String sql, Path workDir) throws IOException, InterruptedException {
+        Path root = repoRoot();
+        Path engine = root.resolve("engines/" + name + "/target");
+        build(root);
+
+        Path run = Files.createTempDirectory(Files.createDirectories(workDir), name + "-");
+        Path confFile = run.resolve("conf.properties");
+        Properties p = new Properties();
+        p.putAll(conf);
+        try (Writer w = Files.newBufferedWriter(confFile, StandardCharsets.UTF_8)) {
+            p.store(w, null);
+        }
+        Path script = Files.writeString(run.resolve("script.sql"), sql);
+        Path stdout = run.resolve("stdout.txt");
+        Path stderr = run.resolve("stderr.txt");
+        Path tmp = Files.createDirectories(run.resolve("tmp"));
+
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String pkg : OPENS) cmd.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
+        cmd.add("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED");
+        cmd.add("-Xmx1g");
+        cmd.add("-Djava.io.tmpdir=" + tmp); // the engine's scratch (Spark's block manager, Flink's blobs) stays under the run
+        cmd.add("-cp");
+        cmd.add(engine.resolve("classes") + java.io.File.pathSeparator
+                + Files.readString(engine.resolve("classpath.txt")).strip());
+        cmd.add(mainClass);
+        cmd.add(confFile.toString());
+        cmd.add(script.toString());
+
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(run.toFile())
+                // Both to files: nothing to drain concurrently, so a chatty child never blocks on a full pipe.
+                .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1"); // else Spark looks up (and warns about) the host's address
+        // The engine holds no AWS identity of its own: whatever S3 access it has, the catalog gave it.
+        pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
+        pb.environment().put("AWS_EC2_METADATA_DISABLED", "true");
+        Process child = pb.start();
+        if (!child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            throw new AssertionError(name + " run did not finish in " + TIMEOUT_SECONDS + " s; killed. stdout:\n"
+                    + Files.readString(stdout) + "\n--- stderr (tail) ---\n" + tail(stderr));
+        }
+        return parse(child.exitValue(), Files.readAllLines(stdout, StandardCharsets.UTF_8), tail(stderr));
+    }
+
+    private static Result parse(int exitCode, List<String> lines, String stderrTail) throws IOException {
+        List<List<List<String>>> statements = new ArrayList<>();
+        String error = null;
+        String causes = null;
+        for (String line : lines) {
+            if (line.startsWith("STATEMENT ")) {
+                statements.add(new ArrayList<>());
+            } else if (line.startsWith("ROW ")) {
+                if (statements.isEmpty()) throw new AssertionError("ROW before any STATEMENT: " + line);
+                statements.get(statements.size() - 1).add(JSON.readValue(line.substring(4), ROW));
+            } else if (line.startsWith("ERROR ")) {
+                error = line.substring(6);
+            } else if (line.startsWith("CAUSES ")) {
+                causes = line.substring(7);
+            } else {
+                // The child sends everything but its protocol to stderr; anything else is a harness bug.
+                throw new AssertionError("unexpected line on the engine's stdout: " + line + "\n--- stderr (tail) ---\n" + stderrTail);
+            }
+        }
+        return new Result(exitCode, statements, error, causes, stderrTail);
+    }
+
+    /** The last ~60 lines of the child's stderr. */
+    private static String tail(Path stderr) throws IOException {
+        if (!Files.exists(stderr)) return "";
+        List<String> lines = Files.readAllLines(stderr, StandardCharsets.ISO_8859_1); // never fails on odd bytes
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    }
+
+    /**
+     * Runs scripts/build-engines, which builds each engine harness only when it is missing or older
+     * than its sources (so an edited SparkSql.java is never run stale) and otherwise returns at once.
+     */
+    private static synchronized void build(Path root) throws IOException, InterruptedException {
+        Path log = Files.createTempFile("build-engines", ".log");
+        try {
+            Process b = new ProcessBuilder("bash", root.resolve("scripts/build-engines").toString()).directory(root.toFile())
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!b.waitFor(15, TimeUnit.MINUTES)) {
+                b.destroyForcibly();
+                throw new AssertionError("scripts/build-engines did not finish in 15 minutes:\n" + Files.readString(log));
+            }
+            if (b.exitValue() != 0 || !Files.exists(root.resolve("engines/spark/target/classpath.txt"))
+                    || !Files.exists(root.resolve("engines/flink/target/classpath.txt"))) {
+                throw new AssertionError("scripts/build-engines failed (exit " + b.exitValue() + "):\n" + Files.readString(log));
+            }
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    /** The project root: Maven runs tests there; walk up from the working directory to be safe. */
+    private static Path repoRoot() {
+        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+            if (Files.isRegularFile(d.resolve("scripts/build-engines")) && Files.isRegularFile(d.resolve("engines/spark/pom.xml"))) return d;
+        }
+        throw new AssertionError("no engines/spark/pom.xml above " + Path.of("").toAbsolutePath());
+    }
+}
