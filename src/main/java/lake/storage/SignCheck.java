@@ -111,6 +111,8 @@ public final class SignCheck {
         String key = decodeKey(rawKey);
         Map<String, String> query = query(uri.getRawQuery());
         for (Map.Entry<String, List<String>> h : r.headers() == null ? Map.<String, List<String>>of().entrySet() : r.headers().entrySet()) {
+            // Only RFC 9110 token names: " x-amz-copy-source" would slip past the prefix checks and still be signed.
+            if (!h.getKey().matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) throw new Refused("header name '" + h.getKey() + "' is not an HTTP token");
             String name = h.getKey().toLowerCase(Locale.ROOT);
             for (String p : FORBIDDEN_HEADER_PREFIXES) if (name.startsWith(p)) throw new Refused("header '" + h.getKey() + "' is never signed");
             // The signature covers Host: one naming another bucket or endpoint would carry it there.
@@ -222,9 +224,13 @@ public final class SignCheck {
             f.setExpandEntityReferences(false);
             javax.xml.parsers.DocumentBuilder b = f.newDocumentBuilder();
             b.setErrorHandler(null);
-            doc = b.parse(new org.xml.sax.InputSource(new java.io.StringReader(body)));
+            // The bytes S3 receives (UTF-8), so a declared encoding is read as S3 would read it.
+            doc = b.parse(new java.io.ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)));
         } catch (Exception e) {
             throw new Refused("the batch delete's body is not well-formed XML without a DTD");
+        }
+        if (doc.getXmlEncoding() != null && !doc.getXmlEncoding().equalsIgnoreCase("UTF-8")) {
+            throw new Refused("the batch delete's body declares encoding " + doc.getXmlEncoding() + "; only UTF-8 is signed");
         }
         org.w3c.dom.Element root = doc.getDocumentElement();
         String ns = root.getNamespaceURI();

@@ -125,6 +125,8 @@ public final class EngineProcess {
         // The engine holds no AWS identity of its own: whatever S3 access it has, the catalog gave it.
         pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
         pb.environment().put("AWS_EC2_METADATA_DISABLED", "true");
+        pb.environment().put("AWS_SHARED_CREDENTIALS_FILE", run.resolve("no-aws-credentials").toString());
+        pb.environment().put("AWS_CONFIG_FILE", run.resolve("no-aws-config").toString());
         Process child = pb.start();
         if (!child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);

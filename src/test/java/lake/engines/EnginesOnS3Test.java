@@ -146,6 +146,7 @@ class EnginesOnS3Test {
         try (NodeHarness h = new NodeHarness()) {
             int port = node(h).httpPort();
             createInsertUpdateTravelDrop(port, Mode.REMOTE_SIGNING, "signed");
+            assertThat(lake.iceberg.StorageAccessTest.answered(port, "sign-request")).as("the catalog answered Spark's sign requests").isPositive();
             var dataRequests = aws.s3Requests().stream().filter(r -> r.path().contains("/whouse/spark/signed/data/")).toList();
             assertThat(dataRequests).as("Spark wrote and read data files").isNotEmpty();
             assertThat(dataRequests).as("each signed by the catalog with the node's key (Spark has none)")

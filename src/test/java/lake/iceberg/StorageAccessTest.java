@@ -60,7 +60,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * refused another table's objects; that the node asks for exactly that scope is asserted on the
  * session policy the gate recorded. On AWS the session policy itself does the limiting.
  */
-class StorageAccessTest {
+public class StorageAccessTest {
     static final String ROLE = IamMoto.ROLE;
     static final String BUCKET = "lake-vend-" + ProcessHandle.current().pid();
     static final String ADMIN = "admin-token-0123456789";
@@ -402,6 +402,13 @@ class StorageAccessTest {
                         + java.net.URLEncoder.encode(key, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"), UNSIGNED, null)});
             }
             // A Host header naming another bucket, endpoint or port: the signature would carry the request there.
+            for (String name : List.of(" Host", "Host ", " x-amz-copy-source", "x-amz-acl\t", "Host:")) {
+                refused.add(new String[] {WRITER, "t1", signRequest("PUT", t1 + "data/a.bin", Map.of(name, List.of("x")), null)});
+            }
+            String latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><Delete><Object><Key>whouse/ns/t1/data/a.bin</Key></Object></Delete>";
+            String latin1Md5 = java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("MD5")
+                    .digest(latin1.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            refused.add(new String[] {WRITER, "t1", signRequest("POST", s3 + "/" + BUCKET + "?delete", Map.of("Content-MD5", List.of(latin1Md5)), latin1)});
             for (String host : List.of("victim-bucket.s3.us-east-1.amazonaws.com", "127.0.0.1:1", "evil.example", BUCKET + "." + s3.substring(7))) {
                 for (String name : List.of("Host", "host", "HOST")) {
                     refused.add(new String[] {READER, "t1", signRequest("GET", t1 + "data/a.bin", Map.of(name, List.of(host)), null)});
@@ -502,7 +509,7 @@ class StorageAccessTest {
     }
 
     /** The node's Prometheus page (HTTP/1.1, bounded). */
-    static String metrics(int port, String token) throws Exception {
+    public static String metrics(int port, String token) throws Exception {
         var request = java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
                 .timeout(java.time.Duration.ofSeconds(30));
         if (token != null) request.header("Authorization", "Bearer " + token);
@@ -516,7 +523,7 @@ class StorageAccessTest {
     }
 
     /** Requests of Iceberg route {@code route} the node answered 200. */
-    static double answered(int port, String route) throws Exception {
+    public static double answered(int port, String route) throws Exception {
         String metrics = metrics(port, null);
         double sum = 0;
         for (String line : metrics.split("\n")) {

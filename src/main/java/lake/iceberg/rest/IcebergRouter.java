@@ -412,8 +412,9 @@ public final class IcebergRouter {
                             throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", ns);
                         }
                         TableIdentifier staged = TableIdentifier.of(ns, req.name());
+                        // Nothing is committed by a staged create: an STS failure or a foreign location is an error here.
                         return ok(storage.delegate(r, CatalogHandlers.stageTableCreate(catalog, ns, req), staged, true,
-                                catalog.defaultLocation(staged), true, refusedFor(access, r, staged)));
+                                catalog.defaultLocation(staged), false, refusedFor(access, r, staged)));
                     }
                     LoadTableResponse created = CatalogHandlers.createTable(catalog, ns, req);
                     if (storage.delegates(r)) {

@@ -73,17 +73,20 @@ final class StorageDelegation {
      */
     static Optional<String> notDelegable(TableMetadata metadata, String expectedLocation) {
         String location = trimmed(metadata.location());
+        try {
+            if (S3Location.of(location).isEmpty()) return Optional.of(NOT_IN_S3);
+        } catch (IllegalArgumentException e) {
+            return Optional.of("the table's location cannot be named in an access policy: " + e.getMessage());
+        }
         if (!location.equals(trimmed(expectedLocation))) {
             return Optional.of("storage is delegated only for a table at the location the catalog assigns its name ("
                     + trimmed(expectedLocation) + "); this table is at " + location);
         }
-        try {
-            if (S3Location.of(location).isEmpty()) return Optional.of("the table is not in S3");
-        } catch (IllegalArgumentException e) {
-            return Optional.of("the table's location cannot be named in an access policy: " + e.getMessage());
-        }
         return Optional.empty();
     }
+
+    /** The one reason that is not a refusal: a table outside S3 is answered as without delegation. */
+    static final String NOT_IN_S3 = "the table is not in S3";
 
     private static String trimmed(String location) {
         String l = location == null ? "" : location;
@@ -103,7 +106,7 @@ final class StorageDelegation {
         if (!delegates(r)) return base;
         Optional<String> no = notDelegable(metadata, expectedLocation);
         if (no.isPresent()) {
-            if (no.get().equals("the table is not in S3") || created) return base;
+            if (NOT_IN_S3.equals(no.get()) || created) return base;
             refuse(refused, no.get());
         }
         S3Location at = S3Location.of(metadata.location()).orElseThrow();
@@ -174,7 +177,7 @@ final class StorageDelegation {
         ImmutableLoadCredentialsResponse.Builder b = ImmutableLoadCredentialsResponse.builder();
         Optional<String> no = notDelegable(metadata, expectedLocation);
         if (no.isPresent()) {
-            if (no.get().equals("the table is not in S3")) return b.build();
+            if (NOT_IN_S3.equals(no.get())) return b.build();
             refuse(refused, no.get());
         }
         b.addCredentials(credential(vend(S3Location.of(metadata.location()).orElseThrow(), write), metadata.location()));
