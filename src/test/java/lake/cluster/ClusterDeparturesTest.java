@@ -28,10 +28,13 @@ import static org.awaitility.Awaitility.await;
 class ClusterDeparturesTest {
     final List<Vertx> instances = new ArrayList<>();
 
+    /**
+     * Below the ephemeral range and never twice in this JVM ({@link lake.it.ClusterHarness#freePort}):
+     * an ephemeral port may meanwhile be the local end of another member's connection, and
+     * Hazelcast then binds the next port, another member's ("Connecting to self!", seen in the suite).
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return lake.it.ClusterHarness.freePort();
     }
 
     static <T> T join(Future<T> f) throws Exception {

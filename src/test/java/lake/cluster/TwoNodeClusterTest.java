@@ -40,10 +40,13 @@ class TwoNodeClusterTest {
     final List<MetasrvNode> nodes = new ArrayList<>();
     WebClient http;
 
+    /**
+     * Below the ephemeral range and never twice in this JVM ({@link lake.it.ClusterHarness#freePort}):
+     * an ephemeral port may meanwhile be the local end of another member's connection, and
+     * Hazelcast then binds the next port, another member's ("Connecting to self!", seen in the suite).
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return lake.it.ClusterHarness.freePort();
     }
 
     static <T> T join(io.vertx.core.Future<T> f) throws Exception {
