@@ -139,7 +139,7 @@ public final class AccessControl {
         Audit.refused(caller.ingress(), caller.name(), op, name == null ? "namespace" : "object",
                 name == null ? ns : ns + "." + name, hidden ? 404 : 403, refused.get().reason());
         if (!hidden) throw new ApiError(403, "forbidden", refused.get().reason(), null);
-        throw ApiError.from(new lake.catalog.CatalogException.NotFound(name == null ? "namespace '" + ns + "' does not exist"
+        throw ApiError.from(new lake.catalog.model.CatalogException.NotFound(name == null ? "namespace '" + ns + "' does not exist"
                 : "table '" + ns + "." + name + "' does not exist"));
     }
 

@@ -2,6 +2,19 @@ package lake.catalog;
 
 import io.vertx.core.Future;
 import lake.catalog.events.CatalogEvents;
+import lake.catalog.model.CatalogException;
+import lake.catalog.model.CatalogJson;
+import lake.catalog.model.CatalogKeys;
+import lake.catalog.model.CatalogNames;
+import lake.catalog.model.CatalogSnapshot;
+import lake.catalog.model.Column;
+import lake.catalog.model.NamePage;
+import lake.catalog.model.Namespace;
+import lake.catalog.model.Registration;
+import lake.catalog.model.Table;
+import lake.catalog.model.Tombstone;
+import lake.catalog.model.TombstonePage;
+import lake.catalog.model.UuidV7;
 import lake.meta.KeyValue;
 import lake.meta.MetaException;
 import lake.meta.ScanPage;
@@ -18,8 +31,8 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
-import static lake.catalog.CatalogNames.checkName;
-import static lake.catalog.CatalogNames.invalid;
+import static lake.catalog.model.CatalogNames.checkName;
+import static lake.catalog.model.CatalogNames.invalid;
 
 /**
  * The table catalog: namespaces, tables, version commits, drops with durable tombstones and
@@ -399,6 +412,20 @@ public final class Catalog {
     /** As {@link #createPointerTable(String, String, String, String, String, List)}; {@code detail} joins the create's event. */
     public Future<Table> createPointerTable(String ns, String name, String engine, String location, String metadataLocation, List<Op> extra,
                                             io.vertx.core.json.JsonObject detail) {
+        return createPointerTable(ns, name, engine, location, metadataLocation, extra, detail, false);
+    }
+
+    /**
+     * As {@link #createPointerTable(String, String, String, String, String, List, io.vertx.core.json.JsonObject)};
+     * with {@code assignLocation} the create also claims {@code location} for this incarnation, in
+     * the same transaction, and its registration says so ({@link Registration#locationAssigned()}).
+     * A location is claimed once, ever: a claim that exists already (a live, renamed or dropped
+     * table's) fails the create with {@link CatalogException.LocationTaken} and nothing is written.
+     * Storage access is delegated only for a claimed location, so no later table, whatever its
+     * name, reaches the files of the table the catalog assigned it to.
+     */
+    public Future<Table> createPointerTable(String ns, String name, String engine, String location, String metadataLocation, List<Op> extra,
+                                            io.vertx.core.json.JsonObject detail, boolean assignLocation) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
@@ -407,18 +434,24 @@ public final class Catalog {
             if (metadataLocation == null || metadataLocation.isEmpty()) throw invalid("metadata location must be given");
             String what = "table '" + ns + "." + name + "'";
             String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
-            Registration reg = Registration.createPointer(location, eng, incarnation, metadataLocation);
+            Registration reg = Registration.createPointer(location, eng, incarnation, metadataLocation, assignLocation);
             List<Op> ops = new ArrayList<>(List.of(
                     Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
                     Op.checkExists(CatalogKeys.namespace(ns)),
                     Op.checkAbsent(CatalogKeys.droppingMarker(ns)),
                     bumpGeneration()));
+            if (assignLocation) ops.add(Op.create(CatalogKeys.assignedLocation(location), CatalogKeys.assignment(location, ns, name, incarnation)));
+            int claim = ops.size() - 1;
             ops.addAll(extra);
             return apply(Transaction.of(ops), CatalogEvents.tableCreated(ref(ns, name, reg), detail)).compose(o -> {
                 if (o.applied()) return Future.succeededFuture(new Table(ns, name, reg));
                 if (o.failed().contains(1)) return Future.failedFuture(namespaceNotFound(ns));
                 if (o.failed().contains(2)) return Future.failedFuture(new CatalogException.Contended("namespace '" + ns + "' is being dropped"));
                 if (o.failed().contains(0)) return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
+                if (assignLocation && o.failed().contains(claim)) {
+                    return Future.failedFuture(new CatalogException.LocationTaken("location " + location
+                            + " was assigned to another table (live, renamed or dropped); a new table cannot take it"));
+                }
                 return Future.failedFuture(new CatalogException.AlreadyExists("a record written with " + what + " already exists"));
             });
         });

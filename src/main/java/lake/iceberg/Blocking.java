@@ -1,7 +1,7 @@
 package lake.iceberg;
 
 import io.vertx.core.Future;
-import lake.catalog.CatalogException;
+import lake.catalog.model.CatalogException;
 import lake.meta.MetaException;
 import lake.metasrv.MetasrvException;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -49,6 +49,7 @@ final class Blocking {
         // Refused before the store, e.g. a commit whose change record needs more items than are left.
         if (t instanceof MetaException.InvalidArgument e) return new IllegalArgumentException(e.getMessage(), e);
         if (t instanceof CatalogException.AlreadyExists e) return new AlreadyExistsException(e, "%s", e.getMessage());
+        if (t instanceof CatalogException.LocationTaken e) return new AlreadyExistsException(e, "%s", e.getMessage());
         if (t instanceof CatalogException.NamespaceNotEmpty e) return new NamespaceNotEmptyException(e, "%s", e.getMessage());
         if (t instanceof CatalogException.PointerMoved e) return new CommitFailedException(e, "%s", e.getMessage());
         if (t instanceof CatalogException.NotFound e) return new NotFoundException(e, "%s", e.getMessage());

@@ -2,8 +2,9 @@ package lake.iceberg;
 
 import lake.catalog.Catalog.PointerSwap;
 import lake.catalog.Catalog;
-import lake.catalog.Registration;
-import lake.catalog.Table;
+import lake.catalog.model.CatalogException;
+import lake.catalog.model.Registration;
+import lake.catalog.model.Table;
 import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.MetadataUpdate;
@@ -35,6 +36,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
 
 /**
  * Iceberg's {@code Catalog} + {@code SupportsNamespaces} + {@code ViewCatalog} over lake's table
@@ -131,14 +134,41 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return new TableOps(id);
     }
 
+    /**
+     * Where a new table or view goes when its create names no location: its name's directory
+     * with a fresh UUID, {@code <warehouse>/<ns>/<name>-<uuid>}, so a name used again (after a
+     * drop or a rename) never shares a directory with an earlier table of that name. A table
+     * created there claims the location for good ({@link #assignable}).
+     */
     @Override
     protected String defaultWarehouseLocation(TableIdentifier id) {
+        return namedDirectory(id) + "-" + UUID.randomUUID();
+    }
+
+    private String namedDirectory(TableIdentifier id) {
         return warehouse + "/" + ns(id.namespace()) + "/" + IcebergNames.name(id.name());
     }
 
-    /** Where a table of this identifier goes when its create names no location. */
-    public String defaultLocation(TableIdentifier id) {
-        return defaultWarehouseLocation(id);
+    private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+    /**
+     * Whether a create of table {@code id} at {@code location} claims it: a location of the shape
+     * {@link #defaultWarehouseLocation} gives {@code id}. The claim (in the create's own fenced
+     * transaction) succeeds once per location, ever, so storage access delegated for a claimed
+     * location reaches no other table's files; a create that names a claimed location is refused.
+     */
+    boolean assignable(TableIdentifier id, String location) {
+        String directory = namedDirectory(id) + "-";
+        return location != null && location.startsWith(directory) && UUID_TEXT.matcher(location.substring(directory.length())).matches();
+    }
+
+    /**
+     * The location the catalog assigned the table registered as {@code reg} when it was created,
+     * or {@code null} when it assigned none (a location its creator named, a registered table, a
+     * table created before assignments). Renames, commits and drops keep it.
+     */
+    public static String assignedLocation(Registration reg) {
+        return reg.locationAssigned() ? reg.location() : null;
     }
 
     @Override
@@ -210,7 +240,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             if (reg.isEmpty() || !engine.equals(reg.get().engine())) return null;
             io.vertx.core.json.JsonObject identity = identity(reg.get());
             try {
-                lake.catalog.Tombstone t = write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
+                lake.catalog.model.Tombstone t = write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
                         RequestScope.extras(RequestScope.Outcome.noContent()), reg.get().incarnationId().orElse(null), identity));
                 return t.registration();
             } catch (NotFoundException | IllegalArgumentException absent) {
@@ -405,8 +435,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             String location = writeNewMetadataIfRequired(create, metadata);
             try {
                 if (create) {
+                    // A registered table (its metadata file exists already) never claims its location.
+                    boolean assign = metadata.metadataFileLocation() == null && assignable(id, metadata.location());
                     write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location,
-                            RequestScope.extras(RequestScope.Outcome.table(location)), snapshots(null, metadata)));
+                            RequestScope.extras(RequestScope.Outcome.table(location)), snapshots(null, metadata), assign));
                 } else {
                     write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location,
                                     snapshots(base, metadata))),
@@ -414,6 +446,9 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                 }
             } catch (AlreadyExistsException e) {
                 deleteQuietly(location);
+                if (e.getCause() instanceof CatalogException.LocationTaken taken) {
+                    throw new AlreadyExistsException(taken, "Cannot create %s: %s", id, taken.getMessage());
+                }
                 Optional<Registration> there = registration(id);
                 if (there.isPresent() && VIEW_ENGINE.equals(there.get().engine())) {
                     throw new AlreadyExistsException("View with same name already exists: %s", id);
@@ -534,7 +569,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         String continuation = null;
         String[] levels = parent.levels();
         do {
-            lake.catalog.NamePage page = read(catalog.listNamespaces(continuation, Catalog.MAX_NAMESPACE_PAGE));
+            lake.catalog.model.NamePage page = read(catalog.listNamespaces(continuation, Catalog.MAX_NAMESPACE_PAGE));
             for (String name : page.names()) {
                 if (!IcebergNames.addressable(name)) continue;
                 Namespace n = IcebergNames.fromCatalog(name);

@@ -4,7 +4,7 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
-import lake.catalog.CatalogException;
+import lake.catalog.model.CatalogException;
 import lake.election.ElectionException;
 import lake.meta.MetaException;
 import lake.metasrv.MetasrvException;

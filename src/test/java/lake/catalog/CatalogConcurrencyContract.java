@@ -1,6 +1,11 @@
 package lake.catalog;
 
 import io.vertx.core.Future;
+import lake.catalog.model.CatalogException;
+import lake.catalog.model.CatalogKeys;
+import lake.catalog.model.CatalogSnapshot;
+import lake.catalog.model.Namespace;
+import lake.catalog.model.Table;
 import lake.meta.KeyValue;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,12 @@
 package lake.catalog;
 
+import lake.catalog.model.CatalogException;
+import lake.catalog.model.CatalogKeys;
+import lake.catalog.model.CatalogSnapshot;
+import lake.catalog.model.Namespace;
+import lake.catalog.model.Registration;
+import lake.catalog.model.Table;
+import lake.catalog.model.Tombstone;
 import lake.meta.Transaction;
 import lake.meta.Transaction.Action;
 import lake.meta.Transaction.Condition;
@@ -423,6 +430,41 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         refused(catalog.dropTable("archive", "old", "lance", List.of()), CatalogException.NotFound.class, "iceberg");
         Tombstone tomb = await(catalog.dropTable("archive", "old", "iceberg", List.of()));
         assertThat(tomb.registration().metadataLocation()).contains("m1.json");
+    }
+
+    /**
+     * A location the catalog assigns is claimed by one table incarnation, in its create's own
+     * transaction, and never again: not by another name, not after the table is renamed or
+     * dropped. The registration says it was assigned, through renames and drops; a create that
+     * asks for a claimed location writes nothing. Creates that claim nothing may share a location.
+     */
+    @Test
+    void aLocationIsAssignedToOneTableOnce() throws Exception {
+        newNamespace("robots");
+        String at = "s3://b/wh/robots/episodes-1";
+        Table t = await(catalog.createPointerTable("robots", "episodes", "iceberg", at, "m0.json", List.of(), null, true));
+        assertThat(t.registration().locationAssigned()).isTrue();
+        assertThat(raw(CatalogKeys.assignedLocation(at))).as("the claim").isNotNull();
+        assertThat(s(raw(CatalogKeys.assignedLocation(at)))).contains(at, t.registration().incarnationId().orElseThrow());
+
+        String before = generation();
+        int sent = port.transactions().size();
+        refused(catalog.createPointerTable("robots", "other", "iceberg", at, "m1.json", List.of(), null, true),
+                CatalogException.LocationTaken.class, at, "assigned to another table");
+        assertThat(raw("tbl/robots/other")).as("nothing written").isNull();
+        assertThat(generation()).isEqualTo(before);
+        assertThat(port.transactions()).hasSize(sent + 1);
+
+        Table renamed = await(catalog.renameTable("robots", "episodes", "robots", "renamed", List.of()));
+        assertThat(renamed.registration().locationAssigned()).as("a rename keeps the assignment").isTrue();
+        Tombstone tomb = await(catalog.dropTable("robots", "renamed", "iceberg", List.of()));
+        assertThat(tomb.registration().locationAssigned()).isTrue();
+        refused(catalog.createPointerTable("robots", "episodes", "iceberg", at, "m2.json", List.of(), null, true),
+                CatalogException.LocationTaken.class, at);
+
+        Table unclaimed = await(catalog.createPointerTable("robots", "episodes", "iceberg", at, "m3.json", List.of(), null, false));
+        assertThat(unclaimed.registration().locationAssigned()).as("a location its creator named").isFalse();
+        assertThat(s(raw(CatalogKeys.assignedLocation(at)))).as("still the first table's").contains(t.registration().incarnationId().orElseThrow());
     }
 
     /**

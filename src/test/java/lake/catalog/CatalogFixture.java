@@ -1,6 +1,10 @@
 package lake.catalog;
 
 import io.vertx.core.Future;
+import lake.catalog.model.CatalogException;
+import lake.catalog.model.CatalogKeys;
+import lake.catalog.model.Namespace;
+import lake.catalog.model.Table;
 import lake.meta.StoreCalls;
 import lake.meta.StoreFixture;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,5 +1,7 @@
 package lake.catalog;
 
+import lake.catalog.model.Registration;
+
 import java.nio.charset.StandardCharsets;
 
 /** The catalog's records read from stored bytes, for tests outside the package (the wire tests render them as a node does). */

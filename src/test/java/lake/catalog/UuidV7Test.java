@@ -1,5 +1,6 @@
 package lake.catalog;
 
+import lake.catalog.model.UuidV7;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;

@@ -118,8 +118,8 @@ class WireShapesTest {
         assertThat(Resigned.from(sent(new JsonObject(new Resigned(true).toMap())))).isEqualTo(new Resigned(true));
 
         // The catalog, as CatalogApi renders the catalog's own records.
-        lake.catalog.Table table = new lake.catalog.Table("robots", "episodes", StoredRecords.registration(STORED));
-        lake.catalog.Table legacy = new lake.catalog.Table("robots", "legacy", StoredRecords.registration(LEGACY));
+        lake.catalog.model.Table table = new lake.catalog.model.Table("robots", "episodes", StoredRecords.registration(STORED));
+        lake.catalog.model.Table legacy = new lake.catalog.model.Table("robots", "legacy", StoredRecords.registration(LEGACY));
         Table expected = new Table("robots", "episodes", storedRegistration());
         Table expectedLegacy = new Table("robots", "legacy", new Registration(Fields.of("location", "s3://lake/robots/legacy", "current_version", 3L)));
 
@@ -140,19 +140,19 @@ class WireShapesTest {
         TableChange unchanged = TableChange.notModified("robots", "episodes", ABOVE_2_63);
         assertThat(TableChange.from(sent(new JsonObject(unchanged.toMap())))).isEqualTo(unchanged);
 
-        Tombstone tomb = Tombstone.from(sent(CatalogApi.tombstone(new lake.catalog.Tombstone("robots", "episodes", "inc-1", table.registration()))));
+        Tombstone tomb = Tombstone.from(sent(CatalogApi.tombstone(new lake.catalog.model.Tombstone("robots", "episodes", "inc-1", table.registration()))));
         assertThat(tomb).isEqualTo(new Tombstone("robots", "episodes", "inc-1", storedRegistration()));
-        JsonObject lakes = CatalogApi.tombstone(new lake.catalog.Tombstone("robots", "legacy", null, legacy.registration()));
+        JsonObject lakes = CatalogApi.tombstone(new lake.catalog.model.Tombstone("robots", "legacy", null, legacy.registration()));
         assertThat(sent(lakes)).containsEntry("incarnation_id", null);
         assertThat(Tombstone.from(sent(lakes))).isEqualTo(new Tombstone("robots", "legacy", null, expectedLegacy.registration()));
-        TombstonePage tombs = new TombstonePage(List.of(CatalogApi.wire(new lake.catalog.Tombstone("robots", "episodes", "inc-1", table.registration()))), "next");
+        TombstonePage tombs = new TombstonePage(List.of(CatalogApi.wire(new lake.catalog.model.Tombstone("robots", "episodes", "inc-1", table.registration()))), "next");
         assertThat(TombstonePage.from(sent(new JsonObject(tombs.toMap())))).isEqualTo(new TombstonePage(List.of(tomb), "next"));
 
         Map<String, String> props = new LinkedHashMap<>();
         props.put("zone", "eu");
         props.put("owner", "lab");
         for (boolean dropping : List.of(true, false)) {
-            JsonObject ns = CatalogApi.namespace(new lake.catalog.Namespace("robots", props, dropping));
+            JsonObject ns = CatalogApi.namespace(new lake.catalog.model.Namespace("robots", props, dropping));
             Namespace readNs = Namespace.from(sent(ns));
             assertThat(readNs).isEqualTo(new Namespace("robots", props, dropping));
             assertThat(readNs.properties().keySet()).as("in stored order").containsExactly("zone", "owner");
@@ -163,9 +163,9 @@ class WireShapesTest {
             assertThat(NamePage.from(sent(new JsonObject(p.toMap())))).isEqualTo(p);
         }
 
-        assertThat(CatalogSnapshot.from(sent(CatalogApi.snapshot(new lake.catalog.CatalogSnapshot.Snapshot("gen-1", List.of(table, legacy))))))
+        assertThat(CatalogSnapshot.from(sent(CatalogApi.snapshot(new lake.catalog.model.CatalogSnapshot.Snapshot("gen-1", List.of(table, legacy))))))
                 .isEqualTo(new CatalogSnapshot(true, "gen-1", List.of(expected, expectedLegacy)));
-        JsonObject never = CatalogApi.snapshot(new lake.catalog.CatalogSnapshot.NotModified(null));
+        JsonObject never = CatalogApi.snapshot(new lake.catalog.model.CatalogSnapshot.NotModified(null));
         assertThat(CatalogSnapshot.from(sent(never))).isEqualTo(new CatalogSnapshot(false, null, List.of()));
         assertThat(sent(never)).containsEntry("generation", null).doesNotContainKey("tables");
     }

@@ -56,7 +56,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  *
  * <p>moto enforces the assumed role's own policy but ignores the session policy of
  * {@code AssumeRole} (checked with moto 5.2.1). So the role here stands in for the session policy:
- * its own policy reaches only {@code ns/t1} (and {@code ns/job}, the table of the refresh test), which shows that the credentials moto hands out are
+ * its own policy reaches only the directories the catalog assigns {@code ns.t1} (and {@code ns.job},
+ * the table of the refresh test), {@code whouse/ns/t1-*}, which shows that the credentials moto hands out are
  * refused another table's objects; that the node asks for exactly that scope is asserted on the
  * session policy the gate recorded. On AWS the session policy itself does the limiting.
  */
@@ -77,7 +78,7 @@ public class StorageAccessTest {
 
     @BeforeAll
     static void iam() throws Exception {
-        aws = new IamMoto(BUCKET, List.of("whouse/ns/t1/", "whouse/ns/job/"));
+        aws = new IamMoto(BUCKET, List.of("whouse/ns/t1-", "whouse/ns/job-"));
         gate = aws.gate;
         motoEndpoint = aws.motoEndpoint();
         serverKeys = aws.serverKeys;
@@ -130,9 +131,13 @@ public class StorageAccessTest {
     void vendedCredentialsAreScopedToTheTableLocation() throws Exception {
         try (NodeHarness h = new NodeHarness()) {
             int port = node(h, "scoped", 3600, null).httpPort();
-            Rest.createTable(port, "ns", "t1");
+            JsonNode t1 = Rest.createTable(port, "ns", "t1");
             JsonNode t2 = Rest.createTable(port, "ns", "t2");
             String t2Metadata = t2.get("metadata-location").asText().substring(("s3://" + BUCKET + "/").length());
+            // Each table in a directory of its own that the catalog assigned: its name and a fresh UUID.
+            String t1Dir = t1.get("metadata").get("location").asText().substring(("s3://" + BUCKET + "/").length());
+            assertThat(t1Dir).matches("whouse/ns/t1-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+            String t2Dir = t2.get("metadata").get("location").asText().substring(("s3://" + BUCKET + "/").length());
 
             assertThat(Rest.json(Rest.get(port, "/v1/config")).get("endpoints").toString())
                     .contains("GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials");
@@ -146,7 +151,7 @@ public class StorageAccessTest {
             JsonNode body = Rest.json(load);
             JsonNode credential = body.get("storage-credentials").get(0);
             assertThat(body.get("storage-credentials")).hasSize(1);
-            assertThat(credential.get("prefix").asText()).isEqualTo("s3://" + BUCKET + "/whouse/ns/t1");
+            assertThat(credential.get("prefix").asText()).isEqualTo("s3://" + BUCKET + "/" + t1Dir);
             assertThat(body.get("config").get("client.refresh-credentials-endpoint").asText()).isEqualTo("v1/namespaces/ns/tables/t1/credentials");
             assertThat(body.get("config").get("s3.session-token-expires-at-ms").asLong()).isGreaterThan(System.currentTimeMillis() + 1_800_000);
 
@@ -157,8 +162,8 @@ public class StorageAccessTest {
             JsonNode policy = lastPolicy();
             List<String> resources = new ArrayList<>();
             for (JsonNode st : policy.get("Statement")) for (JsonNode r : st.get("Resource")) resources.add(r.asText());
-            assertThat(resources).containsExactlyInAnyOrder("arn:aws:s3:::" + BUCKET + "/whouse/ns/t1/*", "arn:aws:s3:::" + BUCKET, "arn:aws:s3:::" + BUCKET);
-            assertThat(policy.toString()).doesNotContain("t2").contains("\"s3:prefix\":[\"whouse/ns/t1/*\"]");
+            assertThat(resources).containsExactlyInAnyOrder("arn:aws:s3:::" + BUCKET + "/" + t1Dir + "/*", "arn:aws:s3:::" + BUCKET, "arn:aws:s3:::" + BUCKET);
+            assertThat(policy.toString()).doesNotContain("t2").contains("\"s3:prefix\":[\"" + t1Dir + "/*\"]");
             assertThat(actions(policy)).contains("s3:GetObject", "s3:PutObject", "s3:DeleteObject");
             assertThat(asked.accessKeyId()).isEqualTo(credential.get("config").get("s3.access-key-id").asText());
 
@@ -167,9 +172,9 @@ public class StorageAccessTest {
             try (S3Client s3 = s3(motoEndpoint, vended)) {
                 String t1Metadata = body.get("metadata-location").asText().substring(("s3://" + BUCKET + "/").length());
                 assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(t1Metadata)).asByteArray()).isNotEmpty();
-                s3.putObject(b -> b.bucket(BUCKET).key("whouse/ns/t1/data/written-by-an-engine.bin"), RequestBody.fromString("x"));
-                assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("whouse/ns/t1/data/written-by-an-engine.bin")).asUtf8String()).isEqualTo("x");
-                for (String key : List.of(t2Metadata, "whouse/ns/t10/data/x.bin", "whouse/ns/t2/data/x.bin", "elsewhere.bin")) {
+                s3.putObject(b -> b.bucket(BUCKET).key(t1Dir + "/data/written-by-an-engine.bin"), RequestBody.fromString("x"));
+                assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(t1Dir + "/data/written-by-an-engine.bin")).asUtf8String()).isEqualTo("x");
+                for (String key : List.of(t2Metadata, "whouse/ns/t10-x/data/x.bin", t2Dir + "/data/x.bin", "whouse/ns/t1/data/x.bin", "elsewhere.bin")) {
                     assertThatThrownBy(() -> s3.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("x")))
                             .as("put %s", key).isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(403));
                 }
@@ -181,7 +186,7 @@ public class StorageAccessTest {
             HttpResponse<String> refreshed = Rest.get(port, "/v1/namespaces/ns/tables/t1/credentials");
             assertThat(refreshed.statusCode()).as(refreshed.body()).isEqualTo(200);
             JsonNode again = Rest.json(refreshed).get("storage-credentials").get(0);
-            assertThat(again.get("prefix").asText()).isEqualTo("s3://" + BUCKET + "/whouse/ns/t1");
+            assertThat(again.get("prefix").asText()).isEqualTo("s3://" + BUCKET + "/" + t1Dir);
             assertThat(gate.assumed).as("one STS call per table and rights while the answer lasts").hasSize(before + 1);
             assertThat(Rest.get(port, "/v1/namespaces/ns/tables/nope/credentials").statusCode()).isEqualTo(404);
         }
@@ -276,7 +281,7 @@ public class StorageAccessTest {
             }
             Set<String> vendedKeys = new HashSet<>();
             for (AwsGate.Assumed a : gate.assumed) vendedKeys.add(a.accessKeyId());
-            List<AwsGate.S3Request> engineRequests = gate.s3.stream().filter(r -> r.path().contains("/whouse/ns/job/")
+            List<AwsGate.S3Request> engineRequests = gate.s3.stream().filter(r -> r.path().contains("/whouse/ns/job-")
                     && (r.path().contains("/data/") || r.path().contains("/snap-") || r.path().endsWith(".avro"))).toList();
             assertThat(engineRequests).as("the engine's data and manifest requests").isNotEmpty();
             assertThat(engineRequests).as("every one signed with a vended key, none with the node's own")
@@ -299,6 +304,11 @@ public class StorageAccessTest {
     static HttpResponse<String> sign(int port, String table, String token, String request) throws Exception {
         return Rest.call(port, "POST", "/v1/namespaces/ns/tables/" + table + "/sign", request, Map.of("Authorization", "Bearer " + token));
     }
+
+    /** Table {@code ns.t1}'s directory in the signer test: a location of the shape the catalog assigns (its name, a UUID). */
+    static final String T1 = "whouse/ns/t1-00000000-0000-4000-8000-000000000001";
+    /** {@link #T1} as a query parameter's value. */
+    static final String T1Q = T1.replace("/", "%2F");
 
     static final Map<String, List<String>> UNSIGNED = Map.of("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
 
@@ -326,7 +336,9 @@ public class StorageAccessTest {
             Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN);
             Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"ns\"]}", admin);
             for (String t : List.of("t1", "t2", "t10")) {
-                HttpResponse<String> c = Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"" + t + "\",\"schema\":{\"type\":\"struct\","
+                // t1 at a location of the shape the catalog assigns, which its create claims: the requests below can name it.
+                String at = t.equals("t1") ? "\"location\":\"s3://" + BUCKET + "/" + T1 + "\"," : "";
+                HttpResponse<String> c = Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"" + t + "\"," + at + "\"schema\":{\"type\":\"struct\","
                         + "\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}}", admin);
                 assertThat(c.statusCode()).as(c.body()).isEqualTo(200);
             }
@@ -341,7 +353,7 @@ public class StorageAccessTest {
             assertThat(Rest.json(load).has("storage-credentials")).as("signing hands out no keys").isFalse();
 
             String s3 = gate.endpoint().toString();
-            String t1 = s3 + "/" + BUCKET + "/whouse/ns/t1/";
+            String t1 = s3 + "/" + BUCKET + "/" + T1 + "/";
             // Controls: what the table's principals may do is signed, and S3 takes the signature.
             HttpResponse<String> put = sign(port, "t1", WRITER, signRequest("PUT", t1 + "data/signed.bin", UNSIGNED, null));
             assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
@@ -361,10 +373,10 @@ public class StorageAccessTest {
                 if (!e.getKey().equalsIgnoreCase("host")) download.header(e.getKey(), e.getValue().get(0).asText());
             });
             assertThat(http.send(download.build(), HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("signed");
-            String[] own = batchDelete(List.of("whouse/ns/t1/data/a.bin", "whouse/ns/t1/metadata/b.avro"));
+            String[] own = batchDelete(List.of(T1 + "/data/a.bin", T1 + "/metadata/b.avro"));
             assertThat(sign(port, "t1", WRITER, signRequest("POST", s3 + "/" + BUCKET + "?delete",
                     Map.of("Content-MD5", List.of(own[1])), own[0])).statusCode()).isEqualTo(200);
-            assertThat(sign(port, "t1", READER, signRequest("GET", s3 + "/" + BUCKET + "?list-type=2&prefix=whouse%2Fns%2Ft1%2Fdata%2F", UNSIGNED, null))
+            assertThat(sign(port, "t1", READER, signRequest("GET", s3 + "/" + BUCKET + "?list-type=2&prefix=" + T1Q + "%2Fdata%2F", UNSIGNED, null))
                     .statusCode()).isEqualTo(200);
 
             // Generated requests that must all be refused.
@@ -375,18 +387,20 @@ public class StorageAccessTest {
                     return distinct.add(List.of(attempt)) && super.add(attempt);
                 }
             };
-            List<String> foreignKeys = new ArrayList<>(List.of("whouse/ns/t2/data/x.bin", "whouse/ns/t10/data/x.bin", "whouse/ns/t1", "whouse/ns/t1/",
-                    "whouse/ns/x.bin", "whouse/x.bin", "x.bin", "whouse/ns/t1/../t2/x.bin", "whouse/ns/t1/./x.bin", "whouse/ns/t1//x.bin",
-                    "whouse/ns/t1/%2e%2e/t2/x.bin", "whouse/ns/t1/%2E%2E/%2E%2E/t2/x.bin", "whouse/ns/t1%2F..%2Ft2/x.bin", "whouse/ns/t1/%252e%252e/t2/x",
-                    "whouse/ns/t1/..%5C..%5Ct2/x", "whouse%5Cns%5Ct1/x", "whouse/ns/t1/%00x", "whouse/ns/t1/%0Ax",
-                    "whouse/ns/t1/%C0%AE%C0%AE/x", "whouse/ns/T1/x.bin", "WHOUSE/ns/t1/x.bin", "whouse/ns/t1x/y", "whouse/ns/t2/../t1/x.bin"));
+            List<String> foreignKeys = new ArrayList<>(List.of("whouse/ns/t2/data/x.bin", "whouse/ns/t10/data/x.bin", T1, T1 + "/",
+                    // The directory the name had before directories were assigned, a prefix sibling, another incarnation's.
+                    "whouse/ns/t1/x.bin", "whouse/ns/t1/", T1 + "0/x.bin", T1.replace("0001", "0002") + "/x.bin",
+                    "whouse/ns/x.bin", "whouse/x.bin", "x.bin", T1 + "/../t2/x.bin", T1 + "/./x.bin", T1 + "//x.bin",
+                    T1 + "/%2e%2e/t2/x.bin", T1 + "/%2E%2E/%2E%2E/t2/x.bin", T1 + "%2F..%2Ft2/x.bin", T1 + "/%252e%252e/t2/x",
+                    T1 + "/..%5C..%5Ct2/x", "whouse%5Cns%5Ct1/x", T1 + "/%00x", T1 + "/%0Ax",
+                    T1 + "/%C0%AE%C0%AE/x", "whouse/ns/T1/x.bin", "WHOUSE/ns/t1/x.bin", "whouse/ns/t1x/y", "whouse/ns/t2/../t1/x.bin"));
             for (int i = 0; i < 12; i++) foreignKeys.add("whouse/ns/t" + (2 + i) + "/metadata/" + i + ".json");
-            List<String> hosts = List.of(s3 + "/" + BUCKET + "/", s3 + "/other-bucket/whouse/ns/t1/", s3 + "/" + BUCKET + "x/",
+            List<String> hosts = List.of(s3 + "/" + BUCKET + "/", s3 + "/other-bucket/" + T1 + "/", s3 + "/" + BUCKET + "x/",
                     "http://127.0.0.1:1/" + BUCKET + "/", "https://" + BUCKET + ".s3.amazonaws.com/", "http://evil.example/" + BUCKET + "/",
                     s3.replace("127.0.0.1", "localhost") + "/" + BUCKET + "/", s3.replace("http://", "http://user@") + "/" + BUCKET + "/");
             for (String host : hosts) {
                 for (String key : foreignKeys) {
-                    String uri = host.endsWith("/whouse/ns/t1/") ? host + "data/" + key.replace('/', '-').replace('%', '_') : host + key;
+                    String uri = host.endsWith("/" + T1 + "/") ? host + "data/" + key.replace('/', '-').replace('%', '_') : host + key;
                     for (String method : List.of("GET", "PUT", "DELETE", "HEAD")) {
                         refused.add(new String[] {WRITER, "t1", signRequest(method, uri, UNSIGNED, null)});
                     }
@@ -397,7 +411,7 @@ public class StorageAccessTest {
                 for (String method : List.of("GET", "HEAD")) {
                     refused.add(new String[] {READER, "t1", signRequest(method, s3 + "/" + BUCKET + "/" + key, UNSIGNED, null)});
                 }
-                if (key.equals("whouse/ns/t1/")) continue; // the table's own prefix: a listing of it is the reader's right
+                if (key.equals(T1 + "/")) continue; // the table's own prefix: a listing of it is the reader's right
                 refused.add(new String[] {READER, "t1", signRequest("GET", s3 + "/" + BUCKET + "?list-type=2&prefix="
                         + java.net.URLEncoder.encode(key, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"), UNSIGNED, null)});
             }
@@ -405,7 +419,7 @@ public class StorageAccessTest {
             for (String name : List.of(" Host", "Host ", " x-amz-copy-source", "x-amz-acl\t", "Host:")) {
                 refused.add(new String[] {WRITER, "t1", signRequest("PUT", t1 + "data/a.bin", Map.of(name, List.of("x")), null)});
             }
-            String latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><Delete><Object><Key>whouse/ns/t1/data/a.bin</Key></Object></Delete>";
+            String latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><Delete><Object><Key>" + T1 + "/data/a.bin</Key></Object></Delete>";
             String latin1Md5 = java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("MD5")
                     .digest(latin1.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             refused.add(new String[] {WRITER, "t1", signRequest("POST", s3 + "/" + BUCKET + "?delete", Map.of("Content-MD5", List.of(latin1Md5)), latin1)});
@@ -416,25 +430,25 @@ public class StorageAccessTest {
             }
             // Batch deletes whose XML hides a foreign key from a naive reading, or is not S3's shape.
             for (String body : List.of(
-                    "<Delete><Object><Key>whouse/ns/t1/data/a.bin</Key></Object><Object><Key >whouse/ns/t2/data/x.bin</Key ></Object></Delete>",
+                    "<Delete><Object><Key>" + T1 + "/data/a.bin</Key></Object><Object><Key >whouse/ns/t2/data/x.bin</Key ></Object></Delete>",
                     "<Delete><Object><Key a=\"b\">whouse/ns/t2/data/x.bin</Key></Object></Delete>",
                     "<Delete xmlns:p=\"urn:x\"><Object><p:Key>whouse/ns/t2/data/x.bin</p:Key></Object></Delete>",
-                    "<Delete><Object><Key>whouse/ns/t1/data/a.bin</Key><Key>whouse/ns/t2/data/x.bin</Key></Object></Delete>",
+                    "<Delete><Object><Key>" + T1 + "/data/a.bin</Key><Key>whouse/ns/t2/data/x.bin</Key></Object></Delete>",
                     "<Delete><Object><Key><![CDATA[whouse/ns/t2/data/x.bin]]></Key></Object></Delete>",
-                    "<Delete><Object><Key>whouse/ns/t1/data/&#x2e;&#x2e;/../t2/x</Key></Object></Delete>",
+                    "<Delete><Object><Key>" + T1 + "/data/&#x2e;&#x2e;/../t2/x</Key></Object></Delete>",
                     "<!DOCTYPE d [<!ENTITY e \"whouse/ns/t2/x\">]><Delete><Object><Key>&e;</Key></Object></Delete>",
-                    "<Delete><Object><Key>whouse/ns/t1/a</Key></Object><Extra/></Delete>",
-                    "<Delete><Object><Key>whouse/ns/t1/a</Key></Object></Delete><!-- -->trailing",
-                    "<Delete><Quiet>true</Quiet><Quiet>true</Quiet><Object><Key>whouse/ns/t1/a</Key></Object></Delete>",
-                    "<Delete/>", "<NotDelete><Object><Key>whouse/ns/t1/a</Key></Object></NotDelete>")) {
+                    "<Delete><Object><Key>" + T1 + "/a</Key></Object><Extra/></Delete>",
+                    "<Delete><Object><Key>" + T1 + "/a</Key></Object></Delete><!-- -->trailing",
+                    "<Delete><Quiet>true</Quiet><Quiet>true</Quiet><Object><Key>" + T1 + "/a</Key></Object></Delete>",
+                    "<Delete/>", "<NotDelete><Object><Key>" + T1 + "/a</Key></Object></NotDelete>")) {
                 String md5 = java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("MD5")
                         .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
                 refused.add(new String[] {WRITER, "t1", signRequest("POST", s3 + "/" + BUCKET + "?delete", Map.of("Content-MD5", List.of(md5)), body)});
                 refused.add(new String[] {WRITER, "t1", signRequest("POST", s3 + "/" + BUCKET + "?x-id=DeleteObjects&delete", Map.of("Content-MD5", List.of(md5)), body)});
             }
             // Inside the table, but more than a reader may do, or not an object operation at all.
-            for (String key : List.of("whouse/ns/t1/data/a.bin", "whouse/ns/t1/metadata/00001.metadata.json", "whouse/ns/t1/data/b.parquet")) {
-                String uri = t1 + key.substring("whouse/ns/t1/".length());
+            for (String key : List.of(T1 + "/data/a.bin", T1 + "/metadata/00001.metadata.json", T1 + "/data/b.parquet")) {
+                String uri = t1 + key.substring(T1.length() + 1);
                 for (String[] attempt : List.of(new String[] {"PUT", ""}, new String[] {"DELETE", ""}, new String[] {"POST", "?uploads"},
                         new String[] {"POST", "?uploadId=u1"}, new String[] {"PUT", "?partNumber=1&uploadId=u1"}, new String[] {"DELETE", "?uploadId=u1"})) {
                     refused.add(new String[] {READER, "t1", signRequest(attempt[0], uri + attempt[1], UNSIGNED, null)});
@@ -457,7 +471,7 @@ public class StorageAccessTest {
             }
             // Listings beyond the table, batch deletes of others' keys or unbound bodies, another region or provider.
             String bucketUri = s3 + "/" + BUCKET;
-            for (String prefix : List.of("", "whouse%2F", "whouse%2Fns%2F", "whouse%2Fns%2Ft", "whouse%2Fns%2Ft2%2F", "whouse%2Fns%2Ft10%2F", "whouse%2Fns%2Ft1")) {
+            for (String prefix : List.of("", "whouse%2F", "whouse%2Fns%2F", "whouse%2Fns%2Ft", "whouse%2Fns%2Ft2%2F", "whouse%2Fns%2Ft10%2F", T1Q)) {
                 refused.add(new String[] {READER, "t1", signRequest("GET", bucketUri + "?list-type=2&prefix=" + prefix, UNSIGNED, null)});
                 refused.add(new String[] {WRITER, "t1", signRequest("GET", bucketUri + "?list-type=2&prefix=" + prefix + "&delimiter=%2F", UNSIGNED, null)});
             }
@@ -466,14 +480,14 @@ public class StorageAccessTest {
             refused.add(new String[] {WRITER, "t1", signRequest("DELETE", bucketUri, UNSIGNED, null)});
             refused.add(new String[] {WRITER, "t1", signRequest("PUT", bucketUri + "?policy", UNSIGNED, null)});
             for (String foreign : foreignKeys) {
-                String[] mixed = batchDelete(List.of("whouse/ns/t1/data/a.bin", foreign.replace("&", "&amp;")));
+                String[] mixed = batchDelete(List.of(T1 + "/data/a.bin", foreign.replace("&", "&amp;")));
                 refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(mixed[1])), mixed[0])});
             }
             refused.add(new String[] {READER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(own[1])), own[0])});
             refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of(), own[0])});
             refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of("AAAAAAAAAAAAAAAAAAAAAA==")), own[0])});
             refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(own[1])), null)});
-            String[] entity = batchDelete(List.of("whouse/ns/t1/&#46;&#46;/t2/x.bin"));
+            String[] entity = batchDelete(List.of(T1 + "/&#46;&#46;/t2/x.bin"));
             refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(entity[1])), entity[0])});
             refused.add(new String[] {WRITER, "t1", org.apache.iceberg.rest.requests.RemoteSignRequestParser.toJson(
                     org.apache.iceberg.rest.requests.ImmutableRemoteSignRequest.builder().region("eu-west-1").method("GET")
@@ -492,7 +506,7 @@ public class StorageAccessTest {
                 assertThat(r.statusCode()).as("%s asks %s to sign %s: %s", attempt[0].substring(0, 6), attempt[1], attempt[2], r.body()).isEqualTo(403);
                 assertThat(r.body()).doesNotContain("Authorization").contains("ForbiddenException");
                 // Traversal and encoding tricks on the table's own endpoint are refused for their key, not by chance elsewhere.
-                if (attempt[2].contains("\"uri\":\"" + s3 + "/" + BUCKET + "/whouse/ns/t1/") && (attempt[2].contains("..") || attempt[2].contains("%2"))) {
+                if (attempt[2].contains("\"uri\":\"" + s3 + "/" + BUCKET + "/" + T1 + "/") && (attempt[2].contains("..") || attempt[2].contains("%2"))) {
                     assertThat(r.body()).as(attempt[2]).containsAnyOf("segment", "encoded twice", "backslash", "control character", "UTF-8", "outside");
                 }
             }
@@ -580,7 +594,7 @@ public class StorageAccessTest {
                 engine.close();
             }
             List<AwsGate.S3Request> engineRequests = gate.s3.subList(before, gate.s3.size()).stream()
-                    .filter(r -> r.path().contains("/whouse/ns/signed/") && (r.path().contains("/data/") || r.path().endsWith(".avro"))).toList();
+                    .filter(r -> r.path().contains("/whouse/ns/signed-") && (r.path().contains("/data/") || r.path().endsWith(".avro"))).toList();
             assertThat(engineRequests).as("the engine's data and manifest requests").hasSizeGreaterThanOrEqualTo(9);
             assertThat(engineRequests).as("each signed with the node's own key").allSatisfy(r ->
                     assertThat(r.accessKeyId()).isEqualTo(serverKeys.accessKeyId()));
@@ -591,49 +605,90 @@ public class StorageAccessTest {
     }
 
     /**
-     * A table whose location the catalog did not assign its name (a create, register or
-     * set-location may name another table's files) gets neither credentials nor signatures.
+     * Storage is delegated only at a location the catalog assigned the table when it created it
+     * ({@code <name>-<uuid>}, claimed once, ever): not at one a create names (it may hold another
+     * table's files), not for a registered table, not after {@code set-location}. A name used
+     * again after a drop gets a directory of its own, and the old one is never assigned again; a
+     * rename keeps the table's assignment.
      */
     @Test
     void storageIsDelegatedOnlyAtTheLocationTheCatalogAssigns() throws Exception {
         List<AuthToken> tokens = List.of(
                 new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null),
                 new AuthToken("sneaky", AuthTokens.sha256(WRITER), AuthToken.Access.READ_WRITE, null, null, null,
-                        List.of(new CatalogGrant("sandbox", null, EnumSet.of(Privilege.READ, Privilege.WRITE, Privilege.CREATE)))));
+                        List.of(new CatalogGrant("sandbox", null, EnumSet.of(Privilege.READ, Privilege.WRITE, Privilege.CREATE, Privilege.DROP)))));
         try (NodeHarness h = new NodeHarness()) {
             int port = node(h, "owned", 3600, tokens).httpPort();
-            Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN);
+            Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN, "X-Iceberg-Access-Delegation", "vended-credentials");
             Map<String, String> sneaky = Map.of("Authorization", "Bearer " + WRITER, "X-Iceberg-Access-Delegation", "vended-credentials");
             for (String ns : List.of("ns", "sandbox")) Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"" + ns + "\"]}", admin);
             String schema = "\"schema\":{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}";
-            assertThat(Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"t1\"," + schema + "}", admin).statusCode()).isEqualTo(200);
+            HttpResponse<String> first = Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"t1\"," + schema + "}", admin);
+            assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+            String firstDir = Rest.json(first).get("metadata").get("location").asText();
+            String firstMetadata = Rest.json(first).get("metadata-location").asText();
+            assertThat(Rest.json(first).get("storage-credentials").get(0).get("prefix").asText()).isEqualTo(firstDir);
             double before = rejections(port);
             int assumed = gate.assumed.size();
 
             // A create that names another table's location: it is created (a location is the creator's to choose), but no credentials.
             HttpResponse<String> evil = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables",
-                    "{\"name\":\"evil\",\"location\":\"s3://" + BUCKET + "/whouse/ns/t1\"," + schema + "}", sneaky);
+                    "{\"name\":\"evil\",\"location\":\"" + firstDir + "\"," + schema + "}", sneaky);
             assertThat(evil.statusCode()).as(evil.body()).isEqualTo(200);
             assertThat(Rest.json(evil).has("storage-credentials")).as("no credentials for a location the catalog did not assign").isFalse();
             for (String route : List.of("", "/credentials")) {
                 HttpResponse<String> r = Rest.call(port, "GET", "/v1/namespaces/sandbox/tables/evil" + route, null, sneaky);
                 assertThat(r.statusCode()).as(route + " " + r.body()).isEqualTo(403);
-                assertThat(r.body()).contains("the location the catalog assigns");
+                assertThat(r.body()).contains("the location the catalog assigned it when it was created");
             }
             HttpResponse<String> signed = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/evil/sign",
-                    signRequest("DELETE", gate.endpoint() + "/" + BUCKET + "/whouse/ns/t1/data/secret.parquet", UNSIGNED, null), sneaky);
+                    signRequest("DELETE", firstDir.replace("s3://", gate.endpoint() + "/") + "/data/secret.parquet", UNSIGNED, null), sneaky);
             assertThat(signed.statusCode()).as(signed.body()).isEqualTo(403);
 
             // A table of its own, then moved onto another's files with set-location: refused from then on.
             HttpResponse<String> own = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables", "{\"name\":\"own\"," + schema + "}", sneaky);
             assertThat(Rest.json(own).has("storage-credentials")).as("at its assigned location: credentials").isTrue();
             HttpResponse<String> moved = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/own",
-                    "{\"requirements\":[],\"updates\":[{\"action\":\"set-location\",\"location\":\"s3://" + BUCKET + "/whouse/ns/t1\"}]}", sneaky);
+                    "{\"requirements\":[],\"updates\":[{\"action\":\"set-location\",\"location\":\"" + firstDir + "\"}]}", sneaky);
             assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
             assertThat(Rest.call(port, "GET", "/v1/namespaces/sandbox/tables/own/credentials", null, sneaky).statusCode()).isEqualTo(403);
+
+            // A renamed table keeps its assignment: credentials for the directory it was created in.
+            HttpResponse<String> kept = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables", "{\"name\":\"kept\"," + schema + "}", sneaky);
+            String keptDir = Rest.json(kept).get("metadata").get("location").asText();
+            HttpResponse<String> rename = Rest.call(port, "POST", "/v1/tables/rename", "{\"source\":{\"namespace\":[\"sandbox\"],\"name\":\"kept\"},"
+                    + "\"destination\":{\"namespace\":[\"sandbox\"],\"name\":\"renamed\"}}", sneaky);
+            assertThat(rename.statusCode()).as(rename.body()).isEqualTo(204);
+            HttpResponse<String> renamed = Rest.call(port, "GET", "/v1/namespaces/sandbox/tables/renamed", null, sneaky);
+            assertThat(renamed.statusCode()).as(renamed.body()).isEqualTo(200);
+            assertThat(Rest.json(renamed).get("storage-credentials").get(0).get("prefix").asText()).isEqualTo(keptDir);
+
+            // The name used again after a drop: a directory of its own; the dropped table's is never assigned again.
+            assertThat(Rest.call(port, "DELETE", "/v1/namespaces/ns/tables/t1", null, admin).statusCode()).isEqualTo(204);
+            HttpResponse<String> second = Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"t1\"," + schema + "}", admin);
+            assertThat(second.statusCode()).as(second.body()).isEqualTo(200);
+            String secondDir = Rest.json(second).get("metadata").get("location").asText();
+            assertThat(secondDir).isNotEqualTo(firstDir).startsWith("s3://" + BUCKET + "/whouse/ns/t1-");
+            assertThat(Rest.json(second).get("storage-credentials").get(0).get("prefix").asText()).isEqualTo(secondDir);
+            assertThat(lastPolicy().toString()).doesNotContain(firstDir.substring(("s3://" + BUCKET + "/").length()));
+            assertThat(Rest.call(port, "DELETE", "/v1/namespaces/ns/tables/t1", null, admin).statusCode()).isEqualTo(204);
+            HttpResponse<String> again = Rest.call(port, "POST", "/v1/namespaces/ns/tables",
+                    "{\"name\":\"t1\",\"location\":\"" + firstDir + "\"," + schema + "}", admin);
+            assertThat(again.statusCode()).as("a create naming a location once assigned: " + again.body()).isEqualTo(409);
+            assertThat(again.body()).contains("was assigned to another table");
+            assertThat(Rest.call(port, "GET", "/v1/namespaces/ns/tables/t1", null, admin).statusCode()).as("nothing was created").isEqualTo(404);
+            // Registering the dropped table's metadata file: a table again, but its storage is not delegated.
+            HttpResponse<String> registered = Rest.call(port, "POST", "/v1/namespaces/ns/register",
+                    "{\"name\":\"t1\",\"metadata-location\":\"" + firstMetadata + "\"}", admin);
+            assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+            HttpResponse<String> registeredLoad = Rest.call(port, "GET", "/v1/namespaces/ns/tables/t1", null, admin);
+            assertThat(registeredLoad.statusCode()).as(registeredLoad.body()).isEqualTo(403);
+            assertThat(registeredLoad.body()).contains("or the table was registered");
+
             assertThat(gate.assumed.subList(assumed, gate.assumed.size()).stream().map(a -> a.params().get("Policy")))
-                    .as("no session policy for another table's location was ever asked for").noneMatch(p -> p.contains("whouse/ns/t1"));
-            assertThat(rejections(port) - before).as("each refusal counted").isEqualTo(4);
+                    .as("no session policy for another table's location was ever asked for")
+                    .noneMatch(p -> p.contains(firstDir.substring(("s3://" + BUCKET + "/").length())));
+            assertThat(rejections(port) - before).as("each refusal counted").isEqualTo(5);
         }
     }
 }

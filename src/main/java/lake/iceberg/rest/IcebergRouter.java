@@ -1,7 +1,7 @@
 package lake.iceberg.rest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import lake.catalog.Registration;
+import lake.catalog.model.Registration;
 import lake.config.access.CatalogGrant.Privilege;
 import lake.iceberg.IcebergCatalog;
 import lake.iceberg.IcebergNames;
@@ -252,7 +252,7 @@ public final class IcebergRouter {
         String recordKey;
         try {
             recordKey = lake.catalog.Catalog.idempotencyRecordKey(key);
-        } catch (lake.catalog.CatalogException.InvalidArgument bad) {
+        } catch (lake.catalog.model.CatalogException.InvalidArgument bad) {
             // A malformed key is the request's fault (400), never a server error: on a commit route
             // a 500 would read as commit-state-unknown.
             throw new org.apache.iceberg.exceptions.BadRequestException("Invalid Idempotency-Key: %s", bad.getMessage());
@@ -413,14 +413,17 @@ public final class IcebergRouter {
                         }
                         TableIdentifier staged = TableIdentifier.of(ns, req.name());
                         // Nothing is committed by a staged create: an STS failure or a foreign location is an error here.
-                        return ok(storage.delegate(r, CatalogHandlers.stageTableCreate(catalog, ns, req), staged, true,
-                                catalog.defaultLocation(staged), false, refusedFor(access, r, staged)));
+                        LoadTableResponse stagedAnswer = CatalogHandlers.stageTableCreate(catalog, ns, req);
+                        // Only a location this request was given by the catalog (fresh, claimed when the create commits).
+                        String assigned = req.location() == null ? stagedAnswer.tableMetadata().location() : null;
+                        return ok(storage.delegate(r, stagedAnswer, staged, true, assigned, false, refusedFor(access, r, staged)));
                     }
                     LoadTableResponse created = CatalogHandlers.createTable(catalog, ns, req);
                     if (storage.delegates(r)) {
                         // Its creator may commit to it (it held create); no ETag: the body holds credentials.
                         TableIdentifier id = TableIdentifier.of(ns, req.name());
-                        return ok(storage.delegate(r, created, id, true, catalog.defaultLocation(id), true, refusedFor(access, r, id)));
+                        String assigned = catalog.registration(id).map(IcebergCatalog::assignedLocation).orElse(null);
+                        return ok(storage.delegate(r, created, id, true, assigned, true, refusedFor(access, r, id)));
                     }
                     return withETag(created, Map.of());
                 }
@@ -484,14 +487,14 @@ public final class IcebergRouter {
         }
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("credentials")) {
             if (!m.equals("GET")) throw notAllowed(r);
-            TableMetadata metadata = currentMetadata(id);
-            return ok(storage.credentials(metadata, mayCommit(access, id), catalog.defaultLocation(id), refusedFor(access, r, id)));
+            Current current = current(id);
+            return ok(storage.credentials(current.metadata(), mayCommit(access, id), current.assignedLocation(), refusedFor(access, r, id)));
         }
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("sign")) {
             if (!m.equals("POST")) throw notAllowed(r);
-            TableMetadata metadata = currentMetadata(id);
-            String signed = storage.sign(metadata, mayCommit(access, id), new String(r.body(), java.nio.charset.StandardCharsets.UTF_8),
-                    catalog.defaultLocation(id), refusedFor(access, r, id));
+            Current current = current(id);
+            String signed = storage.sign(current.metadata(), mayCommit(access, id), new String(r.body(), java.nio.charset.StandardCharsets.UTF_8),
+                    current.assignedLocation(), refusedFor(access, r, id));
             return IcebergResponse.json(200, signed);
         }
         if (s.size() == 6 && kind.equals("tables") && s.get(5).equals("metrics")) {
@@ -519,7 +522,7 @@ public final class IcebergRouter {
             // Credentials or a signer in the body: never answered 304 with an engine's older copy of them.
             TableMetadata metadata = catalog.tableMetadata(location.get());
             return ok(storage.delegate(r, LoadTableResponse.builder().withTableMetadata(metadata).build(), id, mayCommit(access, id),
-                    catalog.defaultLocation(id), false, refusedFor(access, r, id)));
+                    IcebergCatalog.assignedLocation(reg.get()), false, refusedFor(access, r, id)));
         }
         Map<String, String> params = new TreeMap<>(r.query());
         String tag = etag(location.get(), params);
@@ -542,11 +545,19 @@ public final class IcebergRouter {
     }
 
     /** The table's current metadata; a table this catalog does not hold as Iceberg's is absent. */
-    private TableMetadata currentMetadata(TableIdentifier id) {
-        Optional<String> location = catalog.registration(id).filter(x -> IcebergCatalog.TABLE_ENGINE.equals(x.engine()))
-                .flatMap(Registration::metadataLocation);
+    /** An Iceberg table's registration and its current metadata. */
+    private record Current(Registration registration, TableMetadata metadata) {
+        /** The location the catalog assigned the table, or {@code null}: storage is delegated only there. */
+        String assignedLocation() {
+            return IcebergCatalog.assignedLocation(registration);
+        }
+    }
+
+    private Current current(TableIdentifier id) {
+        Optional<Registration> reg = catalog.registration(id).filter(x -> IcebergCatalog.TABLE_ENGINE.equals(x.engine()));
+        Optional<String> location = reg.flatMap(Registration::metadataLocation);
         if (location.isEmpty()) throw new NoSuchTableException("Table does not exist: %s", id);
-        return catalog.tableMetadata(location.get());
+        return new Current(reg.get(), catalog.tableMetadata(location.get()));
     }
 
     private IcebergResponse withETag(LoadTableResponse response, Map<String, String> params) {

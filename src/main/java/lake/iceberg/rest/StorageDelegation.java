@@ -66,21 +66,26 @@ final class StorageDelegation {
     }
 
     /**
-     * Why the table's storage is not delegated, or empty when it is: only a location in S3 that is
-     * exactly where the catalog puts a table of this identifier. A location a create, register or
-     * {@code set-location} chose may be another table's (credentials would reach its files), and
-     * a renamed table's files lie where its old name points: neither gets credentials or signatures.
+     * Why the table's storage is not delegated, or empty when it is: only a location in S3 that
+     * the catalog assigned this table when it was created ({@code assignedLocation}; {@code null}
+     * when it assigned none), and where the table still is. A location a create, register or
+     * {@code set-location} chose may hold another table's files; an assigned one is never
+     * assigned again, so credentials or signatures for it reach this table's files only.
      */
-    static Optional<String> notDelegable(TableMetadata metadata, String expectedLocation) {
+    static Optional<String> notDelegable(TableMetadata metadata, String assignedLocation) {
         String location = trimmed(metadata.location());
         try {
             if (S3Location.of(location).isEmpty()) return Optional.of(NOT_IN_S3);
         } catch (IllegalArgumentException e) {
             return Optional.of("the table's location cannot be named in an access policy: " + e.getMessage());
         }
-        if (!location.equals(trimmed(expectedLocation))) {
-            return Optional.of("storage is delegated only for a table at the location the catalog assigns its name ("
-                    + trimmed(expectedLocation) + "); this table is at " + location);
+        if (assignedLocation == null) {
+            return Optional.of("storage is delegated only for a table at the location the catalog assigned it when it was created;"
+                    + " this table's location (" + location + ") was named by its creator, or the table was registered");
+        }
+        if (!location.equals(trimmed(assignedLocation))) {
+            return Optional.of("storage is delegated only for a table at the location the catalog assigned it when it was created ("
+                    + trimmed(assignedLocation) + "); this table has moved to " + location);
         }
         return Optional.empty();
     }
@@ -100,11 +105,11 @@ final class StorageDelegation {
      * unchanged; one whose location the catalog did not assign it is refused ({@code refused} hears
      * why), unless {@code created}: a create that applied answers without delegation, never fails.
      */
-    LoadTableResponse delegate(IcebergRequest r, LoadTableResponse base, TableIdentifier id, boolean write, String expectedLocation,
+    LoadTableResponse delegate(IcebergRequest r, LoadTableResponse base, TableIdentifier id, boolean write, String assignedLocation,
                                boolean created, java.util.function.Consumer<String> refused) {
         TableMetadata metadata = base.tableMetadata();
         if (!delegates(r)) return base;
-        Optional<String> no = notDelegable(metadata, expectedLocation);
+        Optional<String> no = notDelegable(metadata, assignedLocation);
         if (no.isPresent()) {
             if (NOT_IN_S3.equals(no.get()) || created) return base;
             refuse(refused, no.get());
@@ -138,7 +143,7 @@ final class StorageDelegation {
      * {@code POST …/tables/{t}/sign}: the engine's S3 request signed, or the reason it is refused
      * ({@code refused} hears it, to count and audit it, before the {@code 403}).
      */
-    String sign(TableMetadata metadata, boolean write, String body, String expectedLocation, java.util.function.Consumer<String> refused) {
+    String sign(TableMetadata metadata, boolean write, String body, String assignedLocation, java.util.function.Consumer<String> refused) {
         if (signer == null) throw new org.apache.iceberg.exceptions.NotFoundException("this catalog signs no requests (iceberg-remote-signing is off)");
         org.apache.iceberg.rest.requests.RemoteSignRequest request;
         try {
@@ -149,7 +154,7 @@ final class StorageDelegation {
         if (request.provider() != null && !request.provider().equals("s3")) {
             return refuse(refused, "provider '" + request.provider() + "' is not s3");
         }
-        Optional<String> no = notDelegable(metadata, expectedLocation);
+        Optional<String> no = notDelegable(metadata, assignedLocation);
         if (no.isPresent()) return refuse(refused, no.get());
         S3Location at = S3Location.of(metadata.location()).orElseThrow();
         RemoteSigner.Outcome outcome = signer.sign(at, write,
@@ -170,12 +175,12 @@ final class StorageDelegation {
     }
 
     /** {@code loadCredentials}: fresh credentials for the table's location (none for a table outside S3). */
-    LoadCredentialsResponse credentials(TableMetadata metadata, boolean write, String expectedLocation, java.util.function.Consumer<String> refused) {
+    LoadCredentialsResponse credentials(TableMetadata metadata, boolean write, String assignedLocation, java.util.function.Consumer<String> refused) {
         if (vendor == null) {
             throw new org.apache.iceberg.exceptions.NotFoundException("this catalog vends no credentials (iceberg-vending-role-arn is not set)");
         }
         ImmutableLoadCredentialsResponse.Builder b = ImmutableLoadCredentialsResponse.builder();
-        Optional<String> no = notDelegable(metadata, expectedLocation);
+        Optional<String> no = notDelegable(metadata, assignedLocation);
         if (no.isPresent()) {
             if (NOT_IN_S3.equals(no.get())) return b.build();
             refuse(refused, no.get());

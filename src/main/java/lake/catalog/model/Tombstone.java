@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
 public record Tombstone(String namespace, String name, String incarnation, Registration registration) {
 
     /** The tombstone of {@code registration}, with the registration's exact bytes embedded as they are. */
-    static byte[] encode(String ns, String name, Registration registration) {
+    public static byte[] encode(String ns, String name, Registration registration) {
         ObjectNode table = CatalogJson.JSON.createObjectNode().put("namespace", ns).put("name", name);
         byte[] head = ("{\"table\":" + new String(CatalogJson.write(table), StandardCharsets.UTF_8) + ",\"registration\":")
                 .getBytes(StandardCharsets.UTF_8);
@@ -27,7 +27,7 @@ public record Tombstone(String namespace, String name, String incarnation, Regis
         return out;
     }
 
-    static Tombstone parse(String key, byte[] stored) {
+    public static Tombstone parse(String key, byte[] stored) {
         String what = "tombstone " + key;
         String[] seg = CatalogKeys.segments(CatalogKeys.TOMBSTONES, key);
         if (seg.length != 2 && seg.length != 3) {

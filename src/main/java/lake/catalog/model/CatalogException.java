@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 /**
  * Every refusal the catalog itself decides. Each kind has a stable {@link #code()} and the one HTTP
@@ -39,6 +39,13 @@ public abstract sealed class CatalogException extends RuntimeException {
     public static final class AlreadyExists extends CatalogException {
         public AlreadyExists(String message) { super(message); }
         @Override public String code() { return "already_exists"; }
+        @Override public int httpStatus() { return 409; }
+    }
+
+    /** A location the catalog assigned to one table, asked for by another: assigned once, ever. 409. */
+    public static final class LocationTaken extends CatalogException {
+        public LocationTaken(String message) { super(message); }
+        @Override public String code() { return "location_taken"; }
         @Override public int httpStatus() { return 409; }
     }
 

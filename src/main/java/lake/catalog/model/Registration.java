@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -24,6 +24,11 @@ public final class Registration {
     public static final String DEFAULT_ENGINE = "lance";
     /** The member naming a pointer table's current metadata file (Iceberg's {@code metadata_location}). */
     public static final String METADATA_LOCATION = "metadata_location";
+    /**
+     * The member ({@code true}) saying the create claimed {@code location} for this incarnation
+     * (the claim at {@code __lake_internal/assigned-locations/…} is never given to another table).
+     */
+    public static final String LOCATION_ASSIGNED = "location_assigned";
 
     private final ObjectNode json;
     private final byte[] bytes;
@@ -64,18 +69,18 @@ public final class Registration {
     }
 
     /** Reads stored bytes; {@code what} names the record in a {@link CatalogException.CorruptRecord}. */
-    static Registration parse(String what, byte[] stored) {
+    public static Registration parse(String what, byte[] stored) {
         return new Registration(CatalogJson.parseObject(what, stored), stored.clone(), what);
     }
 
     /** Reads a registration embedded in another record (a tombstone). */
-    static Registration fromTree(String what, JsonNode node) {
+    public static Registration fromTree(String what, JsonNode node) {
         if (!(node instanceof ObjectNode object)) throw CatalogJson.corrupt(what, "has no registration object");
         return new Registration(object.deepCopy(), CatalogJson.write(object), what);
     }
 
     /** A new table's registration at version 0, members in lake's order with {@code columns} last. */
-    static Registration create(String location, String engine, String incarnationId, List<Column> columns) {
+    public static Registration create(String location, String engine, String incarnationId, List<Column> columns) {
         ObjectNode json = CatalogJson.JSON.createObjectNode();
         json.put("location", location);
         json.put("engine", engine);
@@ -91,13 +96,14 @@ public final class Registration {
      * files): lake's members without {@code columns} (unknown to the catalog), then
      * {@code metadata_location}, the file the engine's current state is in.
      */
-    static Registration createPointer(String location, String engine, String incarnationId, String metadataLocation) {
+    public static Registration createPointer(String location, String engine, String incarnationId, String metadataLocation, boolean locationAssigned) {
         ObjectNode json = CatalogJson.JSON.createObjectNode();
         json.put("location", location);
         json.put("engine", engine);
         json.put("current_version", 0L);
         json.put("incarnation_id", incarnationId);
         json.put(METADATA_LOCATION, metadataLocation);
+        if (locationAssigned) json.put(LOCATION_ASSIGNED, true);
         return new Registration(json, CatalogJson.write(json), "new registration");
     }
 
@@ -105,7 +111,7 @@ public final class Registration {
      * The same registration pointing at {@code metadataLocation}, with {@code current_version} one
      * higher (so lake's version long polls see every pointer swap); every other member is kept in place.
      */
-    Registration withMetadataLocation(String metadataLocation) {
+    public Registration withMetadataLocation(String metadataLocation) {
         ObjectNode copy = json.deepCopy();
         copy.set("current_version", CatalogJson.unsigned64Node(currentVersion + 1));
         copy.put(METADATA_LOCATION, metadataLocation);
@@ -113,7 +119,7 @@ public final class Registration {
     }
 
     /** The same registration with only {@code current_version} changed, in place; every other member is kept. */
-    Registration withCurrentVersion(long version) {
+    public Registration withCurrentVersion(long version) {
         ObjectNode copy = json.deepCopy();
         copy.set("current_version", CatalogJson.unsigned64Node(version));
         return new Registration(copy, CatalogJson.write(copy), "updated registration");
@@ -124,6 +130,14 @@ public final class Registration {
     public Optional<String> metadataLocation() {
         JsonNode m = json.get(METADATA_LOCATION);
         return Optional.ofNullable(m == null ? null : CatalogJson.text(m));
+    }
+    /**
+     * Whether {@link #location()} was claimed for this incarnation when it was created: no other
+     * table, before or after, was created there by the catalog. Kept through commits, renames and drops.
+     */
+    public boolean locationAssigned() {
+        JsonNode a = json.get(LOCATION_ASSIGNED);
+        return a != null && a.isBoolean() && a.booleanValue();
     }
     public String engine() { return engine; }
     /** The current version, unsigned 64-bit ({@link Long#toUnsignedString} to print it). */
@@ -137,7 +151,7 @@ public final class Registration {
     /** The exact stored bytes (a copy). */
     public byte[] bytes() { return bytes.clone(); }
 
-    byte[] storedBytes() { return bytes; }
+    public byte[] storedBytes() { return bytes; }
 
     @Override
     public boolean equals(Object o) {

@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /** The catalog's input rules, checked before anything reaches the store. Every refusal names its field. */
-final class CatalogNames {
-    static final int MAX_NAME_BYTES = 255;
+public final class CatalogNames {
+    public static final int MAX_NAME_BYTES = 255;
 
     private CatalogNames() {}
 
@@ -17,7 +17,7 @@ final class CatalogNames {
      * Lake's rule for namespace and table names (and other key segments): one path segment of 1 to
      * 255 UTF-8 bytes, not {@code .} or {@code ..}, none of {@code / \ ? # %}, no control characters.
      */
-    static String checkName(String field, String name) {
+    public static String checkName(String field, String name) {
         if (name == null) throw invalid(field + " must be given");
         if (name.isEmpty()) throw invalid(field + " must not be empty");
         if (name.equals(".") || name.equals("..")) throw invalid(field + " must not be '" + name + "'");
@@ -34,12 +34,12 @@ final class CatalogNames {
         return name;
     }
 
-    static boolean isControlOrSurrogate(int codePoint) {
+    public static boolean isControlOrSurrogate(int codePoint) {
         return Character.isISOControl(codePoint) || (codePoint >= 0xD800 && codePoint <= 0xDFFF);
     }
 
     /** Parses every {@code "name:type"}, refusing a missing list and duplicate names. */
-    static List<Column> checkColumns(List<String> specs) {
+    public static List<Column> checkColumns(List<String> specs) {
         if (specs == null) throw invalid("columns must be given (a list of \"name:type\")");
         List<Column> columns = new ArrayList<>(specs.size());
         Map<String, Integer> seen = new HashMap<>();
@@ -55,11 +55,11 @@ final class CatalogNames {
     }
 
     /** The engine, {@code "lance"} when not given; otherwise a name by {@link #checkName}. */
-    static String checkEngine(String engine) {
+    public static String checkEngine(String engine) {
         return engine == null ? Registration.DEFAULT_ENGINE : checkName("engine", engine);
     }
 
-    static Map<String, String> checkProperties(String ns, Map<String, String> properties) {
+    public static Map<String, String> checkProperties(String ns, Map<String, String> properties) {
         Map<String, String> copy = new LinkedHashMap<>();
         if (properties == null) return copy;
         for (Map.Entry<String, String> e : properties.entrySet()) {
@@ -70,12 +70,12 @@ final class CatalogNames {
         return copy;
     }
 
-    static int checkLimit(int limit, int max) {
+    public static int checkLimit(int limit, int max) {
         if (limit < 1 || limit > max) throw invalid("limit must be 1 to " + max + ", got " + limit);
         return limit;
     }
 
-    static CatalogException.InvalidArgument invalid(String message) {
+    public static CatalogException.InvalidArgument invalid(String message) {
         return new CatalogException.InvalidArgument(message);
     }
 }

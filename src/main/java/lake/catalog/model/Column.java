@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import java.util.Set;
 
@@ -14,7 +14,7 @@ public record Column(String name, String type) {
      * Parses the input form {@code "name:type"} (split at the first {@code :}) of the column at
      * {@code index}, refusing an empty name, a name with control characters or an unknown type.
      */
-    static Column parse(int index, String spec) {
+    public static Column parse(int index, String spec) {
         String field = "column " + index;
         if (spec == null) throw new CatalogException.InvalidArgument(field + " must not be null");
         int colon = spec.indexOf(':');

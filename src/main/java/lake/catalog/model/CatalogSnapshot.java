@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import java.util.random.RandomGenerator;
 
@@ -8,10 +8,10 @@ import java.util.random.RandomGenerator;
  * canonical form. Two values differ unless 74 random bits collide, which is what lets "the
  * directory generation is unchanged" stand for "no DDL happened".
  */
-final class UuidV7 {
+public final class UuidV7 {
     private UuidV7() {}
 
-    static String next(long unixMillis, RandomGenerator random) {
+    public static String next(long unixMillis, RandomGenerator random) {
         long high = (unixMillis & 0xFFFF_FFFF_FFFFL) << 16 | 0x7000L | (random.nextLong() & 0x0FFFL);
         long low = (random.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L;
         String hex = hex16(high) + hex16(low);

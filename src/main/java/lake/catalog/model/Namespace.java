@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -18,18 +18,18 @@ public record Namespace(String name, Map<String, String> properties, boolean dro
         properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
     }
 
-    byte[] toBytes() {
+    public byte[] toBytes() {
         ObjectNode json = CatalogJson.JSON.createObjectNode();
         ObjectNode props = json.putObject("properties");
         properties.forEach(props::put);
         return CatalogJson.write(json);
     }
 
-    Namespace withDropping(boolean state) {
+    public Namespace withDropping(boolean state) {
         return new Namespace(name, properties, state);
     }
 
-    static Namespace parse(String name, byte[] stored) {
+    public static Namespace parse(String name, byte[] stored) {
         String what = "namespace record of '" + name + "'";
         ObjectNode json = CatalogJson.parseObject(what, stored);
         JsonNode props = json.get("properties");

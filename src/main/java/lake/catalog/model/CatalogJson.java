@@ -1,4 +1,4 @@
-package lake.catalog;
+package lake.catalog.model;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -17,8 +17,8 @@ import java.math.BigInteger;
  * fractions are kept as written (big decimals, trailing zeroes kept), objects keep their member
  * order, output is compact.
  */
-final class CatalogJson {
-    static final JsonMapper JSON = JsonMapper.builder()
+public final class CatalogJson {
+    public static final JsonMapper JSON = JsonMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -30,7 +30,7 @@ final class CatalogJson {
     private CatalogJson() {}
 
     /** The JSON object in {@code bytes}, or {@link CatalogException.CorruptRecord} naming {@code what}. */
-    static ObjectNode parseObject(String what, byte[] bytes) {
+    public static ObjectNode parseObject(String what, byte[] bytes) {
         JsonNode node;
         try {
             node = JSON.readTree(bytes);
@@ -43,7 +43,7 @@ final class CatalogJson {
         return object;
     }
 
-    static byte[] write(JsonNode node) {
+    public static byte[] write(JsonNode node) {
         try {
             return JSON.writeValueAsBytes(node);
         } catch (JsonProcessingException e) {
@@ -52,23 +52,23 @@ final class CatalogJson {
     }
 
     /** An unsigned 64-bit integer held in a {@code long}, or {@code null} when {@code node} is not one. */
-    static Long unsigned64(JsonNode node) {
+    public static Long unsigned64(JsonNode node) {
         if (node == null || !node.isIntegralNumber()) return null;
         BigInteger v = node.bigIntegerValue();
         if (v.signum() < 0 || v.compareTo(U64_LIMIT) >= 0) return null;
         return v.longValue();
     }
 
-    static JsonNode unsigned64Node(long value) {
+    public static JsonNode unsigned64Node(long value) {
         return value >= 0 ? JSON.getNodeFactory().numberNode(value)
                 : BigIntegerNode.valueOf(new BigInteger(Long.toUnsignedString(value)));
     }
 
-    static String text(JsonNode node) {
+    public static String text(JsonNode node) {
         return node != null && node.isTextual() ? node.textValue() : null;
     }
 
-    static CatalogException.CorruptRecord corrupt(String what, String problem) {
+    public static CatalogException.CorruptRecord corrupt(String what, String problem) {
         return new CatalogException.CorruptRecord(what + " " + problem);
     }
 }
