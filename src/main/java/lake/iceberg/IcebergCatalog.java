@@ -58,6 +58,7 @@ import java.util.regex.Pattern;
 public final class IcebergCatalog extends BaseMetastoreViewCatalog implements SupportsNamespaces {
     public static final String TABLE_ENGINE = "iceberg";
     public static final String VIEW_ENGINE = "iceberg-view";
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IcebergCatalog.class);
     /** Server-side attempts of one multi-table commit whose base moved but whose requirements still hold. */
     static final int COMMIT_ATTEMPTS = 4;
     private static final int PAGE = Catalog.MAX_TABLE_PAGE;
@@ -219,7 +220,14 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             } catch (NotFoundException gone) {
                 return true; // its metadata file is gone: nothing it names can be found to purge
             }
-            CatalogUtil.dropTableData(io, last);
+            // Only files under the table's own location, whatever its metadata names (PurgeIO).
+            PurgeIO confined = new PurgeIO(io, last.location());
+            CatalogUtil.dropTableData(confined, last);
+            List<String> outside = confined.refused();
+            if (!outside.isEmpty()) {
+                LOG.warn("purge of {}: {} file(s) its metadata names outside its location {} were not deleted, e.g. {}",
+                        id, outside.size(), last.location(), outside.get(0));
+            }
         }
         return true;
     }

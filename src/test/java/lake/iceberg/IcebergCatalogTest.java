@@ -318,4 +318,48 @@ class IcebergCatalogTest {
             for (RESTCatalog c : clients) c.close();
         }
     }
+
+    /**
+     * A purge deletes, with the node's rights, only files under the table's own location: a
+     * table whose metadata names another table's file (a crafted append), or a path that climbs
+     * out of its location, leaves those files alone.
+     */
+    @Test
+    void purgeDeletesOnlyUnderTheTableLocation() throws Exception {
+        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+        try (RESTCatalog c = new RESTCatalog()) {
+            c.setConf(new org.apache.hadoop.conf.Configuration());
+            c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
+            c.createNamespace(Namespace.of("robots"));
+            Table victim = c.createTable(TableIdentifier.of("robots", "victim"), schema);
+            Table own = c.createTable(TableIdentifier.of("robots", "own"), schema);
+            String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
+            victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
+            String ownFile = written(own, own.locationProvider().newDataLocation("o.parquet"));
+            String victimDir = victim.location().substring(victim.location().lastIndexOf('/') + 1);
+            String climbing = own.location() + "/data/../../" + victimDir + "/data/v.parquet";
+            own.newFastAppend().appendFile(dataFile(ownFile)).appendFile(dataFile(victimFile)).appendFile(dataFile(climbing)).commit();
+            String ownMetadata = metadataLocation("robots", "own");
+
+            HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/own?purgeRequested=true", null, Map.of());
+            assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
+            assertThat(Path.of(java.net.URI.create(ownFile))).as("its own data file").doesNotExist();
+            assertThat(Path.of(java.net.URI.create(ownMetadata))).as("its metadata").doesNotExist();
+            assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's file its metadata named").exists();
+            Table after = c.loadTable(TableIdentifier.of("robots", "victim"));
+            assertThat(after.currentSnapshot().addedDataFiles(after.io())).extracting(DataFile::location).containsExactly(victimFile);
+        }
+    }
+
+    private static String written(Table t, String path) throws Exception {
+        try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
+            out.write(new byte[] {1, 2, 3});
+        }
+        return path;
+    }
+
+    private static DataFile dataFile(String path) {
+        return DataFiles.builder(PartitionSpec.unpartitioned()).withPath(path).withFormat(org.apache.iceberg.FileFormat.PARQUET)
+                .withFileSizeInBytes(3).withRecordCount(1).build();
+    }
 }

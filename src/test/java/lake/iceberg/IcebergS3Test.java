@@ -50,12 +50,14 @@ class IcebergS3Test {
 
                 JsonNode created = Rest.createTable(port, "robots", "episodes");
                 String first = created.get("metadata-location").asText();
-                assertThat(first).startsWith("s3://" + bucket + "/warehouse/robots/episodes/metadata/");
+                String tableDir = created.at("/metadata/location").asText().substring(("s3://" + bucket + "/").length());
+                assertThat(tableDir).as("the directory the catalog assigned").matches("warehouse/robots/episodes-[0-9a-f-]{36}");
+                assertThat(first).startsWith("s3://" + bucket + "/" + tableDir + "/metadata/");
                 HttpResponse<String> commit = Rest.post(port, "/v1/namespaces/robots/tables/episodes", Rest.setProperty("owner", "lab"));
                 assertThat(commit.statusCode()).as(commit.body()).isEqualTo(200);
                 String second = Rest.json(commit).get("metadata-location").asText();
 
-                List<String> keys = s3.listObjectsV2(b -> b.bucket(bucket).prefix("warehouse/robots/episodes/metadata/"))
+                List<String> keys = s3.listObjectsV2(b -> b.bucket(bucket).prefix(tableDir + "/metadata/"))
                         .contents().stream().map(S3Object::key).toList();
                 assertThat(keys).as("both metadata files are objects in the bucket")
                         .contains(first.substring(("s3://" + bucket + "/").length()), second.substring(("s3://" + bucket + "/").length()));
@@ -64,7 +66,7 @@ class IcebergS3Test {
 
                 HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/episodes?purgeRequested=true", null, Map.of());
                 assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
-                assertThat(s3.listObjectsV2(b -> b.bucket(bucket).prefix("warehouse/robots/episodes/metadata/")).contents())
+                assertThat(s3.listObjectsV2(b -> b.bucket(bucket).prefix(tableDir + "/metadata/")).contents())
                         .as("a purge deletes the table's files").isEmpty();
             } finally {
                 props.keySet().forEach(System::clearProperty);
