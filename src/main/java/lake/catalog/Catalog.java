@@ -281,6 +281,16 @@ public final class Catalog {
     }
 
     /** The table's registration as stored (its exact bytes in {@link Registration#bytes()}). */
+    /**
+     * The incarnation id {@code location} was assigned to when a table was created there
+     * ({@link #createPointerTable(String, String, String, String, String, List, io.vertx.core.json.JsonObject, boolean)}),
+     * or empty when the catalog never assigned it. An assignment outlives its table.
+     */
+    public Future<Optional<String>> assignedTo(String location) {
+        return start(() -> port.get(CatalogKeys.assignedLocation(location)).map(v -> v.map(bytes ->
+                CatalogJson.text(CatalogJson.parseObject("location assignment of " + location, bytes).get("incarnation_id")))));
+    }
+
     public Future<Table> resolve(String ns, String name) {
         return start(() -> readTable(checkName("namespace", ns), checkName("table name", name))
                 .map(t -> new Table(ns, name, t.value())));

@@ -164,6 +164,39 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /**
+     * Whether a path lies in a directory of the shape the catalog assigns ({@code
+     * <warehouse>/<ns>/<name>-<uuid>/…}) that it assigned to a table other than {@code incarnation}:
+     * a purge leaves such a file alone. One store read per directory, remembered for the purge.
+     */
+    private java.util.function.Predicate<String> othersAssigned(String incarnation) {
+        Map<String, Boolean> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        String root = sameObjects(warehouse) + "/";
+        return path -> {
+            String p = sameObjects(path);
+            if (!p.startsWith(root)) return false;
+            String[] parts = p.substring(root.length()).split("/", 3);
+            if (parts.length < 3 || !ASSIGNED_DIRECTORY.matcher(parts[1]).matches()) return false;
+            String directory = warehouse + "/" + parts[0] + "/" + parts[1]; // as the assignment was keyed
+            return seen.computeIfAbsent(directory, d -> read(catalog.assignedTo(d)).map(to -> !to.equals(incarnation)).orElse(false));
+        };
+    }
+
+    /** One spelling per object: S3's {@code s3a:}/{@code s3n:} as {@code s3:}, a local path as its absolute {@code file:} form. */
+    private static String sameObjects(String location) {
+        if (location.startsWith("s3a://") || location.startsWith("s3n://")) return "s3://" + location.substring(6);
+        if (NioFileIO.isLocal(location)) {
+            try {
+                return "file://" + NioFileIO.path(location);
+            } catch (IllegalArgumentException notAbsolute) {
+                return location;
+            }
+        }
+        return location;
+    }
+
+    private static final Pattern ASSIGNED_DIRECTORY = Pattern.compile(".+-" + UUID_TEXT.pattern());
+
+    /**
      * The location the catalog assigned the table registered as {@code reg} when it was created,
      * or {@code null} when it assigned none (a location its creator named, a registered table, a
      * table created before assignments). Renames, commits and drops keep it.
@@ -221,7 +254,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                 return true; // its metadata file is gone: nothing it names can be found to purge
             }
             // Only files under the table's own location, whatever its metadata names (PurgeIO).
-            PurgeIO confined = new PurgeIO(io, last.location());
+            PurgeIO confined = new PurgeIO(io, last.location(), othersAssigned(dropped.incarnationId().orElse(null)));
             CatalogUtil.dropTableData(confined, last);
             List<String> outside = confined.refused();
             if (!outside.isEmpty()) {

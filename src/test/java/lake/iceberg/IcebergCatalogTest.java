@@ -351,6 +351,37 @@ class IcebergCatalogTest {
         }
     }
 
+    /**
+     * A table whose creator named a location that holds another table's assigned directory (that
+     * directory itself, or the namespace's above it) purges none of that table's files, though
+     * they lie under its location and its metadata names them.
+     */
+    @Test
+    void purgeLeavesFilesInAnotherTablesAssignedDirectory() throws Exception {
+        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+        try (RESTCatalog c = new RESTCatalog()) {
+            c.setConf(new org.apache.hadoop.conf.Configuration());
+            c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
+            c.createNamespace(Namespace.of("robots"));
+            Table victim = c.createTable(TableIdentifier.of("robots", "victim"), schema);
+            String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
+            victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
+            String namespaceDir = victim.location().substring(0, victim.location().lastIndexOf('/'));
+            for (String at : List.of(victim.location(), namespaceDir)) {
+                TableIdentifier evil = TableIdentifier.of("robots", "evil");
+                Table t = c.buildTable(evil, schema).withLocation(at).create();
+                String ownFile = written(t, at + "/evil-data/e.parquet");
+                t.newFastAppend().appendFile(dataFile(victimFile)).appendFile(dataFile(ownFile)).commit();
+                HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/evil?purgeRequested=true", null, Map.of());
+                assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
+                assertThat(Path.of(java.net.URI.create(victimFile))).as("purging a table at " + at).exists();
+                if (at.equals(namespaceDir)) assertThat(Path.of(java.net.URI.create(ownFile))).as("its own file, in no table's directory").doesNotExist();
+            }
+            Table after = c.loadTable(TableIdentifier.of("robots", "victim"));
+            assertThat(after.currentSnapshot().addedDataFiles(after.io())).extracting(DataFile::location).containsExactly(victimFile);
+        }
+    }
+
     private static String written(Table t, String path) throws Exception {
         try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
             out.write(new byte[] {1, 2, 3});

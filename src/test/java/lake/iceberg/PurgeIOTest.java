@@ -16,7 +16,7 @@ class PurgeIOTest {
     @Test
     void onlyFilesUnderTheTableLocationAreDeleted() throws Exception {
         String location = "s3://b/wh/ns/t1-00000000-0000-4000-8000-000000000001";
-        PurgeIO io = new PurgeIO(new NioFileIO(), location + "/");
+        PurgeIO io = new PurgeIO(new NioFileIO(), location + "/", path -> false);
         for (String inside : List.of(location + "/data/a.parquet", location + "/metadata/00001.metadata.json", location + "/x")) {
             assertThat(io.inside(inside)).as(inside).isTrue();
         }
@@ -32,7 +32,7 @@ class PurgeIOTest {
         Path table = Files.createDirectories(dir.resolve("ns/t1-x"));
         Path mine = Files.writeString(table.resolve("a.bin"), "a");
         Path other = Files.writeString(Files.createDirectories(dir.resolve("ns/t2")).resolve("b.bin"), "b");
-        PurgeIO io = new PurgeIO(new NioFileIO(), table.toUri().toString());
+        PurgeIO io = new PurgeIO(new NioFileIO(), table.toUri().toString(), path -> false);
         io.deleteFiles(List.of(mine.toUri().toString(), other.toUri().toString()));
         io.deleteFile(table.toUri() + "../t2/b.bin");
         assertThat(mine).doesNotExist();
