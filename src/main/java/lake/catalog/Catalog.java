@@ -369,7 +369,8 @@ public final class Catalog {
                 String incarnation = reg.incarnationId().orElse(null);
                 String tombKey = CatalogKeys.tombstone(ns, name, incarnation);
                 List<Op> ops = new ArrayList<>(3 + extra.size());
-                ops.add(Op.create(tombKey, checkedSize(what + " tombstone", Tombstone.encode(ns, name, reg))));
+                long droppedMs = wallMillis.getAsLong();
+                ops.add(Op.create(tombKey, checkedSize(what + " tombstone", Tombstone.encode(ns, name, droppedMs, reg))));
                 ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
                 ops.add(bumpGeneration());
                 ops.addAll(extra);
@@ -377,7 +378,7 @@ public final class Catalog {
                     if (!o.applied() && o.failed().stream().anyMatch(i -> i > 2)) {
                         return Future.failedFuture(new CatalogException.AlreadyExists("a record written with the drop of " + what + " already exists"));
                     }
-                    Tombstone tomb = new Tombstone(ns, name, incarnation == null ? CatalogKeys.LEGACY : incarnation, reg);
+                    Tombstone tomb = new Tombstone(ns, name, incarnation == null ? CatalogKeys.LEGACY : incarnation, droppedMs, reg);
                     if (o.applied()) return Future.succeededFuture(Optional.of(tomb));
                     if (o.failed().contains(0) && !o.failed().contains(1)) {
                         return Future.failedFuture(new CatalogException.AlreadyExists(
@@ -692,6 +693,65 @@ public final class Catalog {
             checkContinuation(CatalogKeys.TOMBSTONES, continuation);
             return port.scan(CatalogKeys.TOMBSTONES, continuation, limit).map(page -> new TombstonePage(
                     page.entries().stream().map(kv -> Tombstone.parse(kv.key(), kv.value())).toList(), page.continuation()));
+        });
+    }
+
+    /**
+     * Restores a dropped table from its tombstone, as {@code toNs.toName} (its own name or
+     * another), in one transaction: the registration exactly as it was dropped (the same
+     * incarnation, location and, for a pointer table, metadata location), the tombstone deleted on
+     * its exact bytes, the generation rewritten. {@code incarnationId} picks the tombstone;
+     * {@code null} takes the name's only one ({@link CatalogException.InvalidArgument} naming them
+     * when there are several). {@link CatalogException.AlreadyExists} while {@code toNs.toName} is
+     * taken; {@link CatalogException.NotFound} without such a tombstone or namespace.
+     */
+    public Future<Table> undropTable(String ns, String name, String incarnationId, String toNs, String toName) {
+        return start(() -> {
+            checkName("namespace", ns);
+            checkName("table name", name);
+            if (incarnationId != null) checkName("incarnation_id", incarnationId);
+            checkName("namespace", toNs);
+            checkName("table name", toName);
+            String what = "table '" + toNs + "." + toName + "'";
+            return retrying("undrop table '" + ns + "." + name + "'", () -> readTombstone(ns, name, incarnationId).compose(tomb -> {
+                Registration reg = tomb.value().registration();
+                List<Op> ops = List.of(
+                        Op.create(CatalogKeys.table(toNs, toName), reg.storedBytes()),
+                        Op.delete(CatalogKeys.tombstone(ns, name, tomb.value().incarnation()), tomb.bytes()),
+                        Op.checkExists(CatalogKeys.namespace(toNs)),
+                        Op.checkAbsent(CatalogKeys.droppingMarker(toNs)),
+                        bumpGeneration());
+                return apply(Transaction.of(ops), CatalogEvents.tableUndropped(ref(ns, name, reg), toNs, toName)).compose(o -> {
+                    if (o.applied()) return Future.succeededFuture(Optional.of(new Table(toNs, toName, reg)));
+                    if (o.failed().contains(0)) {
+                        return Future.failedFuture(new CatalogException.AlreadyExists(what + " exists; undrop under another name"));
+                    }
+                    if (o.failed().contains(2)) return Future.failedFuture(namespaceNotFound(toNs));
+                    if (o.failed().contains(3)) return Future.failedFuture(new CatalogException.Contended("namespace '" + toNs + "' is being dropped"));
+                    return Future.succeededFuture(Optional.<Table>empty()); // the tombstone changed: read it again
+                });
+            }));
+        });
+    }
+
+    /** The tombstone of that incarnation, or of the name's only dropped incarnation when {@code incarnationId} is null. */
+    private Future<Stored<Tombstone>> readTombstone(String ns, String name, String incarnationId) {
+        String table = "table '" + ns + "." + name + "'";
+        if (incarnationId != null) {
+            String key = CatalogKeys.tombstone(ns, name, incarnationId);
+            return port.get(key).map(v -> new Stored<>(Tombstone.parse(key, v.orElseThrow(() ->
+                    new CatalogException.NotFound("no dropped " + table + " of incarnation " + incarnationId))), v.get()));
+        }
+        String prefix = CatalogKeys.TOMBSTONES + ns + '/' + name + '/';
+        return port.scan(prefix, null, 2).map(page -> {
+            if (page.entries().isEmpty()) throw new CatalogException.NotFound("no dropped " + table);
+            if (page.entries().size() > 1 || page.continuation() != null) {
+                throw new CatalogException.InvalidArgument(table + " was dropped more than once (incarnations "
+                        + page.entries().stream().map(kv -> kv.key().substring(prefix.length())).toList()
+                        + (page.continuation() == null ? "" : ", …") + "); name the incarnation to undrop");
+            }
+            KeyValue kv = page.entries().get(0);
+            return new Stored<>(Tombstone.parse(kv.key(), kv.value()), kv.value());
         });
     }
 

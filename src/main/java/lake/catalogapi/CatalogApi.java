@@ -218,7 +218,7 @@ public final class CatalogApi {
     static lake.wire.catalog.Table wire(Table t) { return new lake.wire.catalog.Table(t.namespace(), t.name(), registration(t.registration())); }
 
     static lake.wire.catalog.Tombstone wire(Tombstone t) {
-        return new lake.wire.catalog.Tombstone(t.namespace(), t.name(), t.incarnation(), registration(t.registration()));
+        return new lake.wire.catalog.Tombstone(t.namespace(), t.name(), t.incarnation(), t.droppedMs(), registration(t.registration()));
     }
 
     /** The registration as stored: lake's fields and any unknown ones, in their order. */

@@ -166,6 +166,7 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         byte[] lastRegistration = raw("tbl/ns/t");
         String before = generation();
 
+        long start = System.currentTimeMillis();
         Tombstone tomb = await(catalog.dropTable("ns", "t"));
 
         assertThat(port.lastTransaction().ops()).extracting(Transaction.Op::key, Transaction.Op::action).containsExactly(
@@ -174,8 +175,9 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
                 org.assertj.core.groups.Tuple.tuple(CatalogKeys.GENERATION, Action.PUT));
         assertThat(tomb.incarnation()).isEqualTo(inc);
         assertThat(tomb.registration().currentVersion()).isEqualTo(3);
-        assertThat(s(raw("drop/ns/t/" + inc))).isEqualTo("{\"table\":{\"namespace\":\"ns\",\"name\":\"t\"},\"registration\":"
-                + s(lastRegistration) + "}");
+        assertThat(tomb.droppedMs()).isBetween(start, System.currentTimeMillis());
+        assertThat(s(raw("drop/ns/t/" + inc))).isEqualTo("{\"table\":{\"namespace\":\"ns\",\"name\":\"t\"},\"dropped_ms\":" + tomb.droppedMs()
+                + ",\"registration\":" + s(lastRegistration) + "}");
         assertThat(raw("tbl/ns/t")).isNull();
         assertThat(generation()).isNotEqualTo(before);
         assertThat(await(catalog.listTables("ns", null, 10)).names()).isEmpty();
@@ -206,6 +208,81 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         await(catalog.dropTable("ns", "t"));
         assertThat(await(catalog.listTombstones(null, 10)).tombstones())
                 .extracting(Tombstone::incarnation).containsExactlyInAnyOrder(old, now);
+    }
+
+    /** A dropped table is gone from its name (which is free again) and listed as deleted, with when it was dropped. */
+    @Test
+    void softDeletedTableIsInvisibleButListedAsDeleted() throws Exception {
+        newNamespace("ns");
+        Table t = newTable("ns", "t");
+        long start = System.currentTimeMillis();
+        await(catalog.dropTable("ns", "t"));
+        refused(catalog.resolve("ns", "t"), CatalogException.NotFound.class, "'ns.t'");
+        assertThat(await(catalog.listTables("ns", null, 10)).names()).isEmpty();
+        assertThat(await(catalog.listTombstones(null, 10)).tombstones()).singleElement().satisfies(tomb -> {
+            assertThat(tomb.incarnation()).isEqualTo(t.registration().incarnationId().orElseThrow());
+            assertThat(tomb.droppedMs()).isBetween(start, System.currentTimeMillis());
+            assertThat(tomb.registration()).isEqualTo(t.registration());
+        });
+        assertThat(newTable("ns", "t").registration().incarnationId()).as("the name is free").isNotEqualTo(t.registration().incarnationId());
+    }
+
+    /**
+     * An undrop restores the registration exactly as it was dropped (incarnation, location,
+     * metadata location) in one transaction that deletes the tombstone; under its own name
+     * while that is free, or under a new one.
+     */
+    @Test
+    void undropUnderNewName() throws Exception {
+        newNamespace("ns");
+        newNamespace("other");
+        Table t = await(catalog.createPointerTable("ns", "t", "iceberg", ROOT + "/ns/t-1", "m0.json", List.of(), null, true));
+        await(catalog.swapPointers(List.of(new Catalog.PointerSwap("ns", "t", "m0.json", "m1.json")), List.of()));
+        byte[] dropped = raw("tbl/ns/t");
+        String inc = t.registration().incarnationId().orElseThrow();
+        await(catalog.dropTable("ns", "t"));
+        newTable("ns", "t");
+        String before = generation();
+
+        Table back = await(catalog.undropTable("ns", "t", inc, "other", "restored"));
+
+        assertThat(port.lastTransaction().ops()).extracting(Transaction.Op::key).containsExactly(
+                "tbl/other/restored", "drop/ns/t/" + inc, CatalogKeys.namespace("other"), CatalogKeys.droppingMarker("other"), CatalogKeys.GENERATION);
+        assertThat(raw("tbl/other/restored")).as("the registration as it was dropped").isEqualTo(dropped);
+        assertThat(back.registration().incarnationId()).contains(inc);
+        assertThat(back.registration().metadataLocation()).contains("m1.json");
+        assertThat(back.registration().locationAssigned()).as("its location stays its own").isTrue();
+        assertThat(raw("drop/ns/t/" + inc)).as("the tombstone is gone").isNull();
+        assertThat(generation()).isNotEqualTo(before);
+        refused(catalog.undropTable("ns", "t", inc, "ns", "again"), CatalogException.NotFound.class, "'ns.t'", inc);
+
+        // Its own name once free, and without naming the incarnation when the name has only one tombstone.
+        await(catalog.dropTable("other", "restored"));
+        Table home = await(catalog.undropTable("other", "restored", null, "other", "restored"));
+        assertThat(home.registration().incarnationId()).contains(inc);
+    }
+
+    /** While the name is taken an undrop writes nothing; with several dropped incarnations it must name one. */
+    @Test
+    void undropRefusedWhileNameTaken() throws Exception {
+        newNamespace("ns");
+        String first = newTable("ns", "t").registration().incarnationId().orElseThrow();
+        await(catalog.dropTable("ns", "t"));
+        Table second = newTable("ns", "t");
+        byte[] tomb = raw("drop/ns/t/" + first);
+        String before = generation();
+
+        refused(catalog.undropTable("ns", "t", first, "ns", "t"), CatalogException.AlreadyExists.class, "'ns.t'", "another name");
+
+        assertThat(raw("tbl/ns/t")).isEqualTo(second.registration().bytes());
+        assertThat(raw("drop/ns/t/" + first)).isEqualTo(tomb);
+        assertThat(generation()).isEqualTo(before);
+        refused(catalog.undropTable("ns", "t", first, "nowhere", "t"), CatalogException.NotFound.class, "nowhere");
+
+        await(catalog.dropTable("ns", "t"));
+        refused(catalog.undropTable("ns", "t", null, "ns", "t"), CatalogException.InvalidArgument.class, first,
+                second.registration().incarnationId().orElseThrow(), "name the incarnation");
+        refused(catalog.undropTable("ns", "gone", null, "ns", "gone"), CatalogException.NotFound.class, "'ns.gone'");
     }
 
     @Test

@@ -140,12 +140,12 @@ class WireShapesTest {
         TableChange unchanged = TableChange.notModified("robots", "episodes", ABOVE_2_63);
         assertThat(TableChange.from(sent(new JsonObject(unchanged.toMap())))).isEqualTo(unchanged);
 
-        Tombstone tomb = Tombstone.from(sent(CatalogApi.tombstone(new lake.catalog.model.Tombstone("robots", "episodes", "inc-1", table.registration()))));
-        assertThat(tomb).isEqualTo(new Tombstone("robots", "episodes", "inc-1", storedRegistration()));
-        JsonObject lakes = CatalogApi.tombstone(new lake.catalog.model.Tombstone("robots", "legacy", null, legacy.registration()));
+        Tombstone tomb = Tombstone.from(sent(CatalogApi.tombstone(new lake.catalog.model.Tombstone("robots", "episodes", "inc-1", 1_700_000_000_000L, table.registration()))));
+        assertThat(tomb).isEqualTo(new Tombstone("robots", "episodes", "inc-1", 1_700_000_000_000L, storedRegistration()));
+        JsonObject lakes = CatalogApi.tombstone(new lake.catalog.model.Tombstone("robots", "legacy", null, null, legacy.registration()));
         assertThat(sent(lakes)).containsEntry("incarnation_id", null);
-        assertThat(Tombstone.from(sent(lakes))).isEqualTo(new Tombstone("robots", "legacy", null, expectedLegacy.registration()));
-        TombstonePage tombs = new TombstonePage(List.of(CatalogApi.wire(new lake.catalog.model.Tombstone("robots", "episodes", "inc-1", table.registration()))), "next");
+        assertThat(Tombstone.from(sent(lakes))).isEqualTo(new Tombstone("robots", "legacy", null, null, expectedLegacy.registration()));
+        TombstonePage tombs = new TombstonePage(List.of(CatalogApi.wire(new lake.catalog.model.Tombstone("robots", "episodes", "inc-1", 1_700_000_000_000L, table.registration()))), "next");
         assertThat(TombstonePage.from(sent(new JsonObject(tombs.toMap())))).isEqualTo(new TombstonePage(List.of(tomb), "next"));
 
         Map<String, String> props = new LinkedHashMap<>();

@@ -21,6 +21,7 @@ public final class CatalogEvents {
     public static final String TABLES_COMMITTED = "tables_committed";
     public static final String TABLE_DROPPED = "table_dropped";
     public static final String TABLE_RENAMED = "table_renamed";
+    public static final String TABLE_UNDROPPED = "table_undropped";
     public static final String TOMBSTONE_PURGED = "tombstone_purged";
 
     private CatalogEvents() {}
@@ -69,6 +70,11 @@ public final class CatalogEvents {
 
     public static JsonObject tableRenamed(TableRef t, String toNs, String toName) {
         return table(TABLE_RENAMED, t).put("to_namespace", toNs).put("to_name", toName);
+    }
+
+    /** A dropped table restored from its tombstone: {@code t} as it was dropped, {@code to_*} the name it has again (maybe another). */
+    public static JsonObject tableUndropped(TableRef t, String toNs, String toName) {
+        return table(TABLE_UNDROPPED, t).put("location", t.location()).put("to_namespace", toNs).put("to_name", toName);
     }
 
     public static JsonObject tombstonePurged(String ns, String name, String incarnationId) {
