@@ -577,6 +577,11 @@ public final class NodeApi {
                 String namespace = body.getValue("namespace") instanceof String ns ? ns : null;
                 Action action = catalogAction(op, namespace, body.getValue("name") instanceof String n ? n : null);
                 access.authorize(caller, action);
+                if (op.equals(Ops.UNDROP_TABLE)) {
+                    // Where it goes back is a create there (its own name by default), besides the drop it undoes.
+                    String toNs = body.getValue("to_namespace") instanceof String t ? t : namespace;
+                    access.authorize(caller, new Action.CatalogObject(op, toNs, null, Privilege.CREATE));
+                }
                 lake.security.CatalogAccess grants = lake.security.CatalogAccess.of(caller.principal());
                 if (op.equals(Ops.LIST_NAMESPACES) && !grants.unrestricted()) {
                     yield filtered(Ops.LIST_NAMESPACES, new JsonObject(), lake.wire.catalog.NamePage.Listing.NAMESPACES,
@@ -641,7 +646,7 @@ public final class NodeApi {
             case Ops.LIST_TABLES -> new Action.CatalogObject(op, namespace, null, null);
             case Ops.RESOLVE -> new Action.CatalogObject(op, namespace, name, Privilege.READ);
             case Ops.COMMIT_VERSION -> new Action.CatalogObject(op, namespace, name, Privilege.WRITE);
-            case Ops.DROP_TABLE -> new Action.CatalogObject(op, namespace, name, Privilege.DROP);
+            case Ops.DROP_TABLE, Ops.UNDROP_TABLE -> new Action.CatalogObject(op, namespace, name, Privilege.DROP);
             default -> throw new IllegalStateException("no access rule for catalog operation " + op);
         };
     }

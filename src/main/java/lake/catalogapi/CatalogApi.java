@@ -127,6 +127,10 @@ public final class CatalogApi {
                 CatalogRequests.Purge r = CatalogRequests.purge(body);
                 yield () -> c.purgeTombstone(r.namespace(), r.name(), r.incarnationId()).map(CatalogApi::tombstone);
             }
+            case Ops.UNDROP_TABLE -> {
+                CatalogRequests.Undrop r = CatalogRequests.undrop(body);
+                yield () -> c.undropTable(r.namespace(), r.name(), r.incarnationId(), r.toNamespace(), r.toName()).map(CatalogApi::table);
+            }
             default -> throw ApiError.invalid("unknown catalog operation '" + op + "'");
         };
     }

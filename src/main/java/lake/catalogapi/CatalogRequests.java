@@ -119,6 +119,18 @@ final class CatalogRequests {
         return new Purge(ApiRequests.string(b, "namespace"), ApiRequests.string(b, "name"), ApiRequests.string(b, "incarnation_id"));
     }
 
+    /** An undrop: the tombstone (its incarnation optional on the bus), and the name it goes back to (its own by default). */
+    record Undrop(String namespace, String name, String incarnationId, String toNamespace, String toName) {}
+
+    static Undrop undrop(JsonObject b) {
+        ApiRequests.allowOnly(b, Set.of("namespace", "name", "incarnation_id", "to_namespace", "to_name"));
+        String ns = ApiRequests.string(b, "namespace");
+        String name = ApiRequests.string(b, "name");
+        String incarnation = b.containsKey("incarnation_id") ? ApiRequests.string(b, "incarnation_id") : null;
+        return new Undrop(ns, name, incarnation, b.containsKey("to_namespace") ? ApiRequests.string(b, "to_namespace") : ns,
+                b.containsKey("to_name") ? ApiRequests.string(b, "to_name") : name);
+    }
+
     private static long waitMs(JsonObject b) {
         return b.containsKey("wait_ms") ? unsigned(b, "wait_ms", 0, Ops.MAX_WAIT_MS) : 0;
     }

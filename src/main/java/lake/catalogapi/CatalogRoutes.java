@@ -80,6 +80,11 @@ public final class CatalogRoutes {
                 if (method != HttpMethod.POST) throw notAllowed(method, rawPath);
                 return noQuery(uri, "POST /v1/namespaces/{ns}/tables/{name}/versions", new Route(Ops.COMMIT_VERSION, p, true));
             }
+            if (n == 6 && s.get(5).equals("undrop")) {
+                // The dropped table of that name: the body may name its incarnation and where it goes back ({} for its own name).
+                if (method != HttpMethod.POST) throw notAllowed(method, rawPath);
+                return noQuery(uri, "POST /v1/namespaces/{ns}/tables/{name}/undrop", new Route(Ops.UNDROP_TABLE, p, true));
+            }
             throw notFound(method, rawPath);
         }
         if (n == 2) {

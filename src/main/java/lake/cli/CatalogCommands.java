@@ -100,7 +100,7 @@ final class CatalogCommands {
     }
 
     @Command(name = "table", mixinStandardHelpOptions = true, description = "Tables of the catalog.",
-            subcommands = {TableCreate.class, TableLs.class, TableGet.class, TableCommit.class, TableDrop.class})
+            subcommands = {TableCreate.class, TableLs.class, TableGet.class, TableCommit.class, TableDrop.class, TableDropped.class, TableUndrop.class})
     static final class TableCommand {}
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create table NAME in namespace NS (the server picks its location).")
@@ -201,6 +201,44 @@ final class CatalogCommands {
             Tombstone t = await(client.dropTable(ns, name));
             if (root().json()) println(Json.write(t.toMap()));
             else println("dropped table " + t.namespace() + "/" + t.name() + " (incarnation " + t.incarnationId() + ")");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "dropped", mixinStandardHelpOptions = true, description = "List dropped tables (tombstones): namespace, name, incarnation, when dropped (admins).")
+    static final class TableDropped extends Base {
+        @Override int run(MetasrvClient client) {
+            Columns c = new Columns("NAMESPACE", "TABLE", "INCARNATION", "DROPPED");
+            String continuation = null;
+            do {
+                lake.wire.catalog.TombstonePage page = await(client.listTombstones(continuation, 1_000));
+                for (Tombstone t : page.tombstones()) {
+                    if (root().json()) println(Json.write(t.toMap()));
+                    else c.row(t.namespace(), t.name(), String.valueOf(t.incarnationId()),
+                            t.droppedMs() == null ? "-" : java.time.Instant.ofEpochMilli(t.droppedMs()).toString());
+                }
+                continuation = page.continuation();
+            } while (continuation != null);
+            if (!root().json()) c.print(root().out);
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "undrop", mixinStandardHelpOptions = true, description = {
+            "Restore dropped table NS NAME: the same incarnation, location and metadata, as one fenced write",
+            "(exit 1 if the name is taken: give --to-name; exit 2 if NAME was dropped more than once: give --incarnation)."})
+    static final class TableUndrop extends Base implements Base.Writes {
+        @Parameters(index = "0", paramLabel = "NS", description = "The dropped table's namespace.") String ns;
+        @Parameters(index = "1", paramLabel = "NAME", description = "The dropped table's name.") String name;
+        @Option(names = "--incarnation", paramLabel = "ID", description = "Which dropped incarnation (lakectl table dropped lists them); default: the name's only one.")
+        String incarnation;
+        @Option(names = "--to-ns", paramLabel = "NS", description = "The namespace it goes back to (default: NS).") String toNs;
+        @Option(names = "--to-name", paramLabel = "NAME", description = "The name it goes back to (default: NAME).") String toName;
+
+        @Override int run(MetasrvClient client) {
+            Table t = await(client.undropTable(ns, name, incarnation, toNs, toName));
+            if (root().json()) println(Json.write(t.toMap()));
+            else println("undropped table " + t.namespace() + "/" + t.name() + " (incarnation " + t.registration().incarnationId() + ")");
             return ExitCodes.OK;
         }
     }

@@ -437,6 +437,15 @@ final class DefaultClient implements MetasrvClient {
     }
 
     @Override
+    public Future<Table> undropTable(String namespace, String name, String incarnationId, String toNamespace, String toName) {
+        return guard(() -> {
+            CatalogRequest.Undrop r = new CatalogRequest.Undrop(namespace, name, incarnationId, toNamespace, toName);
+            return catalogWrite("undrop-table", HttpMethod.POST, ns(namespace) + "/tables/" + HttpReplies.path(name, false) + "/undrop",
+                    r.httpBody(), r.toMap(), Table::from);
+        });
+    }
+
+    @Override
     public Future<Void> closeAsync() {
         return owner ? retrier.transport().close() : Future.succeededFuture();
     }

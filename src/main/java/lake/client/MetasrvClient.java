@@ -312,6 +312,13 @@ public interface MetasrvClient extends AutoCloseable {
 
     Future<Tombstone> purgeTombstone(String namespace, String name, String incarnationId);
 
+    /**
+     * Restores dropped table {@code namespace.name} (incarnation {@code incarnationId}; {@code null}:
+     * the name's only dropped one) as {@code toNamespace.toName} ({@code null}s: its own name), the
+     * same incarnation, location and metadata; refused while that name is taken.
+     */
+    Future<Table> undropTable(String namespace, String name, String incarnationId, String toNamespace, String toName);
+
     /** Closes the connections (and the Vert.x instance the client created itself). */
     Future<Void> closeAsync();
 

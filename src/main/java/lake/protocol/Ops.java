@@ -48,13 +48,14 @@ public final class Ops {
     public static final String SNAPSHOT = "snapshot";
     public static final String LIST_TOMBSTONES = "list-tombstones";
     public static final String PURGE_TOMBSTONE = "purge-tombstone";
+    public static final String UNDROP_TABLE = "undrop-table";
 
     public static final List<String> CATALOG = List.of(CREATE_NAMESPACE, LIST_NAMESPACES, GET_NAMESPACE, DROP_NAMESPACE,
-            CREATE_TABLE, LIST_TABLES, RESOLVE, COMMIT_VERSION, DROP_TABLE, SNAPSHOT, LIST_TOMBSTONES, PURGE_TOMBSTONE);
+            CREATE_TABLE, LIST_TABLES, RESOLVE, COMMIT_VERSION, DROP_TABLE, SNAPSHOT, LIST_TOMBSTONES, PURGE_TOMBSTONE, UNDROP_TABLE);
 
     /** The operations that change the catalog: leader only, forwarded by followers, need a read-write token. */
     public static final Set<String> CATALOG_WRITES = Set.of(CREATE_NAMESPACE, DROP_NAMESPACE, CREATE_TABLE, COMMIT_VERSION,
-            DROP_TABLE, PURGE_TOMBSTONE);
+            DROP_TABLE, PURGE_TOMBSTONE, UNDROP_TABLE);
 
     /** The longest a catalog long poll may wait. */
     public static final int MAX_WAIT_MS = 60_000;

@@ -111,6 +111,38 @@ abstract class CatalogApiContract extends RecordedLeaderTest {
                 .isEqualTo(new JsonObject().put("name", "x").put("type", "utf8"));
     }
 
+    /** Undrop over HTTP and the bus: the same incarnation back, refused while the name is taken, to another name on request. */
+    @Test
+    void undropAnswersAsDocumented() throws Exception {
+        ok(post("/v1/namespaces", new JsonObject().put("namespace", "robots")));
+        createTable("robots", "episodes");
+        JsonObject dropped = ok(h.send(node, HttpMethod.DELETE, "/v1/namespaces/robots/tables/episodes", null));
+        String incarnation = dropped.getString("incarnation_id");
+        assertThat(dropped.getLong("dropped_ms")).isPositive();
+        assertThat(ok(h.get(node, "/v1/catalog/tombstones")).getJsonArray("tombstones").getJsonObject(0).getLong("dropped_ms"))
+                .isEqualTo(dropped.getLong("dropped_ms"));
+        createTable("robots", "episodes");
+
+        expectError(post("/v1/namespaces/robots/tables/episodes/undrop", new JsonObject()), 409, "already_exists", "robots.episodes' exists; undrop under another name");
+        expectError(post("/v1/namespaces/robots/tables/episodes/undrop", new JsonObject().put("to_name", "x").put("extra", 1)), 400, "invalid_argument", "extra");
+        expectError(post("/v1/namespaces/robots/tables/never/undrop", new JsonObject()), 404, "not_found", "robots.never");
+        JsonObject back = ok(post("/v1/namespaces/robots/tables/episodes/undrop", new JsonObject().put("incarnation_id", incarnation)
+                .put("to_name", "restored")));
+        assertThat(back.getString("name")).isEqualTo("restored");
+        assertThat(back.getJsonObject("registration").getString("incarnation_id")).isEqualTo(incarnation);
+        assertThat(back.getLong("revision")).isPositive();
+        assertThat(ok(h.get(node, "/v1/namespaces/robots/tables/restored")).getJsonObject("registration").getString("incarnation_id"))
+                .isEqualTo(incarnation);
+        assertThat(ok(h.get(node, "/v1/catalog/tombstones")).getJsonArray("tombstones")).isEmpty();
+
+        // On the bus, the name's only dropped incarnation when none is named, back to its own name.
+        ok(h.send(node, HttpMethod.DELETE, "/v1/namespaces/robots/tables/restored", null));
+        Message<JsonObject> viaBus = NodeHarness.await(h.vertx.eventBus().request(Ops.catalogAddress(Ops.UNDROP_TABLE),
+                new JsonObject().put("namespace", "robots").put("name", "restored")));
+        assertThat(viaBus.body().getJsonObject("registration").getString("incarnation_id")).isEqualTo(incarnation);
+        assertThat(ok(h.get(node, "/v1/namespaces/robots/tables")).getJsonArray("names")).containsExactly("episodes", "restored");
+    }
+
     @Test
     void catalogWritesAreAllFenced() throws Exception {
         int transactions = store.transactions.size();

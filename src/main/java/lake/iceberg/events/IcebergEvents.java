@@ -224,6 +224,15 @@ public final class IcebergEvents {
                             .put("source", identifier(ns, e.getString("name"))).put("destination", identifier(toNs, toName)), e));
                 }
             }
+            case CatalogEvents.TABLE_UNDROPPED -> {
+                // Back from its tombstone, the same table (UUID, metadata): at the face, registered at its name again.
+                Kind k = kind(e);
+                String toNs = e.getString("to_namespace");
+                String toName = e.getString("to_name");
+                if (k != null && addressable(toNs, toName)) {
+                    operations.add(k.identify(operation(k.view ? "create-view" : "register-table").put("identifier", identifier(toNs, toName)), e));
+                }
+            }
             default -> { }
         }
         List<JsonObject> events = new ArrayList<>(operations.size());

@@ -166,6 +166,33 @@ public sealed interface CatalogRequest {
         }
     }
 
+    /**
+     * An undrop, {@code {"namespace","name","incarnation_id"?,"to_namespace"?,"to_name"?}}: the
+     * dropped table (its only dropped incarnation when none is named) and the name it goes back to
+     * (its own when not given). Over HTTP the first two are the path ({@link #httpBody()}).
+     */
+    public record Undrop(String namespace, String name, String incarnationId, String toNamespace, String toName) implements CatalogRequest {
+        public static Undrop from(Map<String, Object> o) {
+            return new Undrop(Fields.string(o, "namespace"), Fields.string(o, "name"), Fields.stringOrNull(o, "incarnation_id"),
+                    Fields.stringOrNull(o, "to_namespace"), Fields.stringOrNull(o, "to_name"));
+        }
+
+        /** The HTTP body: only the members given. */
+        public Map<String, Object> httpBody() {
+            Map<String, Object> o = new java.util.LinkedHashMap<>();
+            if (incarnationId != null) o.put("incarnation_id", incarnationId);
+            if (toNamespace != null) o.put("to_namespace", toNamespace);
+            if (toName != null) o.put("to_name", toName);
+            return o;
+        }
+
+        @Override public Map<String, Object> toMap() {
+            Map<String, Object> o = new java.util.LinkedHashMap<>(Fields.of("namespace", namespace, "name", name));
+            o.putAll(httpBody());
+            return o;
+        }
+    }
+
     /** A tombstone purge on the event bus, {@code {"namespace","name","incarnation_id"}}; over HTTP all three are the path. */
     public record Purge(String namespace, String name, String incarnationId) implements CatalogRequest {
         public static Purge from(Map<String, Object> o) {
