@@ -706,6 +706,11 @@ public final class Catalog {
      * taken; {@link CatalogException.NotFound} without such a tombstone or namespace.
      */
     public Future<Table> undropTable(String ns, String name, String incarnationId, String toNs, String toName) {
+        return undropTable(ns, name, incarnationId, toNs, toName, null);
+    }
+
+    /** As {@link #undropTable(String, String, String, String, String)}, of a table of {@code engine} only ({@code null}: any). */
+    public Future<Table> undropTable(String ns, String name, String incarnationId, String toNs, String toName, String engine) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
@@ -715,6 +720,10 @@ public final class Catalog {
             String what = "table '" + toNs + "." + toName + "'";
             return retrying("undrop table '" + ns + "." + name + "'", () -> readTombstone(ns, name, incarnationId).compose(tomb -> {
                 Registration reg = tomb.value().registration();
+                if (engine != null && !engine.equals(reg.engine())) {
+                    return Future.failedFuture(new CatalogException.NotFound("the dropped table '" + ns + "." + name + "' is a "
+                            + reg.engine() + " table, not " + engine));
+                }
                 List<Op> ops = List.of(
                         Op.create(CatalogKeys.table(toNs, toName), reg.storedBytes()),
                         Op.delete(CatalogKeys.tombstone(ns, name, tomb.value().incarnation()), tomb.bytes()),
@@ -752,6 +761,18 @@ public final class Catalog {
             }
             KeyValue kv = page.entries().get(0);
             return new Stored<>(Tombstone.parse(kv.key(), kv.value()), kv.value());
+        });
+    }
+
+    /** One page of namespace {@code ns}'s drop tombstones in key order (by name, then incarnation). */
+    public Future<TombstonePage> listTombstones(String ns, String continuation, int limit) {
+        return start(() -> {
+            checkName("namespace", ns);
+            CatalogNames.checkLimit(limit, MAX_TOMBSTONE_PAGE);
+            String prefix = CatalogKeys.TOMBSTONES + ns + '/';
+            checkContinuation(prefix, continuation);
+            return port.scan(prefix, continuation, limit).map(page -> new TombstonePage(
+                    page.entries().stream().map(kv -> Tombstone.parse(kv.key(), kv.value())).toList(), page.continuation()));
         });
     }
 

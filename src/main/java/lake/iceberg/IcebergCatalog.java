@@ -164,6 +164,37 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /**
+     * Restores dropped Iceberg table {@code from} (incarnation {@code incarnationId}; {@code null}:
+     * the name's only dropped one) as {@code to}, in one fenced transaction: the same table, its
+     * UUID, metadata location and snapshots, and its storage delegation (its assigned location
+     * stays its own). The restored metadata; {@link NoSuchTableException} without such a dropped
+     * table, {@link AlreadyExistsException} while {@code to} is taken.
+     */
+    public TableMetadata undropTable(TableIdentifier from, String incarnationId, TableIdentifier to) {
+        Table restored;
+        try {
+            restored = write(catalog.undropTable(ns(from.namespace()), IcebergNames.name(from.name()), incarnationId,
+                    ns(to.namespace()), IcebergNames.name(to.name()), TABLE_ENGINE));
+        } catch (NotFoundException e) {
+            if (e.getMessage().contains("namespace '")) throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+            throw new NoSuchTableException("%s", e.getMessage());
+        } catch (AlreadyExistsException e) {
+            throw new AlreadyExistsException("Table already exists: %s; undrop under another name", to);
+        }
+        return tableMetadata(restored.registration().metadataLocation().orElseThrow());
+    }
+
+    /**
+     * One page of namespace {@code namespace}'s dropped Iceberg tables (those of other engines and
+     * views left out, so a page may hold fewer than {@code pageSize}), with the next page's token.
+     */
+    public lake.catalog.model.TombstonePage droppedTables(Namespace namespace, String pageToken, int pageSize) {
+        lake.catalog.model.TombstonePage page = read(catalog.listTombstones(ns(namespace), pageToken, pageSize));
+        return new lake.catalog.model.TombstonePage(page.tombstones().stream()
+                .filter(t -> TABLE_ENGINE.equals(t.registration().engine()) && IcebergNames.addressableName(t.name())).toList(), page.continuation());
+    }
+
+    /**
      * Whether a path lies in a directory of the shape the catalog assigns ({@code
      * <warehouse>/<ns>/<name>-<uuid>/…}) that it assigned to a table other than {@code incarnation}:
      * a purge leaves such a file alone. One store read per directory, remembered for the purge.

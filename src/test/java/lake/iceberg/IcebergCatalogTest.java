@@ -382,6 +382,57 @@ class IcebergCatalogTest {
         }
     }
 
+    /**
+     * A dropped Iceberg table is listed at the management route and comes back with the same
+     * UUID, metadata location and snapshots; refused while its name is taken, and under a new name.
+     */
+    @Test
+    void droppedIcebergTableIsUndroppedWithItsIdentity() throws Exception {
+        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+        try (RESTCatalog c = new RESTCatalog()) {
+            c.setConf(new org.apache.hadoop.conf.Configuration());
+            c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
+            c.createNamespace(Namespace.of("robots"));
+            TableIdentifier id = TableIdentifier.of("robots", "episodes");
+            Table t = c.createTable(id, schema);
+            t.newFastAppend().appendFile(dataFile(written(t, t.locationProvider().newDataLocation("a.parquet")))).commit();
+            t.refresh();
+            String uuid = t.uuid().toString();
+            String metadata = metadataLocation("robots", "episodes");
+            long snapshot = t.currentSnapshot().snapshotId();
+            assertThat(c.dropTable(id, false)).isTrue();
+            assertThat(c.tableExists(id)).isFalse();
+
+            HttpResponse<String> listed = Rest.get(port, "/management/v1/namespaces/robots/dropped-tables");
+            assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+            JsonNode entry = Rest.json(listed).get("dropped-tables").get(0);
+            assertThat(entry.get("identifier").get("name").asText()).isEqualTo("episodes");
+            assertThat(entry.get("table-uuid").asText()).isEqualTo(uuid);
+            assertThat(entry.get("metadata-location").asText()).isEqualTo(metadata);
+            assertThat(entry.get("dropped-at-ms").asLong()).isPositive();
+            String incarnation = entry.get("incarnation-id").asText();
+
+            c.createTable(id, schema);
+            HttpResponse<String> taken = Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{}");
+            assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
+            assertThat(taken.body()).contains("AlreadyExistsException", "undrop under another name");
+            HttpResponse<String> back = Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop",
+                    "{\"incarnation-id\":\"" + incarnation + "\",\"destination\":{\"namespace\":[\"robots\"],\"name\":\"restored\"}}");
+            assertThat(back.statusCode()).as(back.body()).isEqualTo(200);
+            assertThat(Rest.json(back).get("metadata-location").asText()).isEqualTo(metadata);
+
+            Table restored = c.loadTable(TableIdentifier.of("robots", "restored"));
+            assertThat(restored.uuid().toString()).isEqualTo(uuid);
+            assertThat(metadataLocation("robots", "restored")).isEqualTo(metadata);
+            assertThat(restored.currentSnapshot().snapshotId()).isEqualTo(snapshot);
+            assertThat(Rest.json(Rest.get(port, "/management/v1/namespaces/robots/dropped-tables")).get("dropped-tables")).isEmpty();
+            assertThat(Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{}").statusCode())
+                    .as("nothing left to undrop").isEqualTo(404);
+            assertThat(Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{\"bogus\":1}").statusCode())
+                    .isEqualTo(400);
+        }
+    }
+
     private static String written(Table t, String path) throws Exception {
         try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
             out.write(new byte[] {1, 2, 3});

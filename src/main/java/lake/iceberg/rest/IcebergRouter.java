@@ -94,6 +94,7 @@ public final class IcebergRouter {
     /** A short, bounded name of the route {@code r} takes (for metrics), or "unknown". */
     public static String routeName(IcebergRequest r) {
         List<String> s = r.segments();
+        if (Management.handles(s)) return Management.routeName(r);
         if (s.size() < 2 || !s.get(0).equals("v1")) return "unknown";
         String m = r.method().toLowerCase(java.util.Locale.ROOT);
         return switch (s.size()) {
@@ -148,6 +149,10 @@ public final class IcebergRouter {
         List<String> s = r.segments();
         String m = r.method();
         String op = routeName(r);
+        if (Management.handles(s)) {
+            Management.authorize(r, access, op);
+            return;
+        }
         if (s.size() < 2 || !s.get(0).equals("v1")) return;
         if (s.size() == 3 && (s.get(1).equals("tables") || s.get(1).equals("views")) && s.get(2).equals("rename") && m.equals("POST")) {
             RenameTableRequest req = parse(r, RenameTableRequest.class);
@@ -222,12 +227,12 @@ public final class IcebergRouter {
         require(access.check(op, catalogNamespace(id.namespace()), null, Privilege.CREATE), id.namespace(), null, false);
     }
 
-    private static void require(IcebergAccess access, String op, TableIdentifier id, Privilege need, boolean view) {
+    static void require(IcebergAccess access, String op, TableIdentifier id, Privilege need, boolean view) {
         require(access.check(op, catalogNamespace(id.namespace()), IcebergNames.name(id.name()), need), id.namespace(), id, view);
     }
 
     /** Throws {@code refusal}: as the absence of {@code id} (or of namespace {@code ns}) when hidden, else as forbidden. */
-    private static void require(Optional<Authorizer.CatalogRefusal> refusal, Namespace ns, TableIdentifier id, boolean view) {
+    static void require(Optional<Authorizer.CatalogRefusal> refusal, Namespace ns, TableIdentifier id, boolean view) {
         if (refusal.isEmpty()) return;
         if (!refusal.get().hidden()) throw new org.apache.iceberg.exceptions.ForbiddenException("Forbidden: %s", refusal.get().reason());
         if (id == null) throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", ns);
@@ -235,7 +240,7 @@ public final class IcebergRouter {
         throw new NoSuchTableException("Table does not exist: %s", id);
     }
 
-    private static String catalogNamespace(Namespace ns) {
+    static String catalogNamespace(Namespace ns) {
         return IcebergNames.namespace(ns);
     }
 
@@ -324,6 +329,7 @@ public final class IcebergRouter {
     private IcebergResponse route(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
         List<String> s = r.segments();
         String m = r.method();
+        if (Management.handles(s)) return new Management(catalog).route(r);
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);
@@ -589,7 +595,7 @@ public final class IcebergRouter {
         return answer;
     }
 
-    private static Namespace namespace(String encoded) {
+    static Namespace namespace(String encoded) {
         Namespace ns = RESTUtil.decodeNamespace(encoded);
         if (ns.isEmpty()) throw new IllegalArgumentException("Invalid namespace: empty");
         for (String level : ns.levels()) {
@@ -598,7 +604,7 @@ public final class IcebergRouter {
         return ns;
     }
 
-    private static String checkPageSize(String pageSize) {
+    static String checkPageSize(String pageSize) {
         try {
             if (Integer.parseInt(pageSize) < 1) throw new NumberFormatException();
         } catch (NumberFormatException e) {
@@ -623,7 +629,7 @@ public final class IcebergRouter {
         return value;
     }
 
-    private static IcebergResponse ok(Object response) {
+    static IcebergResponse ok(Object response) {
         return IcebergResponse.json(200, write(response));
     }
 
@@ -635,11 +641,11 @@ public final class IcebergRouter {
         }
     }
 
-    private static RuntimeException notFound(IcebergRequest r) {
+    static RuntimeException notFound(IcebergRequest r) {
         return new org.apache.iceberg.exceptions.NotFoundException("No route for %s /iceberg/%s", r.method(), String.join("/", r.segments()));
     }
 
-    private static RuntimeException notAllowed(IcebergRequest r) {
+    static RuntimeException notAllowed(IcebergRequest r) {
         return new org.apache.iceberg.exceptions.BadRequestException("Method %s is not allowed on /iceberg/%s", r.method(), String.join("/", r.segments()));
     }
 

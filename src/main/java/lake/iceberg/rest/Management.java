@@ -1,0 +1,136 @@
+package lake.iceberg.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import lake.catalog.model.Tombstone;
+import lake.catalog.model.TombstonePage;
+import lake.config.access.CatalogGrant.Privilege;
+import lake.iceberg.IcebergCatalog;
+import lake.iceberg.IcebergNames;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.catalog.TableIdentifierParser;
+import org.apache.iceberg.rest.RESTUtil;
+import org.apache.iceberg.rest.responses.LoadTableResponse;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The Iceberg face's management routes, beside the REST spec's {@code v1} (docs/iceberg.md,
+ * "Dropped tables"), named as Iceberg names things:
+ * <ul>
+ *   <li>{@code GET /iceberg/management/v1/namespaces/{ns}/dropped-tables} ({@code pageToken},
+ *       {@code pageSize}): the namespace's dropped Iceberg tables, each with its incarnation, UUID,
+ *       metadata location and when it was dropped; needs {@code drop} on the namespace;</li>
+ *   <li>{@code POST …/dropped-tables/{t}/undrop}, body {@code {"incarnation-id"?,"destination"?}}:
+ *       the table back, the same UUID, metadata and snapshots, as one fenced write; needs
+ *       {@code drop} on the dropped name and {@code create} where it goes back.</li>
+ * </ul>
+ */
+final class Management {
+    private static final String ROOT = "management";
+    static final int MAX_PAGE = 1000;
+
+    private final IcebergCatalog catalog;
+
+    Management(IcebergCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    static boolean handles(List<String> s) {
+        return !s.isEmpty() && s.get(0).equals(ROOT);
+    }
+
+    static String routeName(IcebergRequest r) {
+        List<String> s = r.segments();
+        if (listing(s)) return "list-dropped-tables";
+        if (undrop(s)) return "undrop-table";
+        return "unknown";
+    }
+
+    private static boolean listing(List<String> s) {
+        return s.size() == 5 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("dropped-tables");
+    }
+
+    private static boolean undrop(List<String> s) {
+        return s.size() == 7 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("dropped-tables")
+                && s.get(6).equals("undrop");
+    }
+
+    /** An undrop's body: which incarnation, and where it goes back (its own name by default). */
+    private record Undrop(String incarnationId, TableIdentifier destination) {}
+
+    private static Undrop undropBody(IcebergRequest r, TableIdentifier from) throws java.io.IOException {
+        byte[] body = r.body();
+        if (body.length == 0) return new Undrop(null, from);
+        JsonNode b = IcebergRouter.JSON.readTree(body);
+        if (b == null || !b.isObject()) throw new IllegalArgumentException("Invalid undrop request: the body must be a JSON object");
+        for (var it = b.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!Set.of("incarnation-id", "destination").contains(f)) throw new IllegalArgumentException("Invalid undrop request: unknown field " + f);
+        }
+        JsonNode inc = b.get("incarnation-id");
+        if (inc != null && !inc.isTextual()) throw new IllegalArgumentException("Invalid undrop request: incarnation-id must be a string");
+        TableIdentifier to = b.get("destination") == null ? from : TableIdentifierParser.fromJson(b.get("destination"));
+        return new Undrop(inc == null ? null : inc.asText(), to);
+    }
+
+    static void authorize(IcebergRequest r, IcebergAccess access, String op) throws java.io.IOException {
+        List<String> s = r.segments();
+        if (!listing(s) && !undrop(s)) return; // refused by the route
+        Namespace ns = IcebergRouter.namespace(s.get(3));
+        if (listing(s)) {
+            IcebergRouter.require(access.check(op, IcebergRouter.catalogNamespace(ns), null, Privilege.DROP), ns, null, false);
+            return;
+        }
+        TableIdentifier from = TableIdentifier.of(ns, RESTUtil.decodeString(s.get(5)));
+        IcebergRouter.require(access, op, from, Privilege.DROP, false);
+        Namespace target = undropBody(r, from).destination().namespace();
+        IcebergRouter.require(access.check(op, IcebergRouter.catalogNamespace(target), null, Privilege.CREATE), target, null, false);
+    }
+
+    IcebergResponse route(IcebergRequest r) throws java.io.IOException {
+        List<String> s = r.segments();
+        if (listing(s)) {
+            if (!r.method().equals("GET")) throw IcebergRouter.notAllowed(r);
+            Namespace ns = IcebergRouter.namespace(s.get(3));
+            String size = r.query().get("pageSize");
+            int pageSize = size == null ? 100 : Math.min(MAX_PAGE, Integer.parseInt(IcebergRouter.checkPageSize(size)));
+            TombstonePage page = catalog.droppedTables(ns, r.query().get("pageToken"), pageSize);
+            List<Map<String, Object>> tables = new java.util.ArrayList<>();
+            for (Tombstone t : page.tombstones()) tables.add(dropped(ns, t));
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("dropped-tables", tables);
+            out.put("next-page-token", page.continuation());
+            return IcebergResponse.json(200, IcebergRouter.write(out));
+        }
+        if (undrop(s)) {
+            if (!r.method().equals("POST")) throw IcebergRouter.notAllowed(r);
+            TableIdentifier from = TableIdentifier.of(IcebergRouter.namespace(s.get(3)), RESTUtil.decodeString(s.get(5)));
+            Undrop u = undropBody(r, from);
+            TableMetadata restored = catalog.undropTable(from, u.incarnationId(), u.destination());
+            return IcebergRouter.ok(LoadTableResponse.builder().withTableMetadata(restored).build());
+        }
+        throw IcebergRouter.notFound(r);
+    }
+
+    private Map<String, Object> dropped(Namespace ns, Tombstone t) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("identifier", Map.of("namespace", List.of(ns.levels()), "name", IcebergNames.nameFromCatalog(t.name())));
+        o.put("incarnation-id", t.incarnation());
+        String metadata = t.registration().metadataLocation().orElse(null);
+        o.put("metadata-location", metadata);
+        String uuid = null;
+        try {
+            if (metadata != null) uuid = catalog.tableMetadata(metadata).uuid();
+        } catch (org.apache.iceberg.exceptions.NotFoundException gone) {
+            // Its metadata file is gone (purged by hand): listed, without a UUID.
+        }
+        o.put("table-uuid", uuid);
+        o.put("dropped-at-ms", t.droppedMs());
+        return o;
+    }
+}
