@@ -115,6 +115,71 @@ class IcebergClusterIT {
         }
     }
 
+    /**
+     * A table dropped under one leader is undropped under the next, after the first was killed
+     * with SIGKILL: the Iceberg Java client loads the same table again (its UUID, metadata
+     * location and snapshots), through a follower as well as the new leader.
+     */
+    @Test
+    void undropRestoresSameIdentityAfterLeaderFailover() throws Exception {
+        List<String> shared = List.of("--catalog-root", dir.resolve("warehouse").toUri().toString());
+        try (ClusterHarness h = ClusterHarness.start(dir, List.of(
+                concat(List.of("--store", "rocks", "--store-role", "host"), shared),
+                concat(List.of("--store", "rocks", "--store-role", "remote"), shared),
+                concat(List.of("--store", "rocks", "--store-role", "remote"), shared)), Map.of())) {
+            ClusterHarness.Node first = h.faultableLeader("n1");
+            long epoch = ClusterHarness.epochOf(first);
+            org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(
+                    org.apache.iceberg.types.Types.NestedField.optional(1, "id", org.apache.iceberg.types.Types.LongType.get()));
+            org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.of("robots", "episodes");
+            String uuid;
+            String metadata;
+            List<Long> snapshots = new java.util.ArrayList<>();
+            try (org.apache.iceberg.rest.RESTCatalog c = client(first)) {
+                c.createNamespace(org.apache.iceberg.catalog.Namespace.of("robots"));
+                org.apache.iceberg.Table t = c.createTable(id, schema);
+                for (int i = 0; i < 2; i++) {
+                    String path = t.locationProvider().newDataLocation("part-" + i + ".parquet");
+                    try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
+                        out.write(new byte[] {1});
+                    }
+                    t.newFastAppend().appendFile(org.apache.iceberg.DataFiles.builder(org.apache.iceberg.PartitionSpec.unpartitioned())
+                            .withPath(path).withFormat(org.apache.iceberg.FileFormat.PARQUET).withFileSizeInBytes(1).withRecordCount(1).build()).commit();
+                }
+                t.refresh();
+                uuid = t.uuid().toString();
+                metadata = ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+                t.snapshots().forEach(snap -> snapshots.add(snap.snapshotId()));
+                assertThat(c.dropTable(id, false)).isTrue();
+            }
+
+            first.process().signal("KILL");
+            ClusterHarness.Node next = h.awaitLeader(Duration.ofSeconds(60), h.others(first), epoch + 1);
+            ClusterHarness.Node follower = h.others(first).stream().filter(n -> n != next).findFirst().orElseThrow();
+            HttpResponse<String> back = MetasrvProcess.post(follower.httpPort(),
+                    "/iceberg/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{}");
+            assertThat(back.statusCode()).as("undrop sent to a follower, forwarded to the new leader: " + back.body()).isEqualTo(200);
+
+            for (ClusterHarness.Node n : List.of(next, follower)) {
+                try (org.apache.iceberg.rest.RESTCatalog c = client(n)) {
+                    org.apache.iceberg.Table t = c.loadTable(id);
+                    assertThat(t.uuid().toString()).as(n.id()).isEqualTo(uuid);
+                    assertThat(((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation()).isEqualTo(metadata);
+                    List<Long> now = new java.util.ArrayList<>();
+                    t.snapshots().forEach(snap -> now.add(snap.snapshotId()));
+                    assertThat(now).as(n.id() + ": the same snapshots").isEqualTo(snapshots);
+                }
+            }
+        }
+    }
+
+    private static org.apache.iceberg.rest.RESTCatalog client(ClusterHarness.Node n) {
+        org.apache.iceberg.rest.RESTCatalog c = new org.apache.iceberg.rest.RESTCatalog();
+        c.setConf(new org.apache.hadoop.conf.Configuration());
+        c.initialize(n.id(), Map.of("uri", "http://127.0.0.1:" + n.httpPort() + "/iceberg"));
+        return c;
+    }
+
     /** Waits until every node answers {@code GET path} with {@code token} by {@code status}. */
     private static void everyNodeAnswers(ClusterHarness h, String path, String token, int status) {
         for (ClusterHarness.Node n : h.nodes) {
