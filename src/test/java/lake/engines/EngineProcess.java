@@ -17,8 +17,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 /**
  * Runs SQL on a real engine in a child JVM: its classpath (engines/&lt;name&gt;, built by
  * scripts/build-engines) never joins this project's test classpath. The child (SparkSql,
- * FlinkSql) speaks one stdout protocol, parsed into a {@link Result}. {@link SparkEngine} and
- * {@link FlinkEngine} say which child and how it is started.
+ * FlinkSql, TrinoSql) speaks one stdout protocol, parsed into a {@link Result}. {@link SparkEngine},
+ * {@link FlinkEngine} and {@link TrinoEngine} say which child and how it is started: Spark and
+ * Flink by this JVM's own JDK (17), Trino by a Java 25 JDK ({@link #java25Home()}).
  */
 public final class EngineProcess {
     /** How long one run may take (a cold Spark run takes ~10 s here) before it is killed and the test fails. */
@@ -28,6 +29,43 @@ public final class EngineProcess {
     static final List<String> OPENS = List.of("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io",
             "java.net", "java.nio", "java.text", "java.time", "java.util", "java.util.concurrent", "java.util.concurrent.atomic",
             "sun.nio.ch", "sun.nio.cs", "sun.security.action", "sun.util.calendar");
+
+    /**
+     * Where the Java 25 JDK that Trino needs is looked for when {@code LAKE_JAVA25_HOME} is not set
+     * (scripts/build-engines looks there too).
+     */
+    static final String JAVA25_HOME = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+    /**
+     * How an engine's child JVM is started.
+     *
+     * @param javaHome the JDK whose bin/java runs the child
+     * @param flags    JVM flags the engine needs (before the heap, scratch directory and classpath, which every child gets)
+     */
+    record Jvm(Path javaHome, List<String> flags) {
+        /** This JVM's own JDK, with the {@link #OPENS} Spark and Flink need. */
+        static Jvm current() {
+            List<String> flags = new ArrayList<>();
+            for (String pkg : OPENS) flags.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
+            flags.add("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED");
+            return new Jvm(Path.of(System.getProperty("java.home")), List.copyOf(flags));
+        }
+    }
+
+    /**
+     * The Java 25 JDK: {@code LAKE_JAVA25_HOME} when set, else {@link #JAVA25_HOME}. Fails, naming
+     * the path it looked at, when there is no java there.
+     */
+    static Path java25Home() {
+        String env = System.getenv("LAKE_JAVA25_HOME");
+        boolean fromEnv = env != null && !env.isBlank();
+        Path home = Path.of(fromEnv ? env : JAVA25_HOME);
+        if (!Files.isExecutable(home.resolve("bin/java"))) {
+            throw new AssertionError("Trino needs a Java 25 JDK, and there is no executable " + home.resolve("bin/java")
+                    + (fromEnv ? " (from LAKE_JAVA25_HOME)" : " (the default; set LAKE_JAVA25_HOME to a JDK 25 home elsewhere)"));
+        }
+        return home;
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<List<String>> ROW = new TypeReference<>() {};
@@ -86,12 +124,18 @@ public final class EngineProcess {
     /**
      * Runs {@code sql} (statements ending with ';' at a line end) on engine {@code name}
      * (engines/&lt;name&gt;) by its class {@code mainClass}, with {@code conf} as the engine's
-     * configuration. The child's files (conf, script, stderr, scratch) go to a new directory under {@code workDir}.
+     * configuration, in a child JVM of this JVM's own JDK ({@link Jvm#current()}). The child's files
+     * (conf, script, stderr, scratch) go to a new directory under {@code workDir}.
      */
     static Result run(String name, String mainClass, Map<String, String> conf, String sql, Path workDir) throws IOException, InterruptedException {
+        return run(name, mainClass, Jvm.current(), conf, sql, workDir);
+    }
+
+    /** As {@link #run(String, String, Map, String, Path)}, in a child JVM started as {@code jvm} says. */
+    static Result run(String name, String mainClass, Jvm jvm, Map<String, String> conf, String sql, Path workDir) throws IOException, InterruptedException {
         Path root = repoRoot();
         Path engine = root.resolve("engines/" + name + "/target");
-        build(root);
+        build(root, name);
 
         Path run = Files.createTempDirectory(Files.createDirectories(workDir), name + "-");
         Path confFile = run.resolve("conf.properties");
@@ -106,9 +150,8 @@ public final class EngineProcess {
         Path tmp = Files.createDirectories(run.resolve("tmp"));
 
         List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String pkg : OPENS) cmd.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
-        cmd.add("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED");
+        cmd.add(jvm.javaHome().resolve("bin/java").toString());
+        cmd.addAll(jvm.flags());
         cmd.add("-Xmx1g");
         cmd.add("-Djava.io.tmpdir=" + tmp); // the engine's scratch (Spark's block manager, Flink's blobs) stays under the run
         cmd.add("-cp");
@@ -167,9 +210,11 @@ public final class EngineProcess {
 
     /**
      * Runs scripts/build-engines, which builds each engine harness only when it is missing or older
-     * than its sources (so an edited SparkSql.java is never run stale) and otherwise returns at once.
+     * than its sources (so an edited SparkSql.java is never run stale) and otherwise returns at once;
+     * then checks that engine {@code name}'s outputs are there (the script skips Trino when it finds
+     * no Java 25, which fails only the Trino tests).
      */
-    private static synchronized void build(Path root) throws IOException, InterruptedException {
+    private static synchronized void build(Path root, String name) throws IOException, InterruptedException {
         Path log = Files.createTempFile("build-engines", ".log");
         try {
             Process b = new ProcessBuilder("bash", root.resolve("scripts/build-engines").toString()).directory(root.toFile())
@@ -178,9 +223,10 @@ public final class EngineProcess {
                 b.destroyForcibly();
                 throw new AssertionError("scripts/build-engines did not finish in 15 minutes:\n" + Files.readString(log));
             }
-            if (b.exitValue() != 0 || !Files.exists(root.resolve("engines/spark/target/classpath.txt"))
-                    || !Files.exists(root.resolve("engines/flink/target/classpath.txt"))) {
-                throw new AssertionError("scripts/build-engines failed (exit " + b.exitValue() + "):\n" + Files.readString(log));
+            Path target = root.resolve("engines/" + name + "/target");
+            if (b.exitValue() != 0 || !Files.exists(target.resolve("classpath.txt")) || !Files.exists(target.resolve("lake-engine-" + name + ".jar"))) {
+                throw new AssertionError("scripts/build-engines failed (exit " + b.exitValue() + ") or did not build engines/" + name + ":\n"
+                        + Files.readString(log));
             }
         } finally {
             Files.deleteIfExists(log);
