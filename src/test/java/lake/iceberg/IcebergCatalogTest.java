@@ -326,13 +326,9 @@ class IcebergCatalogTest {
      */
     @Test
     void purgeDeletesOnlyUnderTheTableLocation() throws Exception {
-        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
-        try (RESTCatalog c = new RESTCatalog()) {
-            c.setConf(new org.apache.hadoop.conf.Configuration());
-            c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
-            c.createNamespace(Namespace.of("robots"));
-            Table victim = c.createTable(TableIdentifier.of("robots", "victim"), schema);
-            Table own = c.createTable(TableIdentifier.of("robots", "own"), schema);
+        try (RESTCatalog c = robots()) {
+            Table victim = c.createTable(TableIdentifier.of("robots", "victim"), ID_SCHEMA);
+            Table own = c.createTable(TableIdentifier.of("robots", "own"), ID_SCHEMA);
             String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
             victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
             String ownFile = written(own, own.locationProvider().newDataLocation("o.parquet"));
@@ -358,18 +354,14 @@ class IcebergCatalogTest {
      */
     @Test
     void purgeLeavesFilesInAnotherTablesAssignedDirectory() throws Exception {
-        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
-        try (RESTCatalog c = new RESTCatalog()) {
-            c.setConf(new org.apache.hadoop.conf.Configuration());
-            c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
-            c.createNamespace(Namespace.of("robots"));
-            Table victim = c.createTable(TableIdentifier.of("robots", "victim"), schema);
+        try (RESTCatalog c = robots()) {
+            Table victim = c.createTable(TableIdentifier.of("robots", "victim"), ID_SCHEMA);
             String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
             victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
             String namespaceDir = victim.location().substring(0, victim.location().lastIndexOf('/'));
             for (String at : List.of(victim.location(), namespaceDir)) {
                 TableIdentifier evil = TableIdentifier.of("robots", "evil");
-                Table t = c.buildTable(evil, schema).withLocation(at).create();
+                Table t = c.buildTable(evil, ID_SCHEMA).withLocation(at).create();
                 String ownFile = written(t, at + "/evil-data/e.parquet");
                 t.newFastAppend().appendFile(dataFile(victimFile)).appendFile(dataFile(ownFile)).commit();
                 HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/evil?purgeRequested=true", null, Map.of());
@@ -388,13 +380,9 @@ class IcebergCatalogTest {
      */
     @Test
     void droppedIcebergTableIsUndroppedWithItsIdentity() throws Exception {
-        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
-        try (RESTCatalog c = new RESTCatalog()) {
-            c.setConf(new org.apache.hadoop.conf.Configuration());
-            c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
-            c.createNamespace(Namespace.of("robots"));
+        try (RESTCatalog c = robots()) {
             TableIdentifier id = TableIdentifier.of("robots", "episodes");
-            Table t = c.createTable(id, schema);
+            Table t = c.createTable(id, ID_SCHEMA);
             t.newFastAppend().appendFile(dataFile(written(t, t.locationProvider().newDataLocation("a.parquet")))).commit();
             t.refresh();
             String uuid = t.uuid().toString();
@@ -412,7 +400,7 @@ class IcebergCatalogTest {
             assertThat(entry.get("dropped-at-ms").asLong()).isPositive();
             String incarnation = entry.get("incarnation-id").asText();
 
-            c.createTable(id, schema);
+            c.createTable(id, ID_SCHEMA);
             HttpResponse<String> taken = Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{}");
             assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
             assertThat(taken.body()).contains("AlreadyExistsException", "undrop under another name");
@@ -431,6 +419,17 @@ class IcebergCatalogTest {
             assertThat(Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{\"bogus\":1}").statusCode())
                     .isEqualTo(400);
         }
+    }
+
+    static final Schema ID_SCHEMA = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+
+    /** An Iceberg Java client of this node, namespace {@code robots} created. */
+    private RESTCatalog robots() {
+        RESTCatalog c = new RESTCatalog();
+        c.setConf(new org.apache.hadoop.conf.Configuration());
+        c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
+        c.createNamespace(Namespace.of("robots"));
+        return c;
     }
 
     private static String written(Table t, String path) throws Exception {

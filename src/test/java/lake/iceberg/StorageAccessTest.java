@@ -69,6 +69,14 @@ public class StorageAccessTest {
     static final String READER = "reader-token-0123456789";
     static final Schema SCHEMA = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
 
+    /** An admin; a writer (read and write on namespace {@code ns}); a reader of {@code ns.t1} only. */
+    static final List<AuthToken> ADMIN_WRITER_READER = List.of(
+            new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null),
+            new AuthToken("writer", AuthTokens.sha256(WRITER), AuthToken.Access.READ_WRITE, null, null, null,
+                    List.of(new CatalogGrant("ns", null, EnumSet.of(Privilege.READ, Privilege.WRITE)))),
+            new AuthToken("reader", AuthTokens.sha256(READER), AuthToken.Access.READ, null, null, null,
+                    List.of(new CatalogGrant("ns", "t1", Set.of(Privilege.READ)))));
+
     static IamMoto aws;
     static AwsGate gate;
     static URI motoEndpoint;
@@ -194,14 +202,8 @@ public class StorageAccessTest {
 
     @Test
     void readOnlyPrincipalGetsReadOnlyCredentials() throws Exception {
-        List<AuthToken> tokens = List.of(
-                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null),
-                new AuthToken("writer", AuthTokens.sha256(WRITER), AuthToken.Access.READ_WRITE, null, null, null,
-                        List.of(new CatalogGrant("ns", null, EnumSet.of(Privilege.READ, Privilege.WRITE)))),
-                new AuthToken("reader", AuthTokens.sha256(READER), AuthToken.Access.READ, null, null, null,
-                        List.of(new CatalogGrant("ns", "t1", Set.of(Privilege.READ)))));
         try (NodeHarness h = new NodeHarness()) {
-            int port = node(h, "rights", 3600, tokens).httpPort();
+            int port = node(h, "rights", 3600, ADMIN_WRITER_READER).httpPort();
             Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN);
             Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"ns\"]}", admin);
             for (String t : List.of("t1", "t2")) {
@@ -324,14 +326,8 @@ public class StorageAccessTest {
 
     @Test
     void signerRefusesRequestsOutsideTheTableLocation() throws Exception {
-        List<AuthToken> tokens = List.of(
-                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null),
-                new AuthToken("writer", AuthTokens.sha256(WRITER), AuthToken.Access.READ_WRITE, null, null, null,
-                        List.of(new CatalogGrant("ns", null, EnumSet.of(Privilege.READ, Privilege.WRITE)))),
-                new AuthToken("reader", AuthTokens.sha256(READER), AuthToken.Access.READ, null, null, null,
-                        List.of(new CatalogGrant("ns", "t1", Set.of(Privilege.READ)))));
         try (NodeHarness h = new NodeHarness()) {
-            MetasrvNode node = node(h, "signer", 3600, tokens);
+            MetasrvNode node = node(h, "signer", 3600, ADMIN_WRITER_READER);
             int port = node.httpPort();
             Map<String, String> admin = Map.of("Authorization", "Bearer " + ADMIN);
             Rest.call(port, "POST", "/v1/namespaces", "{\"namespace\":[\"ns\"]}", admin);
