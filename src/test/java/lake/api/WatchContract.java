@@ -187,6 +187,22 @@ public abstract class WatchContract {
         return new JsonObject().put("key", key).put("value", Base64.getEncoder().encodeToString(v));
     }
 
+    /** Creates {@code prefix0} … {@code prefix(n-1)} on {@code node} all at once; their revisions, ascending. */
+    List<Long> concurrentCreates(MetasrvNode node, String prefix, int n) throws Exception {
+        List<Future<HttpResponse<Buffer>>> writes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            writes.add(h.http.post(node.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas(prefix + i, null, "v" + i)));
+        }
+        List<Long> applied = new ArrayList<>();
+        for (Future<HttpResponse<Buffer>> w : writes) {
+            HttpResponse<Buffer> r = NodeHarness.await(w);
+            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
+            applied.add(r.bodyAsJsonObject().getLong("revision"));
+        }
+        applied.sort(Long::compare);
+        return applied;
+    }
+
     @Test
     void readersNeverSeeARevisionBelowOneAlreadyServed() throws Exception {
         MetasrvNode a = leader("a", FeedSettings.DEFAULTS, f -> {});
@@ -196,17 +212,7 @@ public abstract class WatchContract {
         // leader and on a follower, long poll and SSE, must still see revisions only rise.
         Sse streamA = sse(a, "prefix=order/&after=0");
         Sse streamB = sse(b, "prefix=order/&after=0");
-        List<Future<HttpResponse<Buffer>>> writes = new ArrayList<>();
-        for (int i = 0; i < 120; i++) {
-            writes.add(h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("order/k" + i, null, "v" + i)));
-        }
-        List<Long> applied = new ArrayList<>();
-        for (Future<HttpResponse<Buffer>> w : writes) {
-            HttpResponse<Buffer> r = NodeHarness.await(w);
-            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
-            applied.add(r.bodyAsJsonObject().getLong("revision"));
-        }
-        applied.sort(Long::compare);
+        List<Long> applied = concurrentCreates(a, "order/k", 120);
         List<Long> onA = watchUntil(a, "order/", 0, 121, null, null);
         List<Long> onB = watchUntil(b, "order/", 0, 121, null, null);
         assertThat(onA).isSorted().doesNotHaveDuplicates().containsAll(applied);
@@ -231,17 +237,7 @@ public abstract class WatchContract {
         long start = write(a, cas("many/first", null, "v"));
         List<Sse> streams = new ArrayList<>();
         for (int i = 0; i < 300; i++) streams.add(sse(a, "prefix=many/&after=" + start));
-        List<Future<HttpResponse<Buffer>>> writes = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
-            writes.add(h.http.post(a.httpPort(), "127.0.0.1", "/v1/kv/cas").sendJsonObject(cas("many/k" + i, null, "v" + i)));
-        }
-        List<Long> applied = new ArrayList<>();
-        for (Future<HttpResponse<Buffer>> w : writes) {
-            HttpResponse<Buffer> r = NodeHarness.await(w);
-            assertThat(r.statusCode()).as(r.bodyAsString()).isEqualTo(200);
-            applied.add(r.bodyAsJsonObject().getLong("revision"));
-        }
-        applied.sort(Long::compare);
+        List<Long> applied = concurrentCreates(a, "many/k", 40);
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> streams.stream().allMatch(s -> s.ids.size() >= applied.size()));
         for (int i = 0; i < streams.size(); i++) {
             assertThat(streams.get(i).ids).as("stream %d", i).containsExactlyElementsOf(applied);
