@@ -220,7 +220,7 @@ public final class Catalog {
             String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
             Registration reg = Registration.create(catalogRoot + "/" + ns + "/" + name + "/" + incarnation, eng, incarnation, cols);
             Transaction tx = Transaction.of(List.of(
-                    Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
+                    Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.bytes())),
                     Op.checkExists(CatalogKeys.namespace(ns)),
                     Op.checkAbsent(CatalogKeys.droppingMarker(ns)),
                     bumpGeneration()));
@@ -281,16 +281,6 @@ public final class Catalog {
     }
 
     /** The table's registration as stored (its exact bytes in {@link Registration#bytes()}). */
-    /**
-     * The incarnation id {@code location} was assigned to when a table was created there
-     * ({@link #createPointerTable(String, String, String, String, String, List, io.vertx.core.json.JsonObject, boolean)}),
-     * or empty when the catalog never assigned it. An assignment outlives its table.
-     */
-    public Future<Optional<String>> assignedTo(String location) {
-        return start(() -> port.get(CatalogKeys.assignedLocation(location)).map(v -> v.map(bytes ->
-                CatalogJson.text(CatalogJson.parseObject("location assignment of " + location, bytes).get("incarnation_id")))));
-    }
-
     public Future<Table> resolve(String ns, String name) {
         return start(() -> readTable(checkName("namespace", ns), checkName("table name", name))
                 .map(t -> new Table(ns, name, t.value())));
@@ -325,7 +315,7 @@ public final class Catalog {
                 }
                 Registration next = reg.withCurrentVersion(version);
                 Transaction tx = Transaction.of(List.of(
-                        Op.update(CatalogKeys.table(ns, name), current.bytes(), next.storedBytes())));
+                        Op.update(CatalogKeys.table(ns, name), current.bytes(), next.bytes())));
                 return apply(tx, CatalogEvents.versionCommitted(ref(ns, name, next), next.currentVersion())).map(o -> o.applied() ? Optional.of(new Table(ns, name, next)) : Optional.empty());
             }));
         });
@@ -445,13 +435,15 @@ public final class Catalog {
             if (metadataLocation == null || metadataLocation.isEmpty()) throw invalid("metadata location must be given");
             String what = "table '" + ns + "." + name + "'";
             String incarnation = UuidV7.next(wallMillis.getAsLong(), random);
-            Registration reg = Registration.createPointer(location, eng, incarnation, metadataLocation, assignLocation);
+            Registration.Claiming claiming = assignLocation
+                    ? Registration.createClaimingPointer(location, eng, incarnation, metadataLocation, ns, name) : null;
+            Registration reg = claiming != null ? claiming.registration() : Registration.createPointer(location, eng, incarnation, metadataLocation);
             List<Op> ops = new ArrayList<>(List.of(
-                    Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.storedBytes())),
+                    Op.create(CatalogKeys.table(ns, name), checkedSize(what + " registration", reg.bytes())),
                     Op.checkExists(CatalogKeys.namespace(ns)),
                     Op.checkAbsent(CatalogKeys.droppingMarker(ns)),
                     bumpGeneration()));
-            if (assignLocation) ops.add(Op.create(CatalogKeys.assignedLocation(location), CatalogKeys.assignment(location, ns, name, incarnation)));
+            if (claiming != null) ops.add(Op.create(claiming.claimKey(), claiming.claim()));
             int claim = ops.size() - 1;
             ops.addAll(extra);
             return apply(Transaction.of(ops), CatalogEvents.tableCreated(ref(ns, name, reg), detail)).compose(o -> {
@@ -461,7 +453,7 @@ public final class Catalog {
                 if (o.failed().contains(0)) return Future.failedFuture(new CatalogException.AlreadyExists(what + " already exists"));
                 if (assignLocation && o.failed().contains(claim)) {
                     return Future.failedFuture(new CatalogException.LocationTaken("location " + location
-                            + " was assigned to another table (live, renamed or dropped); a new table cannot take it"));
+                            + " was assigned to another table or view (live, renamed or dropped); a new one cannot take it"));
                 }
                 return Future.failedFuture(new CatalogException.AlreadyExists("a record written with " + what + " already exists"));
             });
@@ -503,7 +495,7 @@ public final class Catalog {
                         }
                         Registration moved = current.value().withMetadataLocation(s.metadataLocation());
                         ops.add(Op.update(CatalogKeys.table(s.namespace(), s.name()), current.bytes(),
-                                checkedSize("table '" + s.namespace() + "." + s.name() + "' registration", moved.storedBytes())));
+                                checkedSize("table '" + s.namespace() + "." + s.name() + "' registration", moved.bytes())));
                         next.add(new Table(s.namespace(), s.name(), moved));
                         committed.add(CatalogEvents.committedTable(ref(s.namespace(), s.name(), moved), at, s.detail()));
                     }
@@ -725,7 +717,7 @@ public final class Catalog {
                             + reg.engine() + " table, not " + engine));
                 }
                 List<Op> ops = List.of(
-                        Op.create(CatalogKeys.table(toNs, toName), reg.storedBytes()),
+                        Op.create(CatalogKeys.table(toNs, toName), reg.bytes()),
                         Op.delete(CatalogKeys.tombstone(ns, name, tomb.value().incarnation()), tomb.bytes()),
                         Op.checkExists(CatalogKeys.namespace(toNs)),
                         Op.checkAbsent(CatalogKeys.droppingMarker(toNs)),

@@ -138,8 +138,8 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     /**
      * Where a new table or view goes when its create names no location: its name's directory
      * with a fresh UUID, {@code <warehouse>/<ns>/<name>-<uuid>}, so a name used again (after a
-     * drop or a rename) never shares a directory with an earlier table of that name. A table
-     * created there claims the location for good ({@link #assignable}).
+     * drop or a rename) never shares a directory with an earlier table of that name. A table or
+     * view created there claims the location for good ({@link #assignable}).
      */
     @Override
     protected String defaultWarehouseLocation(TableIdentifier id) {
@@ -151,16 +151,24 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    /** A directory's last segment as the catalog assigns it: a name, a dash, a UUID. */
+    private static final Pattern ASSIGNED_DIRECTORY = Pattern.compile(".+-" + UUID_TEXT.pattern());
 
     /**
-     * Whether a create of table {@code id} at {@code location} claims it: a location of the shape
-     * {@link #defaultWarehouseLocation} gives {@code id}. The claim (in the create's own fenced
-     * transaction) succeeds once per location, ever, so storage access delegated for a claimed
-     * location reaches no other table's files; a create that names a claimed location is refused.
+     * Whether a create (of any table or view, not a register) at {@code location} claims it: a
+     * location of the shape {@link #defaultWarehouseLocation} gives, {@code
+     * <warehouse>/<ns>/<name>-<uuid>}, whichever name it was given for. The claim (in the create's
+     * own fenced transaction) succeeds once per location, ever, and a create that names a claimed
+     * location is refused. Every such directory is therefore claimed by the first object created
+     * there and by nothing else; and as they all lie exactly two levels below the warehouse, no
+     * claimed directory holds another. So storage access delegated for a claimed location
+     * reaches no other object's files.
      */
-    boolean assignable(TableIdentifier id, String location) {
-        String directory = namedDirectory(id) + "-";
-        return location != null && location.startsWith(directory) && UUID_TEXT.matcher(location.substring(directory.length())).matches();
+    boolean assignable(String location) {
+        if (location == null || !location.startsWith(warehouse + "/")) return false;
+        String[] parts = location.substring(warehouse.length() + 1).split("/", -1);
+        return parts.length == 2 && !parts[0].isEmpty() && !parts[0].equals(".") && !parts[0].equals("..")
+                && ASSIGNED_DIRECTORY.matcher(parts[1]).matches();
     }
 
     /**
@@ -193,39 +201,6 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return new lake.catalog.model.TombstonePage(page.tombstones().stream()
                 .filter(t -> TABLE_ENGINE.equals(t.registration().engine()) && IcebergNames.addressableName(t.name())).toList(), page.continuation());
     }
-
-    /**
-     * Whether a path lies in a directory of the shape the catalog assigns ({@code
-     * <warehouse>/<ns>/<name>-<uuid>/…}) that it assigned to a table other than {@code incarnation}:
-     * a purge leaves such a file alone. One store read per directory, remembered for the purge.
-     */
-    private java.util.function.Predicate<String> othersAssigned(String incarnation) {
-        Map<String, Boolean> seen = new java.util.concurrent.ConcurrentHashMap<>();
-        String root = sameObjects(warehouse) + "/";
-        return path -> {
-            String p = sameObjects(path);
-            if (!p.startsWith(root)) return false;
-            String[] parts = p.substring(root.length()).split("/", 3);
-            if (parts.length < 3 || !ASSIGNED_DIRECTORY.matcher(parts[1]).matches()) return false;
-            String directory = warehouse + "/" + parts[0] + "/" + parts[1]; // as the assignment was keyed
-            return seen.computeIfAbsent(directory, d -> read(catalog.assignedTo(d)).map(to -> !to.equals(incarnation)).orElse(false));
-        };
-    }
-
-    /** One spelling per object: S3's {@code s3a:}/{@code s3n:} as {@code s3:}, a local path as its absolute {@code file:} form. */
-    private static String sameObjects(String location) {
-        if (location.startsWith("s3a://") || location.startsWith("s3n://")) return "s3://" + location.substring(6);
-        if (NioFileIO.isLocal(location)) {
-            try {
-                return "file://" + NioFileIO.path(location);
-            } catch (IllegalArgumentException notAbsolute) {
-                return location;
-            }
-        }
-        return location;
-    }
-
-    private static final Pattern ASSIGNED_DIRECTORY = Pattern.compile(".+-" + UUID_TEXT.pattern());
 
     /**
      * The location the catalog assigned the table registered as {@code reg} when it was created,
@@ -284,13 +259,19 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             } catch (NotFoundException gone) {
                 return true; // its metadata file is gone: nothing it names can be found to purge
             }
-            // Only files under the table's own location, whatever its metadata names (PurgeIO).
-            PurgeIO confined = new PurgeIO(io, last.location(), othersAssigned(dropped.incarnationId().orElse(null)));
+            // Only files under the location the catalog assigned this table, whatever its metadata names (PurgeIO).
+            String assigned = assignedLocation(dropped);
+            if (assigned == null) {
+                LOG.warn("purge of {}: no files deleted; its location {} was not assigned to it by the catalog"
+                        + " (named by its creator, registered, or from before assignments): delete them with your own credentials", id, last.location());
+                return true;
+            }
+            PurgeIO confined = new PurgeIO(io, assigned);
             CatalogUtil.dropTableData(confined, last);
-            List<String> outside = confined.refused();
-            if (!outside.isEmpty()) {
-                LOG.warn("purge of {}: {} file(s) its metadata names outside its location {} were not deleted, e.g. {}",
-                        id, outside.size(), last.location(), outside.get(0));
+            List<String> left = confined.refused();
+            if (!left.isEmpty()) {
+                LOG.warn("purge of {}: {} file(s) its metadata names were not deleted (outside its assigned location {}, or named to"
+                        + " resolve elsewhere), e.g. {}", id, left.size(), assigned, left.get(0));
             }
         }
         return true;
@@ -508,7 +489,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             try {
                 if (create) {
                     // A registered table (its metadata file exists already) never claims its location.
-                    boolean assign = metadata.metadataFileLocation() == null && assignable(id, metadata.location());
+                    boolean assign = metadata.metadataFileLocation() == null && assignable(metadata.location());
                     write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location,
                             RequestScope.extras(RequestScope.Outcome.table(location)), snapshots(null, metadata), assign));
                 } else {
@@ -594,14 +575,19 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             String location = writeNewMetadataIfRequired(metadata);
             try {
                 if (create) {
+                    // A view claims its directory as a table does (a registered one never): no table can take it.
+                    boolean assign = metadata.metadataFileLocation() == null && assignable(metadata.location());
                     write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location,
-                            RequestScope.extras(RequestScope.Outcome.view(location)), viewDetail(metadata)));
+                            RequestScope.extras(RequestScope.Outcome.view(location)), viewDetail(metadata), assign));
                 } else {
                     write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location, viewDetail(metadata))),
                             RequestScope.extras(RequestScope.Outcome.view(location))));
                 }
             } catch (AlreadyExistsException e) {
                 deleteQuietly(location);
+                if (e.getCause() instanceof CatalogException.LocationTaken taken) {
+                    throw new AlreadyExistsException(taken, "Cannot create %s: %s", id, taken.getMessage());
+                }
                 Optional<Registration> there = registration(id);
                 if (there.isPresent() && !VIEW_ENGINE.equals(there.get().engine())) {
                     throw new AlreadyExistsException("Table with same name already exists: %s", id);

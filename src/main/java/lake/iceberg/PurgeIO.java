@@ -10,49 +10,38 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 
 /**
  * The catalog's {@link FileIO} as a purge uses it: it deletes, with the node's own rights, only
- * files under the purged table's location. A table's metadata can name any object (a manifest
- * a writer crafted, a registered metadata file), and a writer whose storage access the catalog
- * delegated holds rights to its own table only; without this a purge would delete whatever
- * its metadata names, another table's files included. A path outside, or one whose remainder
- * has empty, {@code .} or {@code ..} segments, a backslash or a {@code %} (a file system could
- * resolve it elsewhere), is not deleted but {@linkplain #refused() recorded}; so is one that lies in
- * a directory the catalog assigned another table (a table whose creator named a location that
- * holds other tables' directories purges none of their files).
+ * files under the location the catalog assigned the purged table (claimed by it alone; no
+ * claimed location holds another). A table's metadata can name any object (a manifest a writer
+ * crafted, a registered metadata file, a location moved by {@code set-location}), and a writer
+ * whose storage access the catalog delegated holds rights to its own table only; without this a
+ * purge would delete whatever its metadata names, another table's files included. A path
+ * outside, or one whose remainder a file system or a second decoding could resolve elsewhere
+ * ({@link lake.storage.ObjectKeys}), is not deleted but {@linkplain #refused() recorded}.
  */
 final class PurgeIO implements FileIO, SupportsBulkOperations {
     private final FileIO io;
     private final String prefix;
-    private final Predicate<String> othersAssigned;
     private final List<String> refused = Collections.synchronizedList(new ArrayList<>());
 
-    /**
-     * @param location       the purged table's location (its metadata's {@code location})
-     * @param othersAssigned whether a path lies in a directory the catalog assigned another table
-     */
-    PurgeIO(FileIO io, String location, Predicate<String> othersAssigned) {
+    /** @param assignedLocation the location the catalog assigned the purged table when it was created */
+    PurgeIO(FileIO io, String assignedLocation) {
         this.io = io;
-        this.othersAssigned = othersAssigned;
-        String l = location;
+        String l = assignedLocation;
         while (l.endsWith("/")) l = l.substring(0, l.length() - 1);
         this.prefix = l + "/";
     }
 
-    /** Whether {@code path} is a file under the table's location, named so nothing can resolve it elsewhere, and in no other table's directory. */
+    /** Whether {@code path} is a file under the table's assigned location, named so nothing can resolve it elsewhere. */
     boolean inside(String path) {
         if (path == null || !path.startsWith(prefix) || path.length() == prefix.length()) return false;
         String rest = path.substring(prefix.length());
-        if (rest.indexOf('\\') >= 0 || rest.indexOf('%') >= 0) return false;
-        for (String segment : rest.split("/", -1)) {
-            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) return false;
-        }
-        return !othersAssigned.test(path);
+        return !rest.endsWith("/") && lake.storage.ObjectKeys.problem(rest).isEmpty();
     }
 
-    /** The paths the purge named outside the table's location, which were not deleted. */
+    /** The paths the purge named that it did not delete (outside the location, or named to resolve elsewhere). */
     List<String> refused() {
         synchronized (refused) {
             return List.copyOf(refused);

@@ -193,14 +193,8 @@ public final class SignCheck {
         if (!key.startsWith(table.prefix()) || key.length() == table.prefix().length()) {
             throw new Refused("key '" + key + "' is outside the table's location " + table.uri());
         }
-        if (key.indexOf('\\') >= 0 || key.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) throw new Refused("key has a backslash or control character");
-        // A '%' left after decoding means the path was encoded twice: some layer may decode it again.
-        if (key.indexOf('%') >= 0) throw new Refused("key '" + key + "' has a '%' (encoded twice)");
-        String[] segments = key.split("/", -1);
-        for (int i = 0; i < segments.length; i++) {
-            String s = segments[i];
-            if (s.equals(".") || s.equals("..") || (s.isEmpty() && i < segments.length - 1)) throw new Refused("key '" + key + "' has an empty or dot segment");
-        }
+        java.util.Optional<String> problem = ObjectKeys.problem(key.substring(table.prefix().length()));
+        if (problem.isPresent()) throw new Refused("key '" + key + "' " + problem.get());
     }
 
     private static final Pattern VIRTUAL_HOST = Pattern.compile("([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\\.s3(?:[.-]([a-z0-9-]+))?\\.amazonaws\\.com");

@@ -37,6 +37,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The Iceberg REST catalog of one node over RocksDB, behind a recording store, over real HTTP. */
 class IcebergCatalogTest {
@@ -344,31 +345,51 @@ class IcebergCatalogTest {
             assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's file its metadata named").exists();
             Table after = c.loadTable(TableIdentifier.of("robots", "victim"));
             assertThat(after.currentSnapshot().addedDataFiles(after.io())).extracting(DataFile::location).containsExactly(victimFile);
+
+            // Moved away from its assigned location by set-location, a table still purges only there.
+            Table moved = c.createTable(TableIdentifier.of("robots", "moved"), ID_SCHEMA);
+            String movedFile = written(moved, moved.locationProvider().newDataLocation("m.parquet"));
+            String namespaceDir = moved.location().substring(0, moved.location().lastIndexOf('/'));
+            moved.updateLocation().setLocation(namespaceDir).commit();
+            moved.newFastAppend().appendFile(dataFile(movedFile)).appendFile(dataFile(victimFile)).commit();
+            assertThat(Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/moved?purgeRequested=true", null, Map.of()).statusCode()).isEqualTo(204);
+            assertThat(Path.of(java.net.URI.create(movedFile))).as("its own file, in its assigned directory").doesNotExist();
+            assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's file, under its new location").exists();
         }
     }
 
     /**
-     * A table whose creator named a location that holds another table's assigned directory (that
-     * directory itself, or the namespace's above it) purges none of that table's files, though
-     * they lie under its location and its metadata names them.
+     * Every directory of the shape the catalog assigns belongs to the first table or view created
+     * there: no other create may name it (a view's included, after it was renamed away from its
+     * name). A table at a location the catalog did not assign it (here the namespace's directory,
+     * above other tables') is dropped by a purge, but none of the files its metadata names are
+     * deleted, its own included: nothing proves them its own.
      */
     @Test
-    void purgeLeavesFilesInAnotherTablesAssignedDirectory() throws Exception {
+    void aTableAtALocationTheCatalogDidNotAssignPurgesNoFiles() throws Exception {
         try (RESTCatalog c = robots()) {
             Table victim = c.createTable(TableIdentifier.of("robots", "victim"), ID_SCHEMA);
             String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
             victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
+            TableIdentifier evil = TableIdentifier.of("robots", "evil");
+            assertThatThrownBy(() -> c.buildTable(evil, ID_SCHEMA).withLocation(victim.location()).create())
+                    .isInstanceOf(org.apache.iceberg.exceptions.AlreadyExistsException.class).hasMessageContaining("was assigned to another table or view");
+            TableIdentifier v = TableIdentifier.of("robots", "v");
+            org.apache.iceberg.view.View view = c.buildView(v).withSchema(ID_SCHEMA).withDefaultNamespace(Namespace.of("robots"))
+                    .withQuery("spark", "select 1 as id").create();
+            c.renameView(v, TableIdentifier.of("robots", "w"));
+            assertThatThrownBy(() -> c.buildTable(v, ID_SCHEMA).withLocation(view.location()).create())
+                    .as("a view's directory, its name free again").isInstanceOf(org.apache.iceberg.exceptions.AlreadyExistsException.class);
+
             String namespaceDir = victim.location().substring(0, victim.location().lastIndexOf('/'));
-            for (String at : List.of(victim.location(), namespaceDir)) {
-                TableIdentifier evil = TableIdentifier.of("robots", "evil");
-                Table t = c.buildTable(evil, ID_SCHEMA).withLocation(at).create();
-                String ownFile = written(t, at + "/evil-data/e.parquet");
-                t.newFastAppend().appendFile(dataFile(victimFile)).appendFile(dataFile(ownFile)).commit();
-                HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/evil?purgeRequested=true", null, Map.of());
-                assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
-                assertThat(Path.of(java.net.URI.create(victimFile))).as("purging a table at " + at).exists();
-                if (at.equals(namespaceDir)) assertThat(Path.of(java.net.URI.create(ownFile))).as("its own file, in no table's directory").doesNotExist();
-            }
+            Table t = c.buildTable(evil, ID_SCHEMA).withLocation(namespaceDir).create();
+            String ownFile = written(t, namespaceDir + "/evil-data/e.parquet");
+            t.newFastAppend().appendFile(dataFile(victimFile)).appendFile(dataFile(ownFile)).commit();
+            HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/evil?purgeRequested=true", null, Map.of());
+            assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
+            assertThat(c.tableExists(evil)).as("dropped").isFalse();
+            assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's file").exists();
+            assertThat(Path.of(java.net.URI.create(ownFile))).as("its own file: not proven its own").exists();
             Table after = c.loadTable(TableIdentifier.of("robots", "victim"));
             assertThat(after.currentSnapshot().addedDataFiles(after.io())).extracting(DataFile::location).containsExactly(victimFile);
         }

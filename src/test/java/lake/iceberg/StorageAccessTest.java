@@ -369,6 +369,12 @@ public class StorageAccessTest {
                 if (!e.getKey().equalsIgnoreCase("host")) download.header(e.getKey(), e.getValue().get(0).asText());
             });
             assertThat(http.send(download.build(), HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("signed");
+            // Iceberg's partition paths percent-encode values: a literal '%' in a key (sent as %25) is signed like any key.
+            for (String[] control : List.of(new String[] {"PUT", WRITER}, new String[] {"GET", READER})) {
+                HttpResponse<String> partition = sign(port, "t1", control[1],
+                        signRequest(control[0], t1 + "data/city=M%25C3%25BCnchen/ts=2023-11-14T22%253A13%253A20/p.parquet", UNSIGNED, null));
+                assertThat(partition.statusCode()).as(control[0] + " " + partition.body()).isEqualTo(200);
+            }
             String[] own = batchDelete(List.of(T1 + "/data/a.bin", T1 + "/metadata/b.avro"));
             assertThat(sign(port, "t1", WRITER, signRequest("POST", s3 + "/" + BUCKET + "?delete",
                     Map.of("Content-MD5", List.of(own[1])), own[0])).statusCode()).isEqualTo(200);
@@ -390,6 +396,9 @@ public class StorageAccessTest {
                     T1 + "/%2e%2e/t2/x.bin", T1 + "/%2E%2E/%2E%2E/t2/x.bin", T1 + "%2F..%2Ft2/x.bin", T1 + "/%252e%252e/t2/x",
                     T1 + "/..%5C..%5Ct2/x", "whouse%5Cns%5Ct1/x", T1 + "/%00x", T1 + "/%0Ax",
                     T1 + "/%C0%AE%C0%AE/x", "whouse/ns/T1/x.bin", "WHOUSE/ns/t1/x.bin", "whouse/ns/t1x/y", "whouse/ns/t2/../t1/x.bin"));
+            // Foreign in a URI path, which S3 decodes once (to "%2e%2e", read again as "..", and to bytes that are not
+            // UTF-8); as a listing prefix or a batch delete's key, where nothing decodes them, literal keys under the table.
+            Set<String> foreignOnlyInAPath = Set.of(T1 + "/%252e%252e/t2/x", T1 + "/%C0%AE%C0%AE/x");
             for (int i = 0; i < 12; i++) foreignKeys.add("whouse/ns/t" + (2 + i) + "/metadata/" + i + ".json");
             List<String> hosts = List.of(s3 + "/" + BUCKET + "/", s3 + "/other-bucket/" + T1 + "/", s3 + "/" + BUCKET + "x/",
                     "http://127.0.0.1:1/" + BUCKET + "/", "https://" + BUCKET + ".s3.amazonaws.com/", "http://evil.example/" + BUCKET + "/",
@@ -407,9 +416,15 @@ public class StorageAccessTest {
                 for (String method : List.of("GET", "HEAD")) {
                     refused.add(new String[] {READER, "t1", signRequest(method, s3 + "/" + BUCKET + "/" + key, UNSIGNED, null)});
                 }
-                if (key.equals(T1 + "/")) continue; // the table's own prefix: a listing of it is the reader's right
+                // The table's own prefix is the reader's to list; and a listing's prefix is the key itself (no path decodes it).
+                if (key.equals(T1 + "/") || foreignOnlyInAPath.contains(key)) continue;
                 refused.add(new String[] {READER, "t1", signRequest("GET", s3 + "/" + BUCKET + "?list-type=2&prefix="
                         + java.net.URLEncoder.encode(key, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"), UNSIGNED, null)});
+            }
+            // Listing prefixes whose escapes a second decoding turns into dot segments or backslashes.
+            for (String prefix : List.of(T1 + "/%2e%2e/t2/", T1 + "/a%2F%2e%2e%2F..%2Fx", T1 + "/%5C..%5Cx", T1 + "/%00")) {
+                refused.add(new String[] {READER, "t1", signRequest("GET", s3 + "/" + BUCKET + "?list-type=2&prefix="
+                        + java.net.URLEncoder.encode(prefix, java.nio.charset.StandardCharsets.UTF_8), UNSIGNED, null)});
             }
             // A Host header naming another bucket, endpoint or port: the signature would carry the request there.
             for (String name : List.of(" Host", "Host ", " x-amz-copy-source", "x-amz-acl\t", "Host:")) {
@@ -476,6 +491,7 @@ public class StorageAccessTest {
             refused.add(new String[] {WRITER, "t1", signRequest("DELETE", bucketUri, UNSIGNED, null)});
             refused.add(new String[] {WRITER, "t1", signRequest("PUT", bucketUri + "?policy", UNSIGNED, null)});
             for (String foreign : foreignKeys) {
+                if (foreignOnlyInAPath.contains(foreign)) continue; // in a body, the literal key under the table
                 String[] mixed = batchDelete(List.of(T1 + "/data/a.bin", foreign.replace("&", "&amp;")));
                 refused.add(new String[] {WRITER, "t1", signRequest("POST", bucketUri + "?delete", Map.of("Content-MD5", List.of(mixed[1])), mixed[0])});
             }
@@ -602,8 +618,9 @@ public class StorageAccessTest {
 
     /**
      * Storage is delegated only at a location the catalog assigned the table when it created it
-     * ({@code <name>-<uuid>}, claimed once, ever): not at one a create names (it may hold another
-     * table's files), not for a registered table, not after {@code set-location}. A name used
+     * ({@code <name>-<uuid>}, claimed once, ever; a create naming a claimed one is refused): not at
+     * another one a create names (it may hold other tables' files), not for a registered table,
+     * not after {@code set-location}. A name used
      * again after a drop gets a directory of its own, and the old one is never assigned again; a
      * rename keeps the table's assignment.
      */
@@ -627,9 +644,15 @@ public class StorageAccessTest {
             double before = rejections(port);
             int assumed = gate.assumed.size();
 
-            // A create that names another table's location: it is created (a location is the creator's to choose), but no credentials.
-            HttpResponse<String> evil = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables",
+            // A create that names another table's location is refused: the catalog assigned it to that table, for good.
+            HttpResponse<String> taken = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables",
                     "{\"name\":\"evil\",\"location\":\"" + firstDir + "\"," + schema + "}", sneaky);
+            assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
+            assertThat(taken.body()).contains("was assigned to another table or view");
+            // One at a location the catalog never assigns (the namespace's directory, above t1's): created, but no credentials.
+            String namespaceDir = firstDir.substring(0, firstDir.lastIndexOf('/'));
+            HttpResponse<String> evil = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables",
+                    "{\"name\":\"evil\",\"location\":\"" + namespaceDir + "\"," + schema + "}", sneaky);
             assertThat(evil.statusCode()).as(evil.body()).isEqualTo(200);
             assertThat(Rest.json(evil).has("storage-credentials")).as("no credentials for a location the catalog did not assign").isFalse();
             for (String route : List.of("", "/credentials")) {

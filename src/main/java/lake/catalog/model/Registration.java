@@ -96,7 +96,34 @@ public final class Registration {
      * files): lake's members without {@code columns} (unknown to the catalog), then
      * {@code metadata_location}, the file the engine's current state is in.
      */
-    public static Registration createPointer(String location, String engine, String incarnationId, String metadataLocation, boolean locationAssigned) {
+    public static Registration createPointer(String location, String engine, String incarnationId, String metadataLocation) {
+        return pointer(location, engine, incarnationId, metadataLocation, false);
+    }
+
+    /**
+     * A new pointer table's registration that claims {@code location}: marked
+     * {@value #LOCATION_ASSIGNED}, and only together with the claim, which the same transaction
+     * must create ({@link Claiming#claimKey()} absent, then {@link Claiming#claim()}): the mark is
+     * true only of the one registration whose create wrote the claim.
+     */
+    public static Claiming createClaimingPointer(String location, String engine, String incarnationId, String metadataLocation, String ns, String name) {
+        return new Claiming(pointer(location, engine, incarnationId, metadataLocation, true), CatalogKeys.assignedLocation(location),
+                CatalogKeys.assignment(location, ns, name, incarnationId));
+    }
+
+    /** A registration marked as its location's, and the claim to create with it. */
+    public record Claiming(Registration registration, String claimKey, byte[] claim) {
+        public Claiming {
+            claim = claim.clone();
+        }
+
+        @Override
+        public byte[] claim() {
+            return claim.clone();
+        }
+    }
+
+    private static Registration pointer(String location, String engine, String incarnationId, String metadataLocation, boolean locationAssigned) {
         ObjectNode json = CatalogJson.JSON.createObjectNode();
         json.put("location", location);
         json.put("engine", engine);
@@ -151,7 +178,8 @@ public final class Registration {
     /** The exact stored bytes (a copy). */
     public byte[] bytes() { return bytes.clone(); }
 
-    public byte[] storedBytes() { return bytes; }
+    /** The stored bytes themselves, not a copy, for this package's records (a tombstone embeds them); never changed. */
+    byte[] storedBytes() { return bytes; }
 
     @Override
     public boolean equals(Object o) {
