@@ -136,39 +136,51 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /**
-     * Where a new table or view goes when its create names no location: its name's directory
-     * with a fresh UUID, {@code <warehouse>/<ns>/<name>-<uuid>}, so a name used again (after a
-     * drop or a rename) never shares a directory with an earlier table of that name. A table or
-     * view created there claims the location for good ({@link #assignable}).
+     * Where a new table or view goes when its create names no location: a directory of its own
+     * below its name's, {@code <warehouse>/<ns>/<name>/<uuid>} (a random, version-4 UUID), so a
+     * name used again (after a drop or a rename) never shares a directory with an earlier table of
+     * that name. A table or view created there claims the location for good ({@link #assignable}).
      */
     @Override
     protected String defaultWarehouseLocation(TableIdentifier id) {
-        return namedDirectory(id) + "-" + UUID.randomUUID();
+        return warehouse + "/" + ns(id.namespace()) + "/" + IcebergNames.name(id.name()) + "/" + UUID.randomUUID();
     }
 
-    private String namedDirectory(TableIdentifier id) {
-        return warehouse + "/" + ns(id.namespace()) + "/" + IcebergNames.name(id.name());
-    }
-
-    private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-    /** A directory's last segment as the catalog assigns it: a name, a dash, a UUID. */
-    private static final Pattern ASSIGNED_DIRECTORY = Pattern.compile(".+-" + UUID_TEXT.pattern());
+    /** A random (version 4) UUID as {@link UUID#toString()} writes it: never a lake incarnation id (version 7). */
+    private static final Pattern UUID_V4 = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
 
     /**
-     * Whether a create (of any table or view, not a register) at {@code location} claims it: a
-     * location of the shape {@link #defaultWarehouseLocation} gives, {@code
-     * <warehouse>/<ns>/<name>-<uuid>}, whichever name it was given for. The claim (in the create's
-     * own fenced transaction) succeeds once per location, ever, and a create that names a claimed
-     * location is refused. Every such directory is therefore claimed by the first object created
-     * there and by nothing else; and as they all lie exactly two levels below the warehouse, no
-     * claimed directory holds another. So storage access delegated for a claimed location
-     * reaches no other object's files.
+     * Whether {@code location} has the shape the catalog assigns, {@code <warehouse>/<ns>/<name>/<uuid v4>}
+     * (whichever names it was given for), which only the catalog assigns: a create (or register)
+     * there claims it, in its own fenced transaction, once per location, ever, and a create that
+     * names a claimed one is refused; a {@code set-location} there is refused. So every such
+     * directory belongs to the first object created there and to nothing else. They all lie exactly
+     * three levels below the warehouse, so none holds another; nor does one hold a lake table's
+     * files ({@code <ns>/<name>/<incarnation>}: a version-7 UUID). Names the catalog writes hold no
+     * {@code %} ({@link IcebergNames} escapes it), so a location with one is never of the shape: no
+     * second spelling of a claimed directory can be claimed again.
      */
     boolean assignable(String location) {
         if (location == null || !location.startsWith(warehouse + "/")) return false;
         String[] parts = location.substring(warehouse.length() + 1).split("/", -1);
-        return parts.length == 2 && !parts[0].isEmpty() && !parts[0].equals(".") && !parts[0].equals("..")
-                && ASSIGNED_DIRECTORY.matcher(parts[1]).matches();
+        if (parts.length != 3 || !UUID_V4.matcher(parts[2]).matches()) return false;
+        for (int i = 0; i < 2; i++) {
+            String p = parts[i];
+            if (p.isEmpty() || p.equals(".") || p.equals("..") || p.indexOf('%') >= 0 || p.indexOf('\\') >= 0) return false;
+        }
+        return true;
+    }
+
+    /**
+     * Refuses a commit that moves table or view {@code id} ({@code set-location}) to a location of
+     * the shape the catalog assigns, other than its own: only a create may take one (and claim it),
+     * so no directory of that shape ever holds files of an object that does not own it.
+     */
+    private void checkMove(TableIdentifier id, String from, String to) {
+        if (to == null || to.equals(from) || !assignable(to)) return;
+        if (registration(id).filter(Registration::locationAssigned).map(Registration::location).filter(to::equals).isPresent()) return;
+        throw new IllegalArgumentException("Invalid location: " + to + " has the shape of a location the catalog assigns"
+                + " (<warehouse>/<ns>/<name>/<uuid>); only a create may take one");
     }
 
     /**
@@ -397,6 +409,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                 TableMetadata.Builder builder = TableMetadata.buildFrom(base);
                 for (MetadataUpdate u : change.updates()) u.applyTo(builder);
                 TableMetadata updated = builder.build();
+                checkMove(id, base.location(), updated.location());
                 if (!updated.changes().isEmpty()) staged.add(new Staged(ops, id, base, updated));
             }
             if (staged.isEmpty()) return;
@@ -485,20 +498,20 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         protected void doCommit(TableMetadata base, TableMetadata metadata) {
             boolean create = base == null;
             if (create && !namespaceExists(id.namespace())) throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+            if (!create) checkMove(id, base.location(), metadata.location());
             String location = writeNewMetadataIfRequired(create, metadata);
+            // A register names a metadata file that exists already: it is never this commit's to delete.
+            boolean written = !location.equals(metadata.metadataFileLocation());
             try {
                 if (create) {
-                    // A registered table (its metadata file exists already) never claims its location.
-                    boolean assign = metadata.metadataFileLocation() == null && assignable(metadata.location());
-                    write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location,
-                            RequestScope.extras(RequestScope.Outcome.table(location)), snapshots(null, metadata), assign));
+                    createRegistration(metadata, location, !written);
                 } else {
                     write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location,
                                     snapshots(base, metadata))),
                             RequestScope.extras(RequestScope.Outcome.table(location))));
                 }
             } catch (AlreadyExistsException e) {
-                deleteQuietly(location);
+                if (written) deleteQuietly(location);
                 if (e.getCause() instanceof CatalogException.LocationTaken taken) {
                     throw new AlreadyExistsException(taken, "Cannot create %s: %s", id, taken.getMessage());
                 }
@@ -508,12 +521,29 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                 }
                 throw new AlreadyExistsException("Table already exists: %s", id);
             } catch (CommitFailedException e) {
-                deleteQuietly(location);
+                if (written) deleteQuietly(location);
                 throw new CommitFailedException(e, "Cannot commit %s: %s", id, e.getMessage());
             } catch (NotFoundException e) {
-                deleteQuietly(location);
+                if (written) deleteQuietly(location);
                 if (create) throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
                 throw new NoSuchTableException("Table does not exist: %s", id);
+            }
+        }
+
+        /**
+         * The registration of a new table, claiming its location when it has the assigned shape. A
+         * create at a claimed location is refused; a register there (the metadata of a table
+         * dropped or kept elsewhere) is taken without the claim, so its storage is not delegated.
+         */
+        private void createRegistration(TableMetadata metadata, String location, boolean register) {
+            boolean assign = assignable(metadata.location());
+            try {
+                write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location,
+                        RequestScope.extras(RequestScope.Outcome.table(location)), snapshots(null, metadata), assign));
+            } catch (AlreadyExistsException e) {
+                if (!(register && assign && e.getCause() instanceof CatalogException.LocationTaken)) throw e;
+                write(catalog.createPointerTable(namespace, name, TABLE_ENGINE, metadata.location(), location,
+                        RequestScope.extras(RequestScope.Outcome.table(location)), snapshots(null, metadata), false));
             }
         }
     }
@@ -572,19 +602,29 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         protected void doCommit(ViewMetadata base, ViewMetadata metadata) {
             boolean create = base == null;
             if (create && !namespaceExists(id.namespace())) throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+            if (!create) checkMove(id, base.location(), metadata.location());
             String location = writeNewMetadataIfRequired(metadata);
+            // A register names a metadata file that exists already: it is never this commit's to delete.
+            boolean written = !location.equals(metadata.metadataFileLocation());
             try {
                 if (create) {
-                    // A view claims its directory as a table does (a registered one never): no table can take it.
-                    boolean assign = metadata.metadataFileLocation() == null && assignable(metadata.location());
-                    write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location,
-                            RequestScope.extras(RequestScope.Outcome.view(location)), viewDetail(metadata), assign));
+                    // A view claims its directory as a table does, so no table can take it; a register of a
+                    // view's metadata at a claimed directory goes on without the claim (as for tables).
+                    boolean assign = assignable(metadata.location());
+                    try {
+                        write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location,
+                                RequestScope.extras(RequestScope.Outcome.view(location)), viewDetail(metadata), assign));
+                    } catch (AlreadyExistsException e) {
+                        if (!(!written && assign && e.getCause() instanceof CatalogException.LocationTaken)) throw e;
+                        write(catalog.createPointerTable(namespace, name, VIEW_ENGINE, metadata.location(), location,
+                                RequestScope.extras(RequestScope.Outcome.view(location)), viewDetail(metadata), false));
+                    }
                 } else {
                     write(catalog.swapPointers(List.of(new PointerSwap(namespace, name, base.metadataFileLocation(), location, viewDetail(metadata))),
                             RequestScope.extras(RequestScope.Outcome.view(location))));
                 }
             } catch (AlreadyExistsException e) {
-                deleteQuietly(location);
+                if (written) deleteQuietly(location);
                 if (e.getCause() instanceof CatalogException.LocationTaken taken) {
                     throw new AlreadyExistsException(taken, "Cannot create %s: %s", id, taken.getMessage());
                 }
@@ -594,10 +634,10 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
                 }
                 throw new AlreadyExistsException("View already exists: %s", id);
             } catch (CommitFailedException e) {
-                deleteQuietly(location);
+                if (written) deleteQuietly(location);
                 throw new CommitFailedException(e, "Cannot commit %s: %s", id, e.getMessage());
             } catch (NotFoundException e) {
-                deleteQuietly(location);
+                if (written) deleteQuietly(location);
                 throw new NoSuchViewException("View does not exist: %s", id);
             }
         }

@@ -29,15 +29,27 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
     /** @param assignedLocation the location the catalog assigned the purged table when it was created */
     PurgeIO(FileIO io, String assignedLocation) {
         this.io = io;
-        String l = assignedLocation;
+        String l = oneSpelling(assignedLocation);
         while (l.endsWith("/")) l = l.substring(0, l.length() - 1);
         this.prefix = l + "/";
     }
 
+    /** A local path in one spelling ({@code file:/a}, {@code file:///a} and {@code /a} are one file); others as they are. */
+    private static String oneSpelling(String location) {
+        if (!NioFileIO.isLocal(location)) return location;
+        try {
+            return "file://" + NioFileIO.path(location);
+        } catch (IllegalArgumentException notAbsolute) {
+            return location;
+        }
+    }
+
     /** Whether {@code path} is a file under the table's assigned location, named so nothing can resolve it elsewhere. */
     boolean inside(String path) {
-        if (path == null || !path.startsWith(prefix) || path.length() == prefix.length()) return false;
-        String rest = path.substring(prefix.length());
+        if (path == null) return false;
+        String p = oneSpelling(path);
+        if (!p.startsWith(prefix) || p.length() == prefix.length()) return false;
+        String rest = p.substring(prefix.length());
         return !rest.endsWith("/") && lake.storage.ObjectKeys.problem(rest).isEmpty();
     }
 

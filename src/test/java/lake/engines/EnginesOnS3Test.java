@@ -57,9 +57,9 @@ class EnginesOnS3Test {
         return node;
     }
 
-    /** Whether an S3 request's path is a data file of table {@code ns.table}, in a directory the catalog assigned it ({@code <table>-<uuid>}). */
+    /** Whether an S3 request's path is a data file of table {@code ns.table}, in a directory the catalog assigned it ({@code <table>/<uuid>}). */
     static boolean inData(String path, String ns, String table) {
-        return path.matches(".*/whouse/" + ns + "/" + table + "-[0-9a-f-]{36}/data/.*");
+        return path.matches(".*/whouse/" + ns + "/" + table + "/[0-9a-f-]{36}/data/.*");
     }
 
     /** How the engine reaches S3: its own keys, or none and what it asks the catalog for. */

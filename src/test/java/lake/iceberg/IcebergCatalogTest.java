@@ -334,7 +334,7 @@ class IcebergCatalogTest {
             victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
             String ownFile = written(own, own.locationProvider().newDataLocation("o.parquet"));
             String victimDir = victim.location().substring(victim.location().lastIndexOf('/') + 1);
-            String climbing = own.location() + "/data/../../" + victimDir + "/data/v.parquet";
+            String climbing = own.location() + "/data/../../../victim/" + victimDir + "/data/v.parquet";
             own.newFastAppend().appendFile(dataFile(ownFile)).appendFile(dataFile(victimFile)).appendFile(dataFile(climbing)).commit();
             String ownMetadata = metadataLocation("robots", "own");
 
@@ -349,8 +349,8 @@ class IcebergCatalogTest {
             // Moved away from its assigned location by set-location, a table still purges only there.
             Table moved = c.createTable(TableIdentifier.of("robots", "moved"), ID_SCHEMA);
             String movedFile = written(moved, moved.locationProvider().newDataLocation("m.parquet"));
-            String namespaceDir = moved.location().substring(0, moved.location().lastIndexOf('/'));
-            moved.updateLocation().setLocation(namespaceDir).commit();
+            String nameDir = moved.location().substring(0, moved.location().lastIndexOf('/'));
+            moved.updateLocation().setLocation(nameDir).commit();
             moved.newFastAppend().appendFile(dataFile(movedFile)).appendFile(dataFile(victimFile)).commit();
             assertThat(Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/moved?purgeRequested=true", null, Map.of()).statusCode()).isEqualTo(204);
             assertThat(Path.of(java.net.URI.create(movedFile))).as("its own file, in its assigned directory").doesNotExist();
@@ -361,7 +361,7 @@ class IcebergCatalogTest {
     /**
      * Every directory of the shape the catalog assigns belongs to the first table or view created
      * there: no other create may name it (a view's included, after it was renamed away from its
-     * name). A table at a location the catalog did not assign it (here the namespace's directory,
+     * name). A table at a location the catalog did not assign it (here its name's directory,
      * above other tables') is dropped by a purge, but none of the files its metadata names are
      * deleted, its own included: nothing proves them its own.
      */
@@ -381,9 +381,17 @@ class IcebergCatalogTest {
             assertThatThrownBy(() -> c.buildTable(v, ID_SCHEMA).withLocation(view.location()).create())
                     .as("a view's directory, its name free again").isInstanceOf(org.apache.iceberg.exceptions.AlreadyExistsException.class);
 
-            String namespaceDir = victim.location().substring(0, victim.location().lastIndexOf('/'));
-            Table t = c.buildTable(evil, ID_SCHEMA).withLocation(namespaceDir).create();
-            String ownFile = written(t, namespaceDir + "/evil-data/e.parquet");
+            // A lake table's directory (<ns>/<name>/<incarnation>, a version-7 UUID) is never of the assigned shape: no claim on it.
+            HttpResponse<String> lake = lakeApi("POST", "/v1/namespaces/robots/tables", "{\"name\":\"native\",\"columns\":[\"id:i64\"]}");
+            assertThat(lake.statusCode()).as(lake.body()).isEqualTo(200);
+            String lakeDir = Rest.JSON.readTree(lake.body()).get("registration").get("location").asText();
+            c.buildTable(TableIdentifier.of("robots", "squatter"), ID_SCHEMA).withLocation(lakeDir).create();
+            assertThat(Rest.JSON.readTree(lakeApi("GET", "/v1/namespaces/robots/tables/squatter", null).body()).get("registration").has("location_assigned"))
+                    .as("a table at a lake table's directory claims nothing").isFalse();
+
+            String nameDir = victim.location().substring(0, victim.location().lastIndexOf('/'));
+            Table t = c.buildTable(evil, ID_SCHEMA).withLocation(nameDir).create();
+            String ownFile = written(t, nameDir + "/evil-data/e.parquet");
             t.newFastAppend().appendFile(dataFile(victimFile)).appendFile(dataFile(ownFile)).commit();
             HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/evil?purgeRequested=true", null, Map.of());
             assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
@@ -451,6 +459,13 @@ class IcebergCatalogTest {
         c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
         c.createNamespace(Namespace.of("robots"));
         return c;
+    }
+
+    /** A request to lake's own API (not /iceberg) of this node. */
+    private HttpResponse<String> lakeApi(String method, String path, String body) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+                .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody() : java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static String written(Table t, String path) throws Exception {

@@ -51,7 +51,7 @@ class IcebergS3Test {
                 JsonNode created = Rest.createTable(port, "robots", "episodes");
                 String first = created.get("metadata-location").asText();
                 String tableDir = created.at("/metadata/location").asText().substring(("s3://" + bucket + "/").length());
-                assertThat(tableDir).as("the directory the catalog assigned").matches("warehouse/robots/episodes-[0-9a-f-]{36}");
+                assertThat(tableDir).as("the directory the catalog assigned").matches("warehouse/robots/episodes/[0-9a-f-]{36}");
                 assertThat(first).startsWith("s3://" + bucket + "/" + tableDir + "/metadata/");
                 HttpResponse<String> commit = Rest.post(port, "/v1/namespaces/robots/tables/episodes", Rest.setProperty("owner", "lab"));
                 assertThat(commit.statusCode()).as(commit.body()).isEqualTo(200);

@@ -57,7 +57,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * <p>moto enforces the assumed role's own policy but ignores the session policy of
  * {@code AssumeRole} (checked with moto 5.2.1). So the role here stands in for the session policy:
  * its own policy reaches only the directories the catalog assigns {@code ns.t1} (and {@code ns.job},
- * the table of the refresh test), {@code whouse/ns/t1-*}, which shows that the credentials moto hands out are
+ * the table of the refresh test), {@code whouse/ns/t1/*}, which shows that the credentials moto hands out are
  * refused another table's objects; that the node asks for exactly that scope is asserted on the
  * session policy the gate recorded. On AWS the session policy itself does the limiting.
  */
@@ -86,7 +86,7 @@ public class StorageAccessTest {
 
     @BeforeAll
     static void iam() throws Exception {
-        aws = new IamMoto(BUCKET, List.of("whouse/ns/t1-", "whouse/ns/job-"));
+        aws = new IamMoto(BUCKET, List.of("whouse/ns/t1/", "whouse/ns/job/"));
         gate = aws.gate;
         motoEndpoint = aws.motoEndpoint();
         serverKeys = aws.serverKeys;
@@ -144,7 +144,7 @@ public class StorageAccessTest {
             String t2Metadata = t2.get("metadata-location").asText().substring(("s3://" + BUCKET + "/").length());
             // Each table in a directory of its own that the catalog assigned: its name and a fresh UUID.
             String t1Dir = t1.get("metadata").get("location").asText().substring(("s3://" + BUCKET + "/").length());
-            assertThat(t1Dir).matches("whouse/ns/t1-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+            assertThat(t1Dir).matches("whouse/ns/t1/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
             String t2Dir = t2.get("metadata").get("location").asText().substring(("s3://" + BUCKET + "/").length());
 
             assertThat(Rest.json(Rest.get(port, "/v1/config")).get("endpoints").toString())
@@ -182,7 +182,8 @@ public class StorageAccessTest {
                 assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(t1Metadata)).asByteArray()).isNotEmpty();
                 s3.putObject(b -> b.bucket(BUCKET).key(t1Dir + "/data/written-by-an-engine.bin"), RequestBody.fromString("x"));
                 assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(t1Dir + "/data/written-by-an-engine.bin")).asUtf8String()).isEqualTo("x");
-                for (String key : List.of(t2Metadata, "whouse/ns/t10-x/data/x.bin", t2Dir + "/data/x.bin", "whouse/ns/t1/data/x.bin", "elsewhere.bin")) {
+                // (moto enforces the role's policy, whouse/ns/t1/*, standing in for the session policy asserted above.)
+                for (String key : List.of(t2Metadata, "whouse/ns/t10/data/x.bin", t2Dir + "/data/x.bin", "elsewhere.bin")) {
                     assertThatThrownBy(() -> s3.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("x")))
                             .as("put %s", key).isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(403));
                 }
@@ -283,7 +284,7 @@ public class StorageAccessTest {
             }
             Set<String> vendedKeys = new HashSet<>();
             for (AwsGate.Assumed a : gate.assumed) vendedKeys.add(a.accessKeyId());
-            List<AwsGate.S3Request> engineRequests = gate.s3.stream().filter(r -> r.path().contains("/whouse/ns/job-")
+            List<AwsGate.S3Request> engineRequests = gate.s3.stream().filter(r -> r.path().contains("/whouse/ns/job/")
                     && (r.path().contains("/data/") || r.path().contains("/snap-") || r.path().endsWith(".avro"))).toList();
             assertThat(engineRequests).as("the engine's data and manifest requests").isNotEmpty();
             assertThat(engineRequests).as("every one signed with a vended key, none with the node's own")
@@ -308,7 +309,7 @@ public class StorageAccessTest {
     }
 
     /** Table {@code ns.t1}'s directory in the signer test: a location of the shape the catalog assigns (its name, a UUID). */
-    static final String T1 = "whouse/ns/t1-00000000-0000-4000-8000-000000000001";
+    static final String T1 = "whouse/ns/t1/00000000-0000-4000-8000-000000000001";
     /** {@link #T1} as a query parameter's value. */
     static final String T1Q = T1.replace("/", "%2F");
 
@@ -606,7 +607,7 @@ public class StorageAccessTest {
                 engine.close();
             }
             List<AwsGate.S3Request> engineRequests = gate.s3.subList(before, gate.s3.size()).stream()
-                    .filter(r -> r.path().contains("/whouse/ns/signed-") && (r.path().contains("/data/") || r.path().endsWith(".avro"))).toList();
+                    .filter(r -> r.path().contains("/whouse/ns/signed/") && (r.path().contains("/data/") || r.path().endsWith(".avro"))).toList();
             assertThat(engineRequests).as("the engine's data and manifest requests").hasSizeGreaterThanOrEqualTo(9);
             assertThat(engineRequests).as("each signed with the node's own key").allSatisfy(r ->
                     assertThat(r.accessKeyId()).isEqualTo(serverKeys.accessKeyId()));
@@ -649,10 +650,10 @@ public class StorageAccessTest {
                     "{\"name\":\"evil\",\"location\":\"" + firstDir + "\"," + schema + "}", sneaky);
             assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
             assertThat(taken.body()).contains("was assigned to another table or view");
-            // One at a location the catalog never assigns (the namespace's directory, above t1's): created, but no credentials.
-            String namespaceDir = firstDir.substring(0, firstDir.lastIndexOf('/'));
+            // One at a location the catalog never assigns (the name's directory, above t1's): created, but no credentials.
+            String nameDir = firstDir.substring(0, firstDir.lastIndexOf('/'));
             HttpResponse<String> evil = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables",
-                    "{\"name\":\"evil\",\"location\":\"" + namespaceDir + "\"," + schema + "}", sneaky);
+                    "{\"name\":\"evil\",\"location\":\"" + nameDir + "\"," + schema + "}", sneaky);
             assertThat(evil.statusCode()).as(evil.body()).isEqualTo(200);
             assertThat(Rest.json(evil).has("storage-credentials")).as("no credentials for a location the catalog did not assign").isFalse();
             for (String route : List.of("", "/credentials")) {
@@ -664,11 +665,14 @@ public class StorageAccessTest {
                     signRequest("DELETE", firstDir.replace("s3://", gate.endpoint() + "/") + "/data/secret.parquet", UNSIGNED, null), sneaky);
             assertThat(signed.statusCode()).as(signed.body()).isEqualTo(403);
 
-            // A table of its own, then moved onto another's files with set-location: refused from then on.
+            // A table of its own: moved onto another's directory, refused; moved elsewhere, no credentials from then on.
             HttpResponse<String> own = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables", "{\"name\":\"own\"," + schema + "}", sneaky);
             assertThat(Rest.json(own).has("storage-credentials")).as("at its assigned location: credentials").isTrue();
-            HttpResponse<String> moved = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/own",
+            HttpResponse<String> onto = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/own",
                     "{\"requirements\":[],\"updates\":[{\"action\":\"set-location\",\"location\":\"" + firstDir + "\"}]}", sneaky);
+            assertThat(onto.statusCode()).as(onto.body()).isEqualTo(400);
+            HttpResponse<String> moved = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/own",
+                    "{\"requirements\":[],\"updates\":[{\"action\":\"set-location\",\"location\":\"" + nameDir + "\"}]}", sneaky);
             assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
             assertThat(Rest.call(port, "GET", "/v1/namespaces/sandbox/tables/own/credentials", null, sneaky).statusCode()).isEqualTo(403);
 
@@ -687,7 +691,7 @@ public class StorageAccessTest {
             HttpResponse<String> second = Rest.call(port, "POST", "/v1/namespaces/ns/tables", "{\"name\":\"t1\"," + schema + "}", admin);
             assertThat(second.statusCode()).as(second.body()).isEqualTo(200);
             String secondDir = Rest.json(second).get("metadata").get("location").asText();
-            assertThat(secondDir).isNotEqualTo(firstDir).startsWith("s3://" + BUCKET + "/whouse/ns/t1-");
+            assertThat(secondDir).isNotEqualTo(firstDir).startsWith("s3://" + BUCKET + "/whouse/ns/t1/");
             assertThat(Rest.json(second).get("storage-credentials").get(0).get("prefix").asText()).isEqualTo(secondDir);
             assertThat(lastPolicy().toString()).doesNotContain(firstDir.substring(("s3://" + BUCKET + "/").length()));
             assertThat(Rest.call(port, "DELETE", "/v1/namespaces/ns/tables/t1", null, admin).statusCode()).isEqualTo(204);
@@ -696,13 +700,20 @@ public class StorageAccessTest {
             assertThat(again.statusCode()).as("a create naming a location once assigned: " + again.body()).isEqualTo(409);
             assertThat(again.body()).contains("was assigned to another table");
             assertThat(Rest.call(port, "GET", "/v1/namespaces/ns/tables/t1", null, admin).statusCode()).as("nothing was created").isEqualTo(404);
-            // Registering the dropped table's metadata file: a table again, but its storage is not delegated.
+            // Registering the dropped table's metadata file: a table again, but its directory is still the dropped
+            // table's, so its storage is not delegated (undrop keeps it).
             HttpResponse<String> registered = Rest.call(port, "POST", "/v1/namespaces/ns/register",
                     "{\"name\":\"t1\",\"metadata-location\":\"" + firstMetadata + "\"}", admin);
             assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
             HttpResponse<String> registeredLoad = Rest.call(port, "GET", "/v1/namespaces/ns/tables/t1", null, admin);
             assertThat(registeredLoad.statusCode()).as(registeredLoad.body()).isEqualTo(403);
             assertThat(registeredLoad.body()).contains("or the table was registered");
+            // Moving a table onto a directory of the assigned shape that nobody holds yet: refused (only a create takes one).
+            HttpResponse<String> squat = Rest.call(port, "POST", "/v1/namespaces/sandbox/tables/renamed",
+                    "{\"requirements\":[],\"updates\":[{\"action\":\"set-location\",\"location\":\"s3://" + BUCKET
+                    + "/whouse/sandbox/next/" + java.util.UUID.randomUUID() + "\"}]}", sneaky);
+            assertThat(squat.statusCode()).as(squat.body()).isEqualTo(400);
+            assertThat(squat.body()).contains("only a create may take one");
 
             assertThat(gate.assumed.subList(assumed, gate.assumed.size()).stream().map(a -> a.params().get("Policy")))
                     .as("no session policy for another table's location was ever asked for")
