@@ -470,16 +470,31 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
         @Override protected String tableName() { return id.toString(); }
 
-        @Override public FileIO io() { return io; }
+        /** The location the catalog assigned this table, as the last refresh read it ({@code null}: none, or not read). */
+        private String assigned;
+
+        /**
+         * The node's FileIO, whose deletes reach only this table's assigned location: after a commit
+         * Iceberg deletes the metadata files that fell out of the log ({@code
+         * write.metadata.delete-after-commit.enabled}), and a log can name any object (a registered,
+         * crafted metadata file), so without this a commit could delete other tables' files with the
+         * node's rights. Reads and writes go through unchanged.
+         */
+        @Override public FileIO io() { return new PurgeIO(io, assigned); }
 
         @Override
         protected void doRefresh() {
             Optional<Registration> reg = registration(id);
             String location = null;
             foreignEngine = null;
+            assigned = null;
             if (reg.isPresent()) {
-                if (TABLE_ENGINE.equals(reg.get().engine())) location = reg.get().metadataLocation().orElse(null);
-                else foreignEngine = reg.get().engine();
+                if (TABLE_ENGINE.equals(reg.get().engine())) {
+                    location = reg.get().metadataLocation().orElse(null);
+                    assigned = assignedLocation(reg.get());
+                } else {
+                    foreignEngine = reg.get().engine();
+                }
             }
             if (location == null) {
                 if (currentMetadataLocation() != null) throw new NoSuchTableException("Table does not exist: %s", id);

@@ -12,8 +12,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The catalog's {@link FileIO} as a purge uses it: it deletes, with the node's own rights, only
- * files under the location the catalog assigned the purged table (claimed by it alone; no
+ * The catalog's {@link FileIO} wherever it deletes for a table (a purge; a commit's deletion of
+ * metadata files that fell out of the log): it deletes, with the node's own rights, only
+ * files under the location the catalog assigned the table (claimed by it alone; no
  * claimed location holds another). A table's metadata can name any object (a manifest a writer
  * crafted, a registered metadata file, a location moved by {@code set-location}), and a writer
  * whose storage access the catalog delegated holds rights to its own table only; without this a
@@ -26,9 +27,16 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
     private final String prefix;
     private final List<String> refused = Collections.synchronizedList(new ArrayList<>());
 
-    /** @param assignedLocation the location the catalog assigned the purged table when it was created */
+    /**
+     * @param assignedLocation the location the catalog assigned the table when it was created;
+     *                         {@code null} when it assigned none: then nothing is deleted
+     */
     PurgeIO(FileIO io, String assignedLocation) {
         this.io = io;
+        if (assignedLocation == null) {
+            this.prefix = null;
+            return;
+        }
         String l = oneSpelling(assignedLocation);
         while (l.endsWith("/")) l = l.substring(0, l.length() - 1);
         this.prefix = l + "/";
@@ -46,7 +54,7 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
 
     /** Whether {@code path} is a file under the table's assigned location, named so nothing can resolve it elsewhere. */
     boolean inside(String path) {
-        if (path == null) return false;
+        if (path == null || prefix == null) return false;
         String p = oneSpelling(path);
         if (!p.startsWith(prefix) || p.length() == prefix.length()) return false;
         String rest = p.substring(prefix.length());
@@ -89,7 +97,7 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
 
     @Override
     public OutputFile newOutputFile(String path) {
-        throw new UnsupportedOperationException("a purge writes nothing");
+        return io.newOutputFile(path);
     }
 
     @Override

@@ -404,6 +404,44 @@ class IcebergCatalogTest {
     }
 
     /**
+     * After a commit Iceberg deletes the metadata files that fell out of the log (when the table
+     * asks): under the table's assigned location they go, as always; a registered table whose
+     * crafted log names another table's files deletes none of them.
+     */
+    @Test
+    void aCommitDeletesNoMetadataFileOutsideItsAssignedLocation() throws Exception {
+        try (RESTCatalog c = robots()) {
+            Table victim = c.createTable(TableIdentifier.of("robots", "victim"), ID_SCHEMA);
+            String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
+            victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
+            String victimMetadata = metadataLocation("robots", "victim");
+
+            // Its own old metadata files: deleted after commits, as the table asks.
+            Table own = c.buildTable(TableIdentifier.of("robots", "own"), ID_SCHEMA)
+                    .withProperty("write.metadata.delete-after-commit.enabled", "true").withProperty("write.metadata.previous-versions-max", "1").create();
+            String firstOwn = metadataLocation("robots", "own");
+            for (int i = 0; i < 3; i++) own.updateProperties().set("n", String.valueOf(i)).commit();
+            assertThat(Path.of(java.net.URI.create(firstOwn))).as("its own metadata file, out of the log").doesNotExist();
+
+            // A crafted metadata file whose log names the victim's files, registered, then committed to.
+            com.fasterxml.jackson.databind.node.ObjectNode crafted = (com.fasterxml.jackson.databind.node.ObjectNode)
+                    Rest.JSON.readTree(java.nio.file.Files.readString(Path.of(java.net.URI.create(metadataLocation("robots", "own")))));
+            com.fasterxml.jackson.databind.node.ArrayNode log = crafted.putArray("metadata-log");
+            for (String target : List.of(victimFile, victimMetadata)) log.addObject().put("timestamp-ms", 1L).put("metadata-file", target);
+            String craftedAt = own.location() + "/metadata/crafted.metadata.json";
+            java.nio.file.Files.writeString(Path.of(java.net.URI.create(craftedAt)), crafted.toString());
+            HttpResponse<String> registered = Rest.post(port, "/v1/namespaces/robots/register",
+                    "{\"name\":\"evil\",\"metadata-location\":\"" + craftedAt + "\"}");
+            assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+            HttpResponse<String> commit = Rest.post(port, "/v1/namespaces/robots/tables/evil", Rest.setProperty("x", "y"));
+            assertThat(commit.statusCode()).as(commit.body()).isEqualTo(200);
+            assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's data file the log named").exists();
+            assertThat(Path.of(java.net.URI.create(victimMetadata))).as("another table's metadata file the log named").exists();
+            assertThat(c.loadTable(TableIdentifier.of("robots", "victim")).currentSnapshot()).isNotNull();
+        }
+    }
+
+    /**
      * A dropped Iceberg table is listed at the management route and comes back with the same
      * UUID, metadata location and snapshots; refused while its name is taken, and under a new name.
      */
