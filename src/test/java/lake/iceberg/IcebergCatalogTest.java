@@ -330,8 +330,7 @@ class IcebergCatalogTest {
         try (RESTCatalog c = robots()) {
             Table victim = c.createTable(TableIdentifier.of("robots", "victim"), ID_SCHEMA);
             Table own = c.createTable(TableIdentifier.of("robots", "own"), ID_SCHEMA);
-            String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
-            victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
+            String victimFile = appended(victim, "v.parquet");
             String ownFile = written(own, own.locationProvider().newDataLocation("o.parquet"));
             String victimDir = victim.location().substring(victim.location().lastIndexOf('/') + 1);
             String climbing = own.location() + "/data/../../../victim/" + victimDir + "/data/v.parquet";
@@ -369,8 +368,7 @@ class IcebergCatalogTest {
     void aTableAtALocationTheCatalogDidNotAssignPurgesNoFiles() throws Exception {
         try (RESTCatalog c = robots()) {
             Table victim = c.createTable(TableIdentifier.of("robots", "victim"), ID_SCHEMA);
-            String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
-            victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
+            String victimFile = appended(victim, "v.parquet");
             TableIdentifier evil = TableIdentifier.of("robots", "evil");
             assertThatThrownBy(() -> c.buildTable(evil, ID_SCHEMA).withLocation(victim.location()).create())
                     .isInstanceOf(org.apache.iceberg.exceptions.AlreadyExistsException.class).hasMessageContaining("was assigned to another table or view");
@@ -412,8 +410,7 @@ class IcebergCatalogTest {
     void aCommitDeletesNoMetadataFileOutsideItsAssignedLocation() throws Exception {
         try (RESTCatalog c = robots()) {
             Table victim = c.createTable(TableIdentifier.of("robots", "victim"), ID_SCHEMA);
-            String victimFile = written(victim, victim.locationProvider().newDataLocation("v.parquet"));
-            victim.newFastAppend().appendFile(dataFile(victimFile)).commit();
+            String victimFile = appended(victim, "v.parquet");
             String victimMetadata = metadataLocation("robots", "victim");
 
             // Its own old metadata files: deleted after commits, as the table asks.
@@ -504,6 +501,13 @@ class IcebergCatalogTest {
         return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
                 .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody() : java.net.http.HttpRequest.BodyPublishers.ofString(body))
                 .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A data file of {@code t}'s, written and appended; its path. */
+    private static String appended(Table t, String name) throws Exception {
+        String path = written(t, t.locationProvider().newDataLocation(name));
+        t.newFastAppend().appendFile(dataFile(path)).commit();
+        return path;
     }
 
     private static String written(Table t, String path) throws Exception {
