@@ -324,9 +324,22 @@ public final class NodeApi {
             return Future.failedFuture(e);
         }
         if (!answer.future().isComplete()) {
-            timer[0] = vertx.setTimer(w.waitMs(), id -> {
-                watch.cancel();
-                answer.tryComplete(pageJson(new lake.watch.Watches.Page(List.of(), watch.cursor(), false)));
+            timer[0] = vertx.setTimer(w.waitMs(), new io.vertx.core.Handler<Long>() {
+                long expiredAt = -1;
+
+                @Override public void handle(Long id) {
+                    // wait_ms bounds the wait for new records, not a read of records already there: answering
+                    // empty while one is in flight would send a watcher behind the tail back to read them again,
+                    // and one whose read takes longer than wait_ms (a loaded store) would never get a page. So
+                    // the read in flight is let finish (a page, or the cursor moved past what it filtered out).
+                    if (expiredAt < 0) expiredAt = watch.cursor();
+                    if (watch.reading() && watch.cursor() == expiredAt) {
+                        timer[0] = vertx.setTimer(20, this);
+                        return;
+                    }
+                    watch.cancel();
+                    answer.tryComplete(pageJson(new lake.watch.Watches.Page(List.of(), watch.cursor(), false)));
+                }
             });
             abandoned.onComplete(gone -> {
                 watch.cancel();

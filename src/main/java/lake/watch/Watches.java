@@ -156,6 +156,9 @@ public final class Watches {
         /** Where it would resume: the last record it was served or passed over. */
         public long cursor() { return cursor; }
 
+        /** Whether a page is being read for it (from the store, for a watcher behind the tail). */
+        public boolean reading() { return busy; }
+
         public void cancel() {
             ended = true;
             watches.remove(this);
