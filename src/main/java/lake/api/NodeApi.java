@@ -78,7 +78,7 @@ public final class NodeApi {
                          long requestTimeoutMs, NodeMetrics metrics, String catalogRoot, AtomicInteger waiting,
                          AccessControl access, lake.iceberg.rest.IcebergService iceberg, BusBatch.Sender forwardingLane,
                          lake.cluster.Liveness liveness, lake.feed.Feed feed, lake.config.FeedSettings feedSettings,
-                         lake.watch.Tail tail) {}
+                         lake.watch.Tail tail, lake.config.LifecycleSettings lifecycle) {}
 
     /** Long polls one node holds at once; more are refused with 503, never queued. */
     public static final int MAX_WAITING = 4096;
@@ -107,6 +107,8 @@ public final class NodeApi {
     private final AccessControl access;
     private final lake.iceberg.rest.IcebergService iceberg;
     private lake.iceberg.rest.IcebergRouter icebergRouter;
+    /** Deletes queued purges while this node leads; {@code null} without a warehouse FileIO (no Iceberg service). */
+    private final lake.purge.PurgeWorker purger;
     private MessageConsumer<Leadership> feed;
     /** Node ids of the members that leave the cluster (clustered nodes only). */
     private MessageConsumer<String> departures;
@@ -144,8 +146,17 @@ public final class NodeApi {
         icebergEvents = new lake.iceberg.events.EventsQuery(watches, feedSource(settings.leaseKey()));
         grants = new lake.grants.Grants(reads, writer::apply, clock::wallMillis);
         waiting = config.waiting();
-        catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch);
+        catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch, config.lifecycle().tableRetentionMs());
         iceberg = config.iceberg();
+        purger = iceberg == null ? null : new lake.purge.PurgeWorker(context, iceberg.io(), config.catalogRoot(), config.lifecycle(),
+                new lake.purge.PurgeWorker.Meters() {
+                    @Override public void deleted(long files) { metrics.purgeDeleted(files); }
+                    @Override public void batch() { metrics.purgeBatch(); }
+                    @Override public void finished() { metrics.purgeFinished(); }
+                    @Override public void refused() { metrics.purgeRefused(); }
+                    @Override public void queueDepth(long jobs) { metrics.purgeQueueDepth(jobs); }
+                    @Override public void pass() { metrics.purgePass(); }
+                });
     }
 
     /**
@@ -650,9 +661,9 @@ public final class NodeApi {
             // Admins; or a `create`/`drop` grant on the namespace itself or one above it, as at /iceberg.
             case Ops.CREATE_NAMESPACE -> new Action.NamespaceChange(op, namespace, Privilege.CREATE);
             case Ops.DROP_NAMESPACE -> new Action.NamespaceChange(op, namespace, Privilege.DROP);
-            case Ops.PURGE_TOMBSTONE -> new Action.Admin(op, namespace);
+            case Ops.PURGE_TOMBSTONE, Ops.PURGE_TABLE -> new Action.Admin(op, namespace);
             case Ops.LIST_NAMESPACES -> new Action.Open(op);
-            case Ops.SNAPSHOT, Ops.LIST_TOMBSTONES -> new Action.WholeCatalog(op);
+            case Ops.SNAPSHOT, Ops.LIST_TOMBSTONES, Ops.LIST_PURGES -> new Action.WholeCatalog(op);
             case Ops.CREATE_TABLE -> new Action.CatalogObject(op, namespace, null, Privilege.CREATE);
             case Ops.GET_NAMESPACE -> new Action.CatalogObject(op, namespace, null, Privilege.READ);
             // Only seeing the namespace: the listing shows the tables the principal may read.
@@ -757,6 +768,22 @@ public final class NodeApi {
         return writer.revisions().compose(revisions -> compactor.round(COMPACTION_BATCHES, epoch, revisions::watermark))
                 // The floor travels with the feed's publications: every tail drops what compaction removed.
                 .onSuccess(round -> config.feed().compacted(round.floor()));
+    }
+
+    /** Batches one purge pass may delete before it yields to the next tick. */
+    private static final int PURGE_BATCHES = 16;
+
+    /**
+     * One pass of the purge worker on the leader (nothing on a follower, or without a warehouse):
+     * tables whose retention ended queued, then queued purges worked on, every write fenced with
+     * the epoch this node leads in now. The node's {@code ApiVerticle} runs it periodically.
+     */
+    public Future<lake.purge.PurgeWorker.Pass> purgePass() {
+        if (purger == null || !leadership.isLeader()) return Future.succeededFuture(lake.purge.PurgeWorker.Pass.NONE);
+        long epoch = leadership.epoch();
+        lake.catalog.CatalogPort port = catalog.port(epoch);
+        lake.catalog.Catalog c = new lake.catalog.Catalog(port, config.catalogRoot(), clock::wallMillis, new java.security.SecureRandom());
+        return purger.pass(new lake.catalog.PurgeQueue(c), epoch, PURGE_BATCHES);
     }
 
     /** {@code {"applied","epoch"}}, and for a transaction not applied, {@code "failed"}: the indexes whose conditions failed. */

@@ -12,6 +12,7 @@ import lake.catalog.model.NamePage;
 import lake.catalog.model.Namespace;
 import lake.catalog.model.Registration;
 import lake.catalog.model.Table;
+import lake.catalog.model.PurgeJob;
 import lake.catalog.model.Tombstone;
 import lake.catalog.model.TombstonePage;
 import lake.catalog.model.UuidV7;
@@ -62,7 +63,7 @@ public final class Catalog {
 
     private final CatalogPort port;
     private final String catalogRoot;
-    private final LongSupplier wallMillis;
+    final LongSupplier wallMillis;
     private final RandomGenerator random;
     private final int snapshotPage;
 
@@ -86,6 +87,11 @@ public final class Catalog {
     }
 
     /** Where this catalog places tables: the configured root without trailing slashes. */
+    /** The port this catalog reads and writes through. */
+    public CatalogPort port() {
+        return port;
+    }
+
     public String root() {
         return catalogRoot;
     }
@@ -346,6 +352,17 @@ public final class Catalog {
      */
     public Future<Tombstone> dropTable(String ns, String name, String engine, List<Op> extra, String incarnationId,
                                        io.vertx.core.json.JsonObject detail) {
+        return dropTable(ns, name, engine, extra, incarnationId, detail, false);
+    }
+
+    /**
+     * As {@link #dropTable(String, String, String, List, String, io.vertx.core.json.JsonObject)};
+     * with {@code purge}, the dropped incarnation is queued for purge in the same transaction
+     * ({@link PurgeJob}: the leader's worker deletes its files; until a batch is claimed an undrop
+     * still cancels it).
+     */
+    public Future<Tombstone> dropTable(String ns, String name, String engine, List<Op> extra, String incarnationId,
+                                       io.vertx.core.json.JsonObject detail, boolean purge) {
         return start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
@@ -363,8 +380,14 @@ public final class Catalog {
                 ops.add(Op.create(tombKey, checkedSize(what + " tombstone", Tombstone.encode(ns, name, droppedMs, reg))));
                 ops.add(Op.delete(CatalogKeys.table(ns, name), table.bytes()));
                 ops.add(bumpGeneration());
+                if (purge) {
+                    ops.add(Op.create(CatalogKeys.purgeJob(ns, name, incarnation),
+                            PurgeJob.queued(ns, name, incarnation == null ? CatalogKeys.LEGACY : incarnation, PurgeJob.Reason.REQUESTED, droppedMs).encode()));
+                }
                 ops.addAll(extra);
-                return apply(Transaction.of(ops), with(CatalogEvents.tableDropped(ref(ns, name, reg)), detail)).compose(o -> {
+                io.vertx.core.json.JsonObject event = with(CatalogEvents.tableDropped(ref(ns, name, reg)), detail);
+                if (purge) event.put("purge_requested", true);
+                return apply(Transaction.of(ops), event).compose(o -> {
                     if (!o.applied() && o.failed().stream().anyMatch(i -> i > 2)) {
                         return Future.failedFuture(new CatalogException.AlreadyExists("a record written with the drop of " + what + " already exists"));
                     }
@@ -710,18 +733,29 @@ public final class Catalog {
             checkName("namespace", toNs);
             checkName("table name", toName);
             String what = "table '" + toNs + "." + toName + "'";
-            return retrying("undrop table '" + ns + "." + name + "'", () -> readTombstone(ns, name, incarnationId).compose(tomb -> {
+            return retrying("undrop table '" + ns + "." + name + "'", () -> readTombstone(ns, name, incarnationId).compose(tomb ->
+                    port.get(CatalogKeys.purgeJob(ns, name, tomb.value().incarnation())).compose(job -> {
                 Registration reg = tomb.value().registration();
                 if (engine != null && !engine.equals(reg.engine())) {
                     return Future.failedFuture(new CatalogException.NotFound("the dropped table '" + ns + "." + name + "' is a "
                             + reg.engine() + " table, not " + engine));
                 }
+                String jobKey = CatalogKeys.purgeJob(ns, name, tomb.value().incarnation());
+                PurgeJob queued = job.map(b -> PurgeJob.parse(jobKey, b)).orElse(null);
+                if (queued != null && queued.state() == PurgeJob.State.PURGING) {
+                    return Future.failedFuture(new CatalogException.AlreadyExists("the dropped table '" + ns + "." + name
+                            + "' is being purged (" + queued.deleted() + " file(s) deleted so far, batches claimed by epoch "
+                            + Long.toUnsignedString(queued.epoch()) + "): it can no longer be undropped"));
+                }
+                // A purge not yet begun is cancelled with the undrop, in its transaction: the worker's
+                // next claim checks the job's exact bytes, so it can never delete a file of the restored table.
                 List<Op> ops = List.of(
                         Op.create(CatalogKeys.table(toNs, toName), reg.bytes()),
                         Op.delete(CatalogKeys.tombstone(ns, name, tomb.value().incarnation()), tomb.bytes()),
                         Op.checkExists(CatalogKeys.namespace(toNs)),
                         Op.checkAbsent(CatalogKeys.droppingMarker(toNs)),
-                        bumpGeneration());
+                        bumpGeneration(),
+                        job.isPresent() ? Op.delete(jobKey, job.get()) : Op.checkAbsent(jobKey));
                 return apply(Transaction.of(ops), CatalogEvents.tableUndropped(ref(ns, name, reg), toNs, toName)).compose(o -> {
                     if (o.applied()) return Future.succeededFuture(Optional.of(new Table(toNs, toName, reg)));
                     if (o.failed().contains(0)) {
@@ -729,14 +763,14 @@ public final class Catalog {
                     }
                     if (o.failed().contains(2)) return Future.failedFuture(namespaceNotFound(toNs));
                     if (o.failed().contains(3)) return Future.failedFuture(new CatalogException.Contended("namespace '" + toNs + "' is being dropped"));
-                    return Future.succeededFuture(Optional.<Table>empty()); // the tombstone changed: read it again
+                    return Future.succeededFuture(Optional.<Table>empty()); // the tombstone or its purge changed: read them again
                 });
-            }));
+            })));
         });
     }
 
     /** The tombstone of that incarnation, or of the name's only dropped incarnation when {@code incarnationId} is null. */
-    private Future<Stored<Tombstone>> readTombstone(String ns, String name, String incarnationId) {
+    Future<Stored<Tombstone>> readTombstone(String ns, String name, String incarnationId) {
         String table = "table '" + ns + "." + name + "'";
         if (incarnationId != null) {
             String key = CatalogKeys.tombstone(ns, name, incarnationId);
@@ -779,7 +813,8 @@ public final class Catalog {
                 if (stored.isEmpty()) return Future.failedFuture(new CatalogException.NotFound("no tombstone for table '"
                         + ns + "." + name + "' incarnation " + incarnationId));
                 Tombstone tomb = Tombstone.parse(key, stored.get());
-                return apply(Transaction.of(List.of(Op.delete(key, stored.get()))), CatalogEvents.tombstonePurged(ns, name, incarnationId))
+                return apply(Transaction.of(List.of(Op.delete(key, stored.get()), Op.deleteAny(CatalogKeys.purgeJob(ns, name, incarnationId)))),
+                        CatalogEvents.tombstonePurged(ns, name, incarnationId))
                         .map(o -> o.applied() ? Optional.of(tomb) : Optional.empty());
             }));
         });
@@ -788,7 +823,7 @@ public final class Catalog {
     // ---- plumbing --------------------------------------------------------------------------------
 
     /** A value and the exact bytes it was read from. */
-    private record Stored<T>(T value, byte[] bytes) {}
+    record Stored<T>(T value, byte[] bytes) {}
 
     private Future<Stored<Namespace>> readNamespace(String ns) {
         return port.get(CatalogKeys.namespace(ns)).map(v -> new Stored<>(Namespace.parse(ns,
@@ -887,14 +922,14 @@ public final class Catalog {
     }
 
     /** As {@link #apply(Transaction)}, the transaction's change record carrying {@code event}. */
-    private Future<TransactionOutcome> apply(Transaction tx, io.vertx.core.json.JsonObject event) {
+    Future<TransactionOutcome> apply(Transaction tx, io.vertx.core.json.JsonObject event) {
         return port.transact(tx, event).compose(o -> o.guardFailed()
                 ? Future.failedFuture(new CatalogException.Contended("the write path's guard did not hold; leadership may have moved"))
                 : Future.succeededFuture(o));
     }
 
     /** Runs {@code attempt} until it yields a value, at most {@value #MAX_ATTEMPTS} times; empty means "re-read and decide again". */
-    private <T> Future<T> retrying(String what, Supplier<Future<Optional<T>>> attempt) {
+    <T> Future<T> retrying(String what, Supplier<Future<Optional<T>>> attempt) {
         return retrying(what, attempt, 1);
     }
 
@@ -910,7 +945,7 @@ public final class Catalog {
     }
 
     /** {@code body}'s future, or a failed one for anything it throws (validation runs on the calling thread). */
-    private static <T> Future<T> start(Supplier<Future<T>> body) {
+    static <T> Future<T> start(Supplier<Future<T>> body) {
         try {
             return body.get();
         } catch (RuntimeException e) {

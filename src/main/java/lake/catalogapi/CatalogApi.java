@@ -46,7 +46,11 @@ public final class CatalogApi {
     private final CatalogWatch watch;
     private final SecureRandom random = new SecureRandom();
 
-    public CatalogApi(Vertx vertx, MetaStore reads, FencedWriter writer, String catalogRoot, NodeClock clock, CatalogWatch watch) {
+    /** How long a dropped table is kept when its namespace does not say (the node's {@code table_retention_ms}). */
+    private final long retentionMs;
+
+    public CatalogApi(Vertx vertx, MetaStore reads, FencedWriter writer, String catalogRoot, NodeClock clock, CatalogWatch watch, long retentionMs) {
+        this.retentionMs = retentionMs;
         this.vertx = vertx;
         this.reads = reads;
         this.writer = writer;
@@ -112,8 +116,9 @@ public final class CatalogApi {
                         .map(CatalogApi::table);
             }
             case Ops.DROP_TABLE -> {
-                CatalogRequests.Named r = CatalogRequests.table(body);
-                yield () -> c.dropTable(r.namespace(), r.name()).map(CatalogApi::tombstone);
+                CatalogRequests.Drop r = CatalogRequests.drop(body);
+                yield () -> c.dropTable(r.namespace(), r.name(), null, List.of(), null, null, r.purge())
+                        .map(t -> r.purge() ? tombstone(t).put("purge", "queued") : tombstone(t));
             }
             case Ops.SNAPSHOT -> {
                 CatalogRequests.Snapshot r = CatalogRequests.snapshot(body);
@@ -121,7 +126,16 @@ public final class CatalogApi {
             }
             case Ops.LIST_TOMBSTONES -> {
                 CatalogRequests.Page p = CatalogRequests.page(body, CatalogRequests.MAX_TOMBSTONE_PAGE, java.util.Set.of());
-                yield () -> c.listTombstones(p.continuation(), p.limit()).map(CatalogApi::tombstones);
+                yield () -> c.listTombstones(p.continuation(), p.limit()).compose(page -> expiring(c, page));
+            }
+            case Ops.PURGE_TABLE -> {
+                CatalogRequests.Purge r = CatalogRequests.purge(body);
+                yield () -> queue(c).request(r.namespace(), r.name(), r.incarnationId()).map(j -> new JsonObject(purge(j).toMap()));
+            }
+            case Ops.LIST_PURGES -> {
+                CatalogRequests.Page p = CatalogRequests.page(body, lake.catalog.PurgeQueue.MAX_PAGE, java.util.Set.of());
+                yield () -> queue(c).page(p.continuation(), p.limit()).map(page -> new JsonObject(new lake.wire.catalog.Purge.Page(
+                        page.entries().stream().map(e -> purge(e.job())).toList(), page.continuation()).toMap()));
             }
             case Ops.PURGE_TOMBSTONE -> {
                 CatalogRequests.Purge r = CatalogRequests.purge(body);
@@ -211,8 +225,26 @@ public final class CatalogApi {
 
     static JsonObject tombstone(Tombstone t) { return new JsonObject(wire(t).toMap()); }
 
-    private static JsonObject tombstones(TombstonePage page) {
-        return new JsonObject(new lake.wire.catalog.TombstonePage(page.tombstones().stream().map(CatalogApi::wire).toList(), page.continuation()).toMap());
+    /** A page of tombstones, each with when its retention ends (its namespace's, else the node's). */
+    private Future<JsonObject> expiring(Catalog c, TombstonePage page) {
+        lake.catalog.PurgeQueue q = queue(c);
+        java.util.Map<String, Future<Long>> retention = new java.util.HashMap<>();
+        for (Tombstone t : page.tombstones()) retention.computeIfAbsent(t.namespace(), ns -> q.retentionMs(ns, retentionMs));
+        return Future.all(List.copyOf(retention.values())).map(all -> new JsonObject(new lake.wire.catalog.TombstonePage(
+                page.tombstones().stream().map(t -> {
+                    lake.wire.catalog.Tombstone w = wire(t);
+                    return new lake.wire.catalog.Tombstone(w.namespace(), w.name(), w.incarnationId(), w.droppedMs(), w.registration(),
+                            lake.catalog.PurgeQueue.expiresMs(t, retention.get(t.namespace()).result()));
+                }).toList(), page.continuation()).toMap()));
+    }
+
+    private lake.catalog.PurgeQueue queue(Catalog c) {
+        return new lake.catalog.PurgeQueue(c);
+    }
+
+    static lake.wire.catalog.Purge purge(lake.catalog.model.PurgeJob j) {
+        return new lake.wire.catalog.Purge(j.namespace(), j.name(), j.incarnation(), j.reason().name().toLowerCase(java.util.Locale.ROOT),
+                j.state().name().toLowerCase(java.util.Locale.ROOT), j.queuedMs(), j.epoch(), j.batches(), j.deleted(), j.message());
     }
 
     private static JsonObject names(lake.wire.catalog.NamePage.Listing listing, NamePage page) {

@@ -57,6 +57,16 @@ final class CatalogRequests {
         return ApiRequests.string(b, "namespace");
     }
 
+    /** A drop; with {@code "purge": true} its incarnation is queued for purge in the drop's transaction. */
+    record Drop(String namespace, String name, boolean purge) {}
+
+    static Drop drop(JsonObject b) {
+        ApiRequests.allowOnly(b, Set.of("namespace", "name", "purge"));
+        Object purge = b.getValue("purge");
+        if (purge != null && !(purge instanceof Boolean)) throw ApiError.invalid("'purge' must be a boolean, got " + ApiRequests.typeOf(purge));
+        return new Drop(ApiRequests.string(b, "namespace"), ApiRequests.string(b, "name"), Boolean.TRUE.equals(purge));
+    }
+
     static Named table(JsonObject b) {
         ApiRequests.allowOnly(b, Set.of("namespace", "name"));
         return new Named(ApiRequests.string(b, "namespace"), ApiRequests.string(b, "name"));

@@ -72,7 +72,11 @@ public final class CatalogRoutes {
                         waitMs(q, p);
                         yield new Route(Ops.RESOLVE, p, false);
                     }
-                    case "DELETE" -> noQuery(uri, "DELETE /v1/namespaces/{ns}/tables/{name}", new Route(Ops.DROP_TABLE, p, false));
+                    case "DELETE" -> {
+                        Map<String, String> q = HttpInput.query(rawQuery, Set.of("purge"));
+                        if (q.containsKey("purge")) p.put("purge", HttpInput.bool(q.get("purge"), "query parameter 'purge'"));
+                        yield new Route(Ops.DROP_TABLE, p, false);
+                    }
                     default -> throw notAllowed(method, rawPath);
                 };
             }
@@ -95,10 +99,23 @@ public final class CatalogRoutes {
             waitMs(q, p);
             return new Route(Ops.SNAPSHOT, p, false);
         }
+        if (s.get(2).equals("purges") && n == 3) {
+            if (method != HttpMethod.GET) throw notAllowed(method, rawPath);
+            return new Route(Ops.LIST_PURGES, page(rawQuery), false);
+        }
         if (!s.get(2).equals("tombstones")) throw notFound(method, rawPath);
         if (n == 3) {
             if (method != HttpMethod.GET) throw notAllowed(method, rawPath);
             return new Route(Ops.LIST_TOMBSTONES, page(rawQuery), false);
+        }
+        if (n == 7 && s.get(6).equals("purge")) {
+            // Its files deleted by the leader's purge worker now, its retention notwithstanding.
+            if (method != HttpMethod.POST) throw notAllowed(method, rawPath);
+            JsonObject p = new JsonObject()
+                    .put("namespace", HttpInput.pathSegment(s.get(3), "namespace in the path"))
+                    .put("name", HttpInput.pathSegment(s.get(4), "table name in the path"))
+                    .put("incarnation_id", HttpInput.pathSegment(s.get(5), "incarnation id in the path"));
+            return noQuery(uri, "POST /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}/purge", new Route(Ops.PURGE_TABLE, p, false));
         }
         if (n == 6) {
             if (method != HttpMethod.DELETE) throw notAllowed(method, rawPath);

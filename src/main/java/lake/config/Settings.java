@@ -38,7 +38,8 @@ public record Settings(
         SecuritySettings security,
         String icebergS3Endpoint,
         lake.config.access.StorageAccessSettings storageAccess,
-        FeedSettings feed) {
+        FeedSettings feed,
+        LifecycleSettings lifecycle) {
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
     public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
@@ -47,7 +48,7 @@ public record Settings(
                     long requestTimeoutMs, long storeTimeoutMs) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null, null, null);
+                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null, null, null, null);
     }
 
     /** All settings but the catalog root, which then defaults to {@code file://<data_dir>/tables}. */
@@ -58,13 +59,14 @@ public record Settings(
                     ClusterSettings cluster) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null, null, null);
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null, null, null, null);
     }
 
     public Settings {
         authTokens = authTokens == null ? List.of() : List.copyOf(authTokens);
         cluster = cluster == null ? ClusterSettings.single() : cluster;
         feed = feed == null ? FeedSettings.DEFAULTS : feed;
+        lifecycle = lifecycle == null ? LifecycleSettings.DEFAULTS : lifecycle;
         storageAccess = storageAccess == null ? lake.config.access.StorageAccessSettings.NONE : storageAccess;
         // Without a file, the inline tokens are the whole set: a reload re-reads nothing and keeps them.
         security = security == null ? new SecuritySettings(null, authTokens) : security;
@@ -127,7 +129,9 @@ public record Settings(
                 .put("feed_write_order", feed.writeOrder().name().toLowerCase())
                 .put("webhooks", new io.vertx.core.json.JsonArray(feed.webhooks().stream().map(w -> (Object) new io.vertx.core.json.JsonObject()
                         .put("name", w.name()).put("url", w.url().getScheme() + "://" + w.url().getHost() + (w.url().getPort() < 0 ? "" : ":" + w.url().getPort()) + "/…")
-                        .put("prefix", w.prefix())).toList()));
+                        .put("prefix", w.prefix())).toList()))
+                .put("table_retention_ms", lifecycle.tableRetentionMs()).put("purge_interval_ms", lifecycle.purgeIntervalMs())
+                .put("purge_batch_files", lifecycle.purgeBatchFiles());
     }
 
     /** Whether requests need a principal: tokens (or certificate principals) are configured, or OIDC is. */
@@ -180,6 +184,7 @@ public record Settings(
         public String icebergS3Endpoint;
         public lake.config.access.StorageAccessSettings storageAccess;
         public FeedSettings feed;
+        public LifecycleSettings lifecycle;
 
         private Fields(Settings s) {
             nodeId = s.nodeId;
@@ -206,10 +211,11 @@ public record Settings(
             icebergS3Endpoint = s.icebergS3Endpoint;
             storageAccess = s.storageAccess;
             feed = s.feed;
+            lifecycle = s.lifecycle;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint, storageAccess, feed);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint, storageAccess, feed, lifecycle);
         }
     }
 }

@@ -86,6 +86,9 @@ public final class SettingsLoader {
             new Option("feed-tail-records", Option.Type.LONG, "change records each node keeps in memory for its watchers, at most"),
             new Option("feed-tail-bytes", Option.Type.LONG, "bytes of change records each node keeps in memory for its watchers, about"),
             new Option("feed-write-order", Option.Type.STRING, "check | wait: a write on a key an earlier write still in flight touches is sent at once, checking in its transaction that the earlier one's record exists (check), or waits for it (wait); default: check on rocks, wait on dynamo"),
+            new Option("table-retention-ms", Option.Type.LONG, "a dropped table is kept, undroppable, this long before it is purged (a namespace's lake.dropped-table-retention-ms property overrides it)"),
+            new Option("purge-interval-ms", Option.Type.LONG, "how often the leader's purge worker looks for dropped tables to purge"),
+            new Option("purge-batch-files", Option.Type.INT, "files the purge worker deletes per fenced batch (1 to 1000: one S3 DeleteObjects call)"),
             new Option("webhooks-file", Option.Type.PATH, "file of webhooks the leader POSTs the change feed to as CloudEvents (JSON array of {name, url, prefix?})"));
 
     private SettingsLoader() {}
@@ -232,7 +235,7 @@ public final class SettingsLoader {
             "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
             "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port",
             "cluster_bus_port", "feed_retention_ms", "feed_max_records", "feed_compact_interval_ms",
-            "feed_tail_records", "feed_tail_bytes");
+            "feed_tail_records", "feed_tail_bytes", "table_retention_ms", "purge_interval_ms", "purge_batch_files");
 
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
@@ -341,7 +344,9 @@ public final class SettingsLoader {
                 new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms"),
                         Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes"),
                         blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file"))),
-                        writeOrder(c.getString("feed_write_order"), store)));
+                        writeOrder(c.getString("feed_write_order"), store)),
+                new LifecycleSettings(c.getLong("table_retention_ms"), c.getLong("purge_interval_ms"),
+                        (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, c.getLong("purge_batch_files")))));
     }
 
     private static FeedSettings.WriteOrder writeOrder(String given, Settings.StoreType store) {

@@ -258,35 +258,15 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return out;
     }
 
+    /**
+     * Drops the table; with {@code purge}, its incarnation is queued for purge in the drop's own
+     * transaction, and the leader's purge worker deletes its files afterwards, in fenced batches,
+     * only under the location the catalog assigned it ({@code lake.purge.PurgeWorker}). The
+     * answer does not wait for the files: an undrop can still cancel the purge until its first batch.
+     */
     @Override
     public boolean dropTable(TableIdentifier id, boolean purge) {
-        Registration dropped = drop(id, TABLE_ENGINE);
-        if (dropped == null) return false;
-        // The files of the incarnation dropped, as its metadata named them when it was dropped.
-        String at = dropped.metadataLocation().orElse(null);
-        if (purge && at != null) {
-            TableMetadata last;
-            try {
-                last = tableMetadata(at);
-            } catch (NotFoundException gone) {
-                return true; // its metadata file is gone: nothing it names can be found to purge
-            }
-            // Only files under the location the catalog assigned this table, whatever its metadata names (PurgeIO).
-            String assigned = assignedLocation(dropped);
-            if (assigned == null) {
-                LOG.warn("purge of {}: no files deleted; its location {} was not assigned to it by the catalog"
-                        + " (named by its creator, registered, or from before assignments): delete them with your own credentials", id, last.location());
-                return true;
-            }
-            PurgeIO confined = new PurgeIO(io, assigned);
-            CatalogUtil.dropTableData(confined, last);
-            List<String> left = confined.refused();
-            if (!left.isEmpty()) {
-                LOG.warn("purge of {}: {} file(s) its metadata names were not deleted (outside its assigned location {}, or named to"
-                        + " resolve elsewhere), e.g. {}", id, left.size(), assigned, left.get(0));
-            }
-        }
-        return true;
+        return drop(id, TABLE_ENGINE, purge) != null;
     }
 
     /**
@@ -294,7 +274,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
      * incarnation dropped (the drop applies only while the name still holds that incarnation;
      * commits meanwhile keep its UUID). The registration dropped, or {@code null} when there was none.
      */
-    private Registration drop(TableIdentifier id, String engine) {
+    private Registration drop(TableIdentifier id, String engine, boolean purge) {
         for (int attempt = 1; ; attempt++) {
             Optional<Registration> reg;
             try {
@@ -306,7 +286,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             io.vertx.core.json.JsonObject identity = identity(reg.get());
             try {
                 lake.catalog.model.Tombstone t = write(catalog.dropTable(ns(id.namespace()), IcebergNames.name(id.name()), engine,
-                        RequestScope.extras(RequestScope.Outcome.noContent()), reg.get().incarnationId().orElse(null), identity));
+                        RequestScope.extras(RequestScope.Outcome.noContent()), reg.get().incarnationId().orElse(null), identity, purge));
                 return t.registration();
             } catch (NotFoundException | IllegalArgumentException absent) {
                 return null;
@@ -577,7 +557,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
 
     @Override
     public boolean dropView(TableIdentifier id) {
-        return drop(id, VIEW_ENGINE) != null;
+        return drop(id, VIEW_ENGINE, false) != null;
     }
 
     @Override
@@ -770,6 +750,21 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /** Deletes up to {@code limit} expired idempotency records; how many went. */
+    /** Queues the purge of the dropped table {@code id} now ({@code incarnationId} null: its only dropped incarnation). */
+    public lake.catalog.model.PurgeJob requestPurge(TableIdentifier id, String incarnationId) {
+        return write(new lake.catalog.PurgeQueue(catalog).request(ns(id.namespace()), IcebergNames.name(id.name()), incarnationId));
+    }
+
+    /** The purge queued for a dropped table, or {@code null}. */
+    public lake.catalog.model.PurgeJob purgeJob(lake.catalog.model.Tombstone t) {
+        return read(new lake.catalog.PurgeQueue(catalog).job(t.namespace(), t.name(), t.incarnation())).map(lake.catalog.PurgeQueue.Entry::job).orElse(null);
+    }
+
+    /** How long tables dropped from {@code namespace} are kept: its property, else {@code defaultMs}. */
+    public long dropRetentionMs(Namespace namespace, long defaultMs) {
+        return read(new lake.catalog.PurgeQueue(catalog).retentionMs(ns(namespace), defaultMs));
+    }
+
     public int purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
         return write(catalog.purgeIdempotencyRecords(expired, limit));
     }

@@ -24,7 +24,7 @@ import java.util.UUID;
  * fsynced, renamed into place atomically and its directory fsynced: a metadata file the catalog
  * points at is complete and durable before the pointer swap that names it is even attempted.
  */
-public final class NioFileIO implements FileIO {
+public final class NioFileIO implements FileIO, org.apache.iceberg.io.SupportsPrefixOperations {
     /** Whether {@code location} names the local file system ({@code file:} or an absolute path), which this IO serves. */
     public static boolean isLocal(String location) {
         return location.startsWith("file:") || location.startsWith("/");
@@ -56,6 +56,35 @@ public final class NioFileIO implements FileIO {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + location, e);
         }
+    }
+
+    /** Every regular file under {@code prefix} (a directory), named as {@code prefix} names it, in path order. */
+    @Override
+    public Iterable<org.apache.iceberg.io.FileInfo> listPrefix(String prefix) {
+        Path dir = path(prefix);
+        if (!Files.isDirectory(dir)) return java.util.List.of();
+        String base = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            return walk.filter(Files::isRegularFile).sorted().map(p -> {
+                try {
+                    java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class);
+                    StringBuilder rel = new StringBuilder();
+                    for (Path part : dir.relativize(p)) rel.append('/').append(part);
+                    return new org.apache.iceberg.io.FileInfo(base + rel, a.size(), a.lastModifiedTime().toMillis());
+                } catch (NoSuchFileException gone) {
+                    return null; // deleted while listed
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot read " + p, e);
+                }
+            }).filter(java.util.Objects::nonNull).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + prefix, e);
+        }
+    }
+
+    @Override
+    public void deletePrefix(String prefix) {
+        for (org.apache.iceberg.io.FileInfo f : listPrefix(prefix)) deleteFile(f.location());
     }
 
     private record Input(String location) implements InputFile {

@@ -22,7 +22,7 @@ import java.util.Map;
  * outside, or one whose remainder a file system or a second decoding could resolve elsewhere
  * ({@link lake.storage.ObjectKeys}), is not deleted but {@linkplain #refused() recorded}.
  */
-final class PurgeIO implements FileIO, SupportsBulkOperations {
+public final class PurgeIO implements FileIO, SupportsBulkOperations {
     private final FileIO io;
     private final String prefix;
     private final List<String> refused = Collections.synchronizedList(new ArrayList<>());
@@ -31,7 +31,7 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
      * @param assignedLocation the location the catalog assigned the table when it was created;
      *                         {@code null} when it assigned none: then nothing is deleted
      */
-    PurgeIO(FileIO io, String assignedLocation) {
+    public PurgeIO(FileIO io, String assignedLocation) {
         this.io = io;
         if (assignedLocation == null) {
             this.prefix = null;
@@ -53,7 +53,7 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
     }
 
     /** Whether {@code path} is a file under the table's assigned location, named so nothing can resolve it elsewhere. */
-    boolean inside(String path) {
+    public boolean inside(String path) {
         if (path == null || prefix == null) return false;
         String p = oneSpelling(path);
         if (!p.startsWith(prefix) || p.length() == prefix.length()) return false;
@@ -62,7 +62,7 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
     }
 
     /** The paths the purge named that it did not delete (outside the location, or named to resolve elsewhere). */
-    List<String> refused() {
+    public List<String> refused() {
         synchronized (refused) {
             return List.copyOf(refused);
         }
@@ -83,6 +83,21 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
         }
         if (io instanceof SupportsBulkOperations bulk) bulk.deleteFiles(mine);
         else mine.forEach(io::deleteFile);
+    }
+
+    /**
+     * Deletes {@code paths} (one S3 {@code DeleteObjects} call for up to a thousand), those
+     * outside refused as by {@link #deleteFiles}; the number it deleted: those it sent less those
+     * the store reported failed.
+     */
+    public long delete(List<String> paths) {
+        int before = refused().size();
+        try {
+            deleteFiles(paths);
+            return paths.size() - (refused().size() - before);
+        } catch (BulkDeletionFailureException e) {
+            return paths.size() - (refused().size() - before) - e.numberFailedObjects();
+        }
     }
 
     @Override

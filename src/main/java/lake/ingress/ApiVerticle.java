@@ -53,6 +53,9 @@ public final class ApiVerticle extends VerticleBase {
     /** Keeps the node's stored grants following the feed. */
     private lake.grants.GrantsFollower grants;
     private long webhookTimer = -1;
+    private long purgeTimer = -1;
+    /** A purge pass in flight: the next tick skips rather than overlap it. */
+    private boolean purging;
     /** How often a leader that published nothing meanwhile publishes its watermark, so every tail knows where the feed stands. */
     static final long FEED_HEARTBEAT_MS = 500;
     /** A compaction round in flight: the next tick skips rather than overlap it. */
@@ -132,6 +135,7 @@ public final class ApiVerticle extends VerticleBase {
             announce();
             announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
             compactionTimer = vertx.setPeriodic(config.feedSettings().compactIntervalMs(), id -> compactFeed());
+            purgeTimer = vertx.setPeriodic(config.lifecycle().purgeIntervalMs(), id -> purge());
         });
     }
 
@@ -156,6 +160,31 @@ public final class ApiVerticle extends VerticleBase {
                         Long.toUnsignedString(done.result().floor()));
             }
             if (done.result().more() && !stopped) vertx.setTimer(COMPACTION_PAUSE_MS, id -> compactFeed());
+        });
+    }
+
+    /** One pass of the purge worker; another soon while it had more to delete than one pass may. */
+    private void purge() {
+        if (purging || stopped) return;
+        purging = true;
+        Future<lake.purge.PurgeWorker.Pass> pass;
+        try {
+            pass = api.purgePass();
+        } catch (RuntimeException e) {
+            pass = Future.failedFuture(e);
+        }
+        pass.onComplete(done -> {
+            purging = false;
+            if (done.failed()) {
+                log.warn("purge pass failed (retried next tick): {}", done.cause().toString());
+                return;
+            }
+            lake.purge.PurgeWorker.Pass p = done.result();
+            if (p.queued() + p.batches() + p.finished() + p.refused() > 0) {
+                log.debug("purge pass: {} queued by retention, {} batch(es), {} file(s) deleted, {} finished, {} refused",
+                        p.queued(), p.batches(), p.deleted(), p.finished(), p.refused());
+            }
+            if (p.batches() > 0 && !stopped) vertx.setTimer(COMPACTION_PAUSE_MS, id -> purge());
         });
     }
 
@@ -189,6 +218,7 @@ public final class ApiVerticle extends VerticleBase {
         vertx.cancelTimer(compactionTimer);
         vertx.cancelTimer(heartbeatTimer);
         vertx.cancelTimer(webhookTimer);
+        vertx.cancelTimer(purgeTimer);
         if (grants != null) grants.stop();
         Future<Void> withdrawn = api.membership().withdraw(config.settings().nodeId()).recover(t -> Future.succeededFuture());
         return Future.join(unregistered).transform(ignored -> withdrawn).transform(ignored -> {

@@ -69,6 +69,8 @@ public final class NodeMetrics {
         renewals = counter("lake.lease.renewals", "successful lease renewals by this node while leading");
         renewalFailures = counter("lake.lease.renewal.failures", "lease renewal rounds that failed while leading");
         watchersCutOff = counter("lake.watch.cutoffs", "SSE watchers cut off for falling behind (each told the revision to resume after)");
+        Gauge.builder("lake.purge.queue.jobs", purgeQueue, java.util.concurrent.atomic.AtomicLong::get).tag("node", node)
+                .description("dropped tables in the purge queue at the leader's last pass (queued, purging or refused)").register(registry);
         leadershipChanges = counter("lake.leadership.changes", "times this node became or stopped being leader, or changed epoch");
         fenced = counter("lake.fenced.rejections", "writes refused because the lease moved away from this node (409 fenced)");
         epochMismatch = counter("lake.epoch.mismatch.rejections", "writes refused because they named another epoch (409 epoch_mismatch)");
@@ -197,6 +199,43 @@ public final class NodeMetrics {
     public void webhookFailed(String webhook) {
         Counter.builder("lake.webhook.failures").tag("node", node).tag("webhook", webhook)
                 .description("webhook POSTs that failed and delivery runs that stopped (each retried)").register(registry).increment();
+    }
+
+    /** Files the purge worker deleted ({@code lake_purge_files_deleted_total}). */
+    public void purgeDeleted(long files) {
+        Counter.builder("lake.purge.files.deleted").tag("node", node).description("files of dropped tables the purge worker deleted")
+                .register(registry).increment(files);
+    }
+
+    /** A pass of the purge worker on the leader ({@code lake_purge_passes_total}). */
+    public void purgePass() {
+        Counter.builder("lake.purge.passes").tag("node", node).description("passes of the leader's purge worker (retention checked, queue worked on)")
+                .register(registry).increment();
+    }
+
+    /** A batch the purge worker claimed in a fenced write and deleted ({@code lake_purge_batches_total}). */
+    public void purgeBatch() {
+        Counter.builder("lake.purge.batches").tag("node", node).description("purge batches claimed (fenced) and deleted")
+                .register(registry).increment();
+    }
+
+    /** A dropped table purged: its files deleted, job and tombstone removed ({@code lake_purge_tables_total}). */
+    public void purgeFinished() {
+        Counter.builder("lake.purge.tables").tag("node", node).description("dropped tables purged to the end (tombstone removed)")
+                .register(registry).increment();
+    }
+
+    /** A purge the worker refused: a location not the table's own, or shared ({@code lake_purge_refused_total}). */
+    public void purgeRefused() {
+        Counter.builder("lake.purge.refused").tag("node", node).description("purges refused: location not assigned, or shared with a live table")
+                .register(registry).increment();
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong purgeQueue = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Jobs in the purge queue at the leader's last pass ({@code lake_purge_queue_jobs}). */
+    public void purgeQueueDepth(long jobs) {
+        purgeQueue.set(jobs);
     }
 
     public void renewalFailed() {

@@ -153,7 +153,7 @@ public final class MetasrvNode {
                     s.storageAccess().vending() ? lake.storage.CredentialVendor.create(s.storageAccess()) : null,
                     s.storageAccess().remoteSigning() ? lake.storage.RemoteSigner.create(new lake.storage.SignCheck.Target(
                             s.icebergS3Endpoint() == null ? null : java.net.URI.create(s.icebergS3Endpoint()), s.storageAccess().region())) : null,
-                    s.icebergS3Endpoint(), s.storageAccess().region());
+                    s.icebergS3Endpoint(), s.storageAccess().region(), s.lifecycle().tableRetentionMs());
         } catch (IllegalArgumentException unsupported) {
             // A catalog root Iceberg cannot write to (another scheme) leaves lake's own catalog fully usable.
             org.slf4j.LoggerFactory.getLogger(MetasrvNode.class).warn("no Iceberg catalog on this node: {}", unsupported.getMessage());
@@ -173,7 +173,7 @@ public final class MetasrvNode {
         tail = new lake.watch.Tail(s.feed().tailRecords(), s.feed().tailBytes());
         NodeApi.Config api = new NodeApi.Config(election, storeLink, options.clock(), clustered, s.leaseTtlMs() + s.leaseRenewMs(),
                 s.requestTimeoutMs(), metrics, s.catalogRoot(), waiting, access, iceberg, lane, liveness, revisions, s.feed(),
-                tail);
+                tail, s.lifecycle());
         Supplier<HttpVerticle> ingress = () -> new HttpVerticle(api, s.httpHost(), s.httpPort(), access, drainMs(), httpsTls);
         leadershipFeed = vertx.eventBus().localConsumer(Bus.leadership(s.nodeId()), m -> metrics.leadership(m.body()));
         Function<Vertx, Future<? extends MetaStore>> opener = options.storeOpener() == null ? null

@@ -49,13 +49,17 @@ public final class Ops {
     public static final String LIST_TOMBSTONES = "list-tombstones";
     public static final String PURGE_TOMBSTONE = "purge-tombstone";
     public static final String UNDROP_TABLE = "undrop-table";
+    /** Queue the purge of a dropped table now, its retention notwithstanding. */
+    public static final String PURGE_TABLE = "purge-table";
+    public static final String LIST_PURGES = "list-purges";
 
     public static final List<String> CATALOG = List.of(CREATE_NAMESPACE, LIST_NAMESPACES, GET_NAMESPACE, DROP_NAMESPACE,
-            CREATE_TABLE, LIST_TABLES, RESOLVE, COMMIT_VERSION, DROP_TABLE, SNAPSHOT, LIST_TOMBSTONES, PURGE_TOMBSTONE, UNDROP_TABLE);
+            CREATE_TABLE, LIST_TABLES, RESOLVE, COMMIT_VERSION, DROP_TABLE, SNAPSHOT, LIST_TOMBSTONES, PURGE_TOMBSTONE, UNDROP_TABLE,
+            PURGE_TABLE, LIST_PURGES);
 
     /** The operations that change the catalog: leader only, forwarded by followers, need a read-write token. */
     public static final Set<String> CATALOG_WRITES = Set.of(CREATE_NAMESPACE, DROP_NAMESPACE, CREATE_TABLE, COMMIT_VERSION,
-            DROP_TABLE, PURGE_TOMBSTONE, UNDROP_TABLE);
+            DROP_TABLE, PURGE_TOMBSTONE, UNDROP_TABLE, PURGE_TABLE);
 
     /** The longest a catalog long poll may wait. */
     public static final int MAX_WAIT_MS = 60_000;

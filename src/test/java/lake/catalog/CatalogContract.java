@@ -247,7 +247,8 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         Table back = await(catalog.undropTable("ns", "t", inc, "other", "restored"));
 
         assertThat(port.lastTransaction().ops()).extracting(Transaction.Op::key).containsExactly(
-                "tbl/other/restored", "drop/ns/t/" + inc, CatalogKeys.namespace("other"), CatalogKeys.droppingMarker("other"), CatalogKeys.GENERATION);
+                "tbl/other/restored", "drop/ns/t/" + inc, CatalogKeys.namespace("other"), CatalogKeys.droppingMarker("other"), CatalogKeys.GENERATION,
+                CatalogKeys.purgeJob("ns", "t", inc));
         assertThat(raw("tbl/other/restored")).as("the registration as it was dropped").isEqualTo(dropped);
         assertThat(back.registration().incarnationId()).contains(inc);
         assertThat(back.registration().metadataLocation()).contains("m1.json");
@@ -299,9 +300,12 @@ abstract class CatalogContract extends CatalogConcurrencyContract {
         Tombstone gone = await(catalog.purgeTombstone("ns", "t", first));
 
         assertThat(gone.incarnation()).isEqualTo(first);
-        assertThat(port.lastTransaction().ops()).singleElement().satisfies(op -> {
+        assertThat(port.lastTransaction().ops()).as("the tombstone on its exact bytes, and any purge queued for it").satisfiesExactly(op -> {
             assertThat(op.action()).isEqualTo(Action.DELETE);
             assertThat(op.expected()).isEqualTo(purged);
+        }, op -> {
+            assertThat(op.key()).isEqualTo(CatalogKeys.purgeJob("ns", "t", first));
+            assertThat(op.action()).isEqualTo(Action.DELETE);
         });
         assertThat(raw("drop/ns/t/" + first)).isNull();
         assertThat(await(catalog.listTombstones(null, 10)).tombstones())

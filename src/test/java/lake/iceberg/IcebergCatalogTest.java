@@ -51,7 +51,7 @@ class IcebergCatalogTest {
     void leader() throws Exception {
         h = new NodeHarness();
         node = h.recordedLeader(dir, new ManualClock(1_700_000_000_000L),
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))), r -> store = r);
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))), r -> store = r, NodeHarness.PURGING);
         port = node.httpPort();
     }
 
@@ -339,6 +339,7 @@ class IcebergCatalogTest {
 
             HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/own?purgeRequested=true", null, Map.of());
             assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
+            purged();
             assertThat(Path.of(java.net.URI.create(ownFile))).as("its own data file").doesNotExist();
             assertThat(Path.of(java.net.URI.create(ownMetadata))).as("its metadata").doesNotExist();
             assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's file its metadata named").exists();
@@ -352,6 +353,7 @@ class IcebergCatalogTest {
             moved.updateLocation().setLocation(nameDir).commit();
             moved.newFastAppend().appendFile(dataFile(movedFile)).appendFile(dataFile(victimFile)).commit();
             assertThat(Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/moved?purgeRequested=true", null, Map.of()).statusCode()).isEqualTo(204);
+            purged();
             assertThat(Path.of(java.net.URI.create(movedFile))).as("its own file, in its assigned directory").doesNotExist();
             assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's file, under its new location").exists();
         }
@@ -393,6 +395,9 @@ class IcebergCatalogTest {
             t.newFastAppend().appendFile(dataFile(victimFile)).appendFile(dataFile(ownFile)).commit();
             HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/evil?purgeRequested=true", null, Map.of());
             assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+                    lakeApi("GET", "/v1/catalog/purges", null).body().contains("\"state\":\"refused\""));
+            assertThat(lakeApi("GET", "/v1/catalog/purges", null).body()).as("the purge refused, nothing deleted").contains("was not assigned to this table");
             assertThat(c.tableExists(evil)).as("dropped").isFalse();
             assertThat(Path.of(java.net.URI.create(victimFile))).as("another table's file").exists();
             assertThat(Path.of(java.net.URI.create(ownFile))).as("its own file: not proven its own").exists();
@@ -494,6 +499,12 @@ class IcebergCatalogTest {
         c.initialize("c", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg"));
         c.createNamespace(Namespace.of("robots"));
         return c;
+    }
+
+    /** Waits until the leader's purge worker has finished every queued purge (job and tombstone gone). */
+    private void purged() {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+                Rest.JSON.readTree(lakeApi("GET", "/v1/catalog/purges", null).body()).get("purges").isEmpty());
     }
 
     /** A request to lake's own API (not /iceberg) of this node. */

@@ -42,6 +42,7 @@ class IcebergS3Test {
                 Settings s = NodeHarness.settings("a", dir, 10_000, 0, 1_000).with(f -> {
                     f.catalogRoot = "s3://" + bucket + "/warehouse";
                     f.icebergS3Endpoint = endpoint;
+                    f.lifecycle = NodeHarness.PURGING;
                 });
                 MetasrvNode node = h.deploy(s, new ManualClock(1_700_000_000_000L),
                         v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
@@ -66,8 +67,8 @@ class IcebergS3Test {
 
                 HttpResponse<String> purged = Rest.call(port, "DELETE", "/v1/namespaces/robots/tables/episodes?purgeRequested=true", null, Map.of());
                 assertThat(purged.statusCode()).as(purged.body()).isEqualTo(204);
-                assertThat(s3.listObjectsV2(b -> b.bucket(bucket).prefix(tableDir + "/metadata/")).contents())
-                        .as("a purge deletes the table's files").isEmpty();
+                org.awaitility.Awaitility.await("the purge worker deletes the table's files").atMost(java.time.Duration.ofSeconds(30))
+                        .until(() -> s3.listObjectsV2(b -> b.bucket(bucket).prefix(tableDir + "/")).contents().isEmpty());
             } finally {
                 props.keySet().forEach(System::clearProperty);
             }

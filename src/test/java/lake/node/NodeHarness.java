@@ -27,14 +27,23 @@ public final class NodeHarness implements AutoCloseable {
     public final WebClient http = WebClient.create(vertx);
     private final List<MetasrvNode> nodes = new ArrayList<>();
 
+    /**
+     * Tests' dropped-table life: the default retention, the purge worker idle (a pass a day), so no
+     * background read of it reaches a store whose calls a test counts; {@link #PURGING} for tests of purges.
+     */
+    public static final lake.config.LifecycleSettings LIFECYCLE = new lake.config.LifecycleSettings(
+            lake.config.LifecycleSettings.DEFAULTS.tableRetentionMs(), 24 * 3_600_000L, 1_000);
+    /** The default retention, the purge worker looking every 100 ms, batches of 1,000. */
+    public static final lake.config.LifecycleSettings PURGING = new lake.config.LifecycleSettings(
+            lake.config.LifecycleSettings.DEFAULTS.tableRetentionMs(), 100, 1_000);
+
     public static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs, long storeTimeoutMs) {
         return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
-                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, storeTimeoutMs);
+                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, storeTimeoutMs).with(f -> f.lifecycle = LIFECYCLE);
     }
 
     public static Settings settings(String nodeId, Path dataDir, long ttlMs, long renewMs, long marginMs) {
-        return new Settings(nodeId, "127.0.0.1", 0, dataDir, Settings.StoreType.ROCKS, true, null, "us-east-1",
-                "unused", false, "election/leader", ttlMs, renewMs, marginMs, 10_000, 10_000);
+        return settings(nodeId, dataDir, ttlMs, renewMs, marginMs, 10_000);
     }
 
     /**
@@ -69,7 +78,13 @@ public final class NodeHarness implements AutoCloseable {
     /** As {@link #recordedLeader(Path, NodeClock, java.util.function.Consumer)}, over {@code backend}. */
     public MetasrvNode recordedLeader(Path dir, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> backend,
                                java.util.function.Consumer<RecordingStore> recorder) throws Exception {
-        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings("a", dir, 10_000, 0, 1_000), clock,
+        return recordedLeader(dir, clock, backend, recorder, LIFECYCLE);
+    }
+
+    /** As {@link #recordedLeader(Path, NodeClock, Function, java.util.function.Consumer)}, dropped tables living by {@code lifecycle}. */
+    public MetasrvNode recordedLeader(Path dir, NodeClock clock, Function<Vertx, Future<? extends MetaStore>> backend,
+                               java.util.function.Consumer<RecordingStore> recorder, lake.config.LifecycleSettings lifecycle) throws Exception {
+        MetasrvNode node = await(MetasrvNode.deploy(vertx, new MetasrvNode.Options(settings("a", dir, 10_000, 0, 1_000).with(f -> f.lifecycle = lifecycle), clock,
                 v -> backend.apply(v).map(s -> {
                     RecordingStore r = new RecordingStore(s);
                     recorder.accept(r);

@@ -31,6 +31,8 @@ public final class CatalogKeys {
      * the location was assigned to one table incarnation, once (hashed: a location may be longer than a key).
      */
     public static final String ASSIGNED_LOCATIONS = INTERNAL + "assigned-locations/";
+    /** Dropped tables whose files are to be deleted ({@link PurgeJob}), keyed as their tombstones. */
+    public static final String PURGE_QUEUE = INTERNAL + "purge-queue/";
     /** The key segment of a tombstone whose registration had no incarnation id (a legacy table). */
     public static final String LEGACY = "legacy";
 
@@ -68,6 +70,10 @@ public final class CatalogKeys {
     public static byte[] assignment(String location, String ns, String name, String incarnationId) {
         return CatalogJson.write(CatalogJson.JSON.createObjectNode().put("location", location).put("namespace", ns)
                 .put("name", name).put("incarnation_id", incarnationId));
+    }
+
+    public static String purgeJob(String ns, String name, String incarnationId) {
+        return PURGE_QUEUE + ns + '/' + name + '/' + (incarnationId == null ? LEGACY : incarnationId);
     }
 
     public static String tombstone(String ns, String name, String incarnationId) {

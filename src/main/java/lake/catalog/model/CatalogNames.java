@@ -65,9 +65,24 @@ public final class CatalogNames {
         for (Map.Entry<String, String> e : properties.entrySet()) {
             if (e.getKey() == null || e.getKey().isEmpty()) throw invalid("namespace '" + ns + "': a property name must not be empty");
             if (e.getValue() == null) throw invalid("namespace '" + ns + "': property '" + e.getKey() + "' has no value");
+            if (e.getKey().equals(RETENTION_PROPERTY)) retentionMs(ns, e.getValue());
             copy.put(e.getKey(), e.getValue());
         }
         return copy;
+    }
+
+    /** The namespace property that overrides the node's {@code table_retention_ms} for the tables dropped from it. */
+    public static final String RETENTION_PROPERTY = "lake.dropped-table-retention-ms";
+
+    /** The retention a namespace's {@value #RETENTION_PROPERTY} gives: milliseconds, a decimal integer from 0. */
+    public static long retentionMs(String ns, String value) {
+        try {
+            long ms = Long.parseLong(value);
+            if (ms >= 0) return ms;
+        } catch (NumberFormatException notANumber) {
+            // reported below
+        }
+        throw invalid("namespace '" + ns + "': property '" + RETENTION_PROPERTY + "' must be a whole number of milliseconds from 0, got '" + value + "'");
     }
 
     public static int checkLimit(int limit, int max) {

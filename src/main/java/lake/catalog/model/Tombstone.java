@@ -28,6 +28,11 @@ public record Tombstone(String namespace, String name, String incarnation, Long 
         return out;
     }
 
+    /** Where this tombstone is stored. */
+    public String key() {
+        return incarnation == null ? CatalogKeys.TOMBSTONES + namespace + '/' + name : CatalogKeys.tombstone(namespace, name, incarnation);
+    }
+
     public static Tombstone parse(String key, byte[] stored) {
         String what = "tombstone " + key;
         String[] seg = CatalogKeys.segments(CatalogKeys.TOMBSTONES, key);

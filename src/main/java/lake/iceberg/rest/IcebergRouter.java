@@ -84,7 +84,12 @@ public final class IcebergRouter {
 
     private final StorageDelegation storage;
 
-    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis, StorageDelegation storage) {
+    /** How long a dropped table is kept when its namespace does not say. */
+    private final long dropRetentionMs;
+
+    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis, StorageDelegation storage,
+                  long dropRetentionMs) {
+        this.dropRetentionMs = dropRetentionMs;
         this.catalog = catalog;
         this.storage = storage;
         this.metricsReported = metricsReported;
@@ -329,7 +334,7 @@ public final class IcebergRouter {
     private IcebergResponse route(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
         List<String> s = r.segments();
         String m = r.method();
-        if (Management.handles(s)) return new Management(catalog).route(r);
+        if (Management.handles(s)) return new Management(catalog, dropRetentionMs).route(r);
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);

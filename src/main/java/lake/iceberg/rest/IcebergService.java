@@ -38,6 +38,8 @@ public final class IcebergService implements AutoCloseable {
     private final lake.storage.CredentialVendor vendor;
     private final lake.storage.RemoteSigner signer;
     private final StorageDelegation storage;
+    /** How long a dropped table is kept when its namespace does not say (the management listing's expiry). */
+    private final long dropRetentionMs;
 
     /**
      * @param warehouse where tables without a requested location go: {@code file:///…} or {@code s3://…}
@@ -45,7 +47,7 @@ public final class IcebergService implements AutoCloseable {
      * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
-        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1");
+        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1", lake.config.LifecycleSettings.DEFAULTS.tableRetentionMs());
     }
 
     /**
@@ -55,7 +57,8 @@ public final class IcebergService implements AutoCloseable {
      * @param s3Region   the warehouse's S3 region, which engines are told
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs, lake.storage.CredentialVendor vendor,
-                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region) {
+                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region, long dropRetentionMs) {
+        this.dropRetentionMs = dropRetentionMs;
         if (threads < 1) throw new IllegalArgumentException("threads must be positive");
         this.vendor = vendor;
         this.signer = signer;
@@ -87,16 +90,27 @@ public final class IcebergService implements AutoCloseable {
                 return b.build();
             };
             org.apache.iceberg.aws.s3.S3FileIO io = new org.apache.iceberg.aws.s3.S3FileIO(client);
-            io.initialize(java.util.Map.of());
+            // A purge deletes a batch of up to 1,000 keys in one DeleteObjects call, S3's limit.
+            io.initialize(java.util.Map.of(org.apache.iceberg.aws.s3.S3FileIOProperties.DELETE_BATCH_SIZE, "1000"));
             return io;
         }
         throw new IllegalArgumentException("unsupported Iceberg warehouse " + warehouse + " (file: or s3:// only)");
     }
 
+    /** The warehouse's FileIO (the purge worker deletes through it, confined). */
+    public FileIO io() {
+        return io;
+    }
+
+    /** The warehouse every assigned location is under. */
+    public String warehouse() {
+        return warehouse;
+    }
+
     /** A router whose catalog reads and writes through {@code port}. */
     public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
         lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
-        return new IcebergRouter(new IcebergCatalog(catalog, io, tables, views, timeoutMs), metricsReported, wallMillis, storage);
+        return new IcebergRouter(new IcebergCatalog(catalog, io, tables, views, timeoutMs), metricsReported, wallMillis, storage, dropRetentionMs);
     }
 
     /** Runs {@code request} on a worker; a full queue answers 503 at once. */

@@ -1,6 +1,7 @@
 package lake.iceberg.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import lake.catalog.model.PurgeJob;
 import lake.catalog.model.Tombstone;
 import lake.catalog.model.TombstonePage;
 import lake.config.access.CatalogGrant.Privilege;
@@ -35,9 +36,11 @@ final class Management {
     static final int MAX_PAGE = 1000;
 
     private final IcebergCatalog catalog;
+    private final long retentionMs;
 
-    Management(IcebergCatalog catalog) {
+    Management(IcebergCatalog catalog, long retentionMs) {
         this.catalog = catalog;
+        this.retentionMs = retentionMs;
     }
 
     static boolean handles(List<String> s) {
@@ -48,6 +51,7 @@ final class Management {
         List<String> s = r.segments();
         if (listing(s)) return "list-dropped-tables";
         if (undrop(s)) return "undrop-table";
+        if (purge(s)) return "purge-dropped-table";
         return "unknown";
     }
 
@@ -58,6 +62,26 @@ final class Management {
     private static boolean undrop(List<String> s) {
         return s.size() == 7 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("dropped-tables")
                 && s.get(6).equals("undrop");
+    }
+
+    private static boolean purge(List<String> s) {
+        return s.size() == 7 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("dropped-tables")
+                && s.get(6).equals("purge");
+    }
+
+    /** A purge request's body: which incarnation ({@code null}: the name's only dropped one). */
+    private static String purgeBody(IcebergRequest r) throws java.io.IOException {
+        byte[] body = r.body();
+        if (body.length == 0) return null;
+        JsonNode b = IcebergRouter.JSON.readTree(body);
+        if (b == null || !b.isObject()) throw new IllegalArgumentException("Invalid purge request: the body must be a JSON object");
+        for (var it = b.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!f.equals("incarnation-id")) throw new IllegalArgumentException("Invalid purge request: unknown field " + f);
+        }
+        JsonNode inc = b.get("incarnation-id");
+        if (inc != null && !inc.isTextual()) throw new IllegalArgumentException("Invalid purge request: incarnation-id must be a string");
+        return inc == null ? null : inc.asText();
     }
 
     /** An undrop's body: which incarnation, and where it goes back (its own name by default). */
@@ -80,7 +104,7 @@ final class Management {
 
     static void authorize(IcebergRequest r, IcebergAccess access, String op) throws java.io.IOException {
         List<String> s = r.segments();
-        if (!listing(s) && !undrop(s)) return; // refused by the route
+        if (!listing(s) && !undrop(s) && !purge(s)) return; // refused by the route
         Namespace ns = IcebergRouter.namespace(s.get(3));
         if (listing(s)) {
             IcebergRouter.require(access.check(op, IcebergRouter.catalogNamespace(ns), null, Privilege.DROP), ns, null, false);
@@ -88,6 +112,7 @@ final class Management {
         }
         TableIdentifier from = TableIdentifier.of(ns, RESTUtil.decodeString(s.get(5)));
         IcebergRouter.require(access, op, from, Privilege.DROP, false);
+        if (purge(s)) return; // who may drop it with purgeRequested may purge it
         Namespace target = undropBody(r, from).destination().namespace();
         IcebergRouter.require(access.check(op, IcebergRouter.catalogNamespace(target), null, Privilege.CREATE), target, null, false);
     }
@@ -100,8 +125,9 @@ final class Management {
             String size = r.query().get("pageSize");
             int pageSize = size == null ? 100 : Math.min(MAX_PAGE, Integer.parseInt(IcebergRouter.checkPageSize(size)));
             TombstonePage page = catalog.droppedTables(ns, r.query().get("pageToken"), pageSize);
+            long retention = catalog.dropRetentionMs(ns, retentionMs);
             List<Map<String, Object>> tables = new java.util.ArrayList<>();
-            for (Tombstone t : page.tombstones()) tables.add(dropped(ns, t));
+            for (Tombstone t : page.tombstones()) tables.add(dropped(ns, t, retention));
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("dropped-tables", tables);
             out.put("next-page-token", page.continuation());
@@ -114,10 +140,16 @@ final class Management {
             TableMetadata restored = catalog.undropTable(from, u.incarnationId(), u.destination());
             return IcebergRouter.ok(LoadTableResponse.builder().withTableMetadata(restored).build());
         }
+        if (purge(s)) {
+            if (!r.method().equals("POST")) throw IcebergRouter.notAllowed(r);
+            TableIdentifier from = TableIdentifier.of(IcebergRouter.namespace(s.get(3)), RESTUtil.decodeString(s.get(5)));
+            PurgeJob job = catalog.requestPurge(from, purgeBody(r));
+            return IcebergResponse.json(202, IcebergRouter.write(purgeState(job)));
+        }
         throw IcebergRouter.notFound(r);
     }
 
-    private Map<String, Object> dropped(Namespace ns, Tombstone t) {
+    private Map<String, Object> dropped(Namespace ns, Tombstone t, long retention) {
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("identifier", Map.of("namespace", List.of(ns.levels()), "name", IcebergNames.nameFromCatalog(t.name())));
         o.put("incarnation-id", t.incarnation());
@@ -131,6 +163,19 @@ final class Management {
         }
         o.put("table-uuid", uuid);
         o.put("dropped-at-ms", t.droppedMs());
+        o.put("expires-at-ms", lake.catalog.PurgeQueue.expiresMs(t, retention));
+        PurgeJob job = catalog.purgeJob(t);
+        o.put("purge", job == null ? null : purgeState(job));
+        return o;
+    }
+
+    private static Map<String, Object> purgeState(PurgeJob j) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("state", j.state().name().toLowerCase(java.util.Locale.ROOT));
+        o.put("reason", j.reason().name().toLowerCase(java.util.Locale.ROOT));
+        o.put("queued-at-ms", j.queuedMs());
+        o.put("files-deleted", j.deleted());
+        if (j.message() != null) o.put("message", j.message());
         return o;
     }
 }

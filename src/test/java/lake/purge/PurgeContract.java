@@ -1,0 +1,464 @@
+package lake.purge;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import lake.catalog.model.CatalogKeys;
+import lake.config.LifecycleSettings;
+import lake.config.Settings;
+import lake.meta.GuardedMutation;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+import lake.meta.Transaction;
+import lake.meta.TransactionOutcome;
+import lake.meta.dynamo.MotoServer;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The life of a dropped table's files on one backend (docs/catalog.md, "The life of a dropped
+ * table"): retention, the purge queue and its fenced worker, an undrop that cancels a purge, a
+ * location another table shares. Real nodes, the Iceberg Java client, the warehouse on moto's S3.
+ */
+public abstract class PurgeContract {
+    static final long T0 = 1_700_000_000_000L;
+    static final long HOUR = 3_600_000L;
+    static final Schema SCHEMA = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+    static final Map<String, String> NODE_KEYS = Map.of("aws.accessKeyId", "test", "aws.secretAccessKey", "test", "aws.region", "us-east-1");
+    static S3Client s3;
+    static String bucket;
+    static int run;
+
+    @TempDir Path dir;
+    NodeHarness h;
+    ManualClock clock;
+    MetasrvNode node;
+    String warehouse;
+
+    /** The backend the nodes' store is: RocksDB under {@code dir}, or a fresh DynamoDB table on moto. */
+    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
+
+    @BeforeAll
+    static void bucket() {
+        // The node's S3FileIO takes its credentials from the SDK's default chain, as in production.
+        NODE_KEYS.forEach(System::setProperty);
+        s3 = S3Client.builder().endpointOverride(MotoServer.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build();
+        bucket = "lake-purge-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        s3.createBucket(b -> b.bucket(bucket));
+    }
+
+    @AfterAll
+    static void closeS3() {
+        NODE_KEYS.keySet().forEach(System::clearProperty);
+        s3.close();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        h = new NodeHarness();
+        clock = new ManualClock(T0);
+        warehouse = "s3://" + bucket + "/wh" + (++run);
+        node = h.deploy(settings("a", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), clock, backend(dir.resolve("store")));
+        assertThat(h.campaign(node).isLeader()).isTrue();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    Settings settings(String id, LifecycleSettings lifecycle) {
+        return NodeHarness.settings(id, dir.resolve(id), 10_000, 0, 1_000).with(f -> {
+            f.catalogRoot = warehouse;
+            f.icebergS3Endpoint = MotoServer.endpoint().toString();
+            f.lifecycle = lifecycle;
+        });
+    }
+
+    /**
+     * {@code DELETE …?purgeRequested=true} queues the purge in the drop's transaction and the
+     * leader's worker deletes, in fenced batches of the configured size, every file the table's
+     * metadata reaches — metadata files, manifest lists, manifests, data files — counted on S3
+     * before and after; another table's files stay, and the tombstone goes with the last batch.
+     */
+    @Test
+    void purgeRequestedDeletesEveryReachableFile() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+            Table other = c.createTable(TableIdentifier.of("robots", "other"), SCHEMA);
+            for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
+            append(other, "keep.parquet");
+            t.updateProperties().set("owner", "lab").commit();
+            t.refresh();
+            Set<String> reachable = reachable(t);
+            List<String> before = objects(t.location());
+            assertThat(reachable).as("six data files, three manifests and lists, five metadata files").hasSize(6 + 3 + 3 + 5);
+            assertThat(before).containsExactlyInAnyOrderElementsOf(reachable);
+            List<String> otherBefore = objects(other.location());
+            double deletedBefore = metric("lake_purge_files_deleted_total");
+
+            HttpResponse<String> dropped = call("DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null);
+            assertThat(dropped.statusCode()).as(dropped.body()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(t.location()).isEmpty() && tombstones().isEmpty());
+            assertThat(purges()).as("the job went with the tombstone").isEmpty();
+            assertThat(metric("lake_purge_files_deleted_total") - deletedBefore).isEqualTo(before.size());
+            assertThat(metric("lake_purge_batches_total")).as("batches of at most four files").isGreaterThanOrEqualTo(Math.ceil(before.size() / 4.0));
+            assertThat(metric("lake_purge_tables_total")).isEqualTo(1.0);
+            assertThat(objects(other.location())).as("another table's files").isEqualTo(otherBefore);
+            Table after = c.loadTable(TableIdentifier.of("robots", "other"));
+            assertThat(after.currentSnapshot().addedDataFiles(after.io())).hasSize(1);
+            assertThat(c.tableExists(TableIdentifier.of("robots", "t"))).isFalse();
+        }
+    }
+
+    /**
+     * A table dropped without a purge keeps every file for its retention — its namespace's
+     * {@code lake.dropped-table-retention-ms}, else the node's {@code table_retention_ms} — listed
+     * with when it expires; the passes before then delete nothing; at expiry it is queued and
+     * purged. An undropped table is never purged, and a retention that is not a whole number of
+     * milliseconds is refused with the namespace.
+     */
+    @Test
+    void purgeDeletesNothingBeforeRetentionEnds() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            assertThatThrownBy(() -> c.createNamespace(Namespace.of("bad"), new HashMap<>(Map.of("lake.dropped-table-retention-ms", "1h"))))
+                    .isInstanceOf(org.apache.iceberg.exceptions.BadRequestException.class).hasMessageContaining("lake.dropped-table-retention-ms");
+            c.createNamespace(Namespace.of("short"), new HashMap<>(Map.of("lake.dropped-table-retention-ms", Long.toString(HOUR))));
+            c.createNamespace(Namespace.of("long"));
+            Table a = c.createTable(TableIdentifier.of("short", "a"), SCHEMA);
+            Table b = c.createTable(TableIdentifier.of("long", "b"), SCHEMA);
+            Table kept = c.createTable(TableIdentifier.of("short", "kept"), SCHEMA);
+            for (Table t : List.of(a, b, kept)) append(t, "x.parquet");
+            List<String> filesA = objects(a.location()), filesB = objects(b.location()), filesKept = objects(kept.location());
+            long droppedAt = clock.wallMillis();
+            assertThat(c.dropTable(TableIdentifier.of("short", "a"), false)).isTrue();
+            assertThat(c.dropTable(TableIdentifier.of("long", "b"), false)).isTrue();
+            assertThat(c.dropTable(TableIdentifier.of("short", "kept"), false)).isTrue();
+
+            Map<String, Long> expires = new HashMap<>();
+            for (JsonNode t : tombstones()) expires.put(t.get("namespace").asText() + "." + t.get("name").asText(), t.get("expires_ms").asLong());
+            assertThat(expires).containsEntry("short.a", droppedAt + HOUR).containsEntry("long.b", droppedAt + 7 * 24 * HOUR);
+            JsonNode listed = json(call("GET", "/iceberg/management/v1/namespaces/short/dropped-tables", null)).get("dropped-tables");
+            assertThat(listed).extracting(t -> t.get("expires-at-ms").asLong()).containsOnly(droppedAt + HOUR);
+            HttpResponse<String> undrop = call("POST", "/iceberg/management/v1/namespaces/short/dropped-tables/kept/undrop", "{}");
+            assertThat(undrop.statusCode()).as(undrop.body()).isEqualTo(200);
+
+            clock.advanceWall(HOUR - 1);
+            passes(2);
+            assertThat(objects(a.location())).as("a millisecond before its retention ends").isEqualTo(filesA);
+            assertThat(purges()).isEmpty();
+
+            clock.advanceWall(1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(a.location()).isEmpty());
+            await().atMost(Duration.ofSeconds(10)).until(() -> tombstones().size() == 1);
+            passes(2);
+            assertThat(objects(b.location())).as("the node's retention is a week").isEqualTo(filesB);
+            assertThat(objects(kept.location())).as("undropped: live again").isEqualTo(filesKept);
+
+            clock.advanceWall(7 * 24 * HOUR);
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(b.location()).isEmpty() && tombstones().isEmpty());
+            assertThat(objects(kept.location())).isEqualTo(filesKept);
+            assertThat(c.loadTable(TableIdentifier.of("short", "kept")).currentSnapshot()).isNotNull();
+        }
+    }
+
+    /**
+     * The paused-leader scenario: the leader's worker has read the queued purge, listed the
+     * files and sent its claim of the first batch — then pauses (its claim held back) through
+     * its lease's end. Another node takes over and the table is undropped there. When the paused
+     * leader resumes, its claim fails at the lease guard: it deletes nothing, and the table is
+     * whole, with the same UUID and snapshots.
+     */
+    @Test
+    void deposedLeaderPurgesNothingAfterUndrop() throws Exception {
+        h.close();
+        h = new NodeHarness();
+        HeldClaims held = new HeldClaims();
+        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
+                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        // The other node's worker idles (a day between passes): only the paused leader's claim is in play.
+        MetasrvNode b = h.deploy(settings("pb", new LifecycleSettings(7 * 24 * HOUR, 24 * HOUR, 4)), new ManualClock(T0 + 20_000), null);
+        assertThat(h.campaign(a).isLeader()).isTrue();
+        try (RESTCatalog c = client(a)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+            append(t, "one.parquet", "two.parquet");
+            t.refresh();
+            String uuid = t.uuid().toString();
+            long snapshot = t.currentSnapshot().snapshotId();
+            List<String> files = objects(t.location());
+
+            held.armed.set(true);
+            assertThat(call(a, "DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> held.claim.isPresent());
+
+            assertThat(h.campaign(b).isLeader()).as("b takes over once a's lease ran out on b's clock").isTrue();
+            HttpResponse<String> undrop = call(b, "POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/t/undrop", "{}");
+            assertThat(undrop.statusCode()).as(undrop.body()).isEqualTo(200);
+
+            TransactionOutcome claim = held.release();
+            assertThat(claim.applied()).as("the paused leader's claim").isFalse();
+            assertThat(claim.guardFailed()).as("refused at the lease guard").isTrue();
+            await("the refused write deposes it").atMost(Duration.ofSeconds(30)).until(() -> !h.status(a).isLeader());
+            assertThat(objects(t.location())).as("every file of the undropped table").isEqualTo(files);
+            assertThat(metric(a, "lake_purge_files_deleted_total")).isZero();
+            try (RESTCatalog onB = client(b)) {
+                Table back = onB.loadTable(TableIdentifier.of("robots", "t"));
+                assertThat(back.uuid().toString()).isEqualTo(uuid);
+                assertThat(back.currentSnapshot().snapshotId()).isEqualTo(snapshot);
+                assertThat(back.currentSnapshot().addedDataFiles(back.io())).hasSize(2);
+            }
+        }
+    }
+
+    /**
+     * {@code register} can point a second table at a table's metadata: a purge of the first
+     * then refuses (naming the sharer) and deletes nothing; a purge of the registered one deletes
+     * nothing either (its location is not its own). Once the sharer is gone, a purge requested
+     * again at the management route deletes the files.
+     */
+    @Test
+    void sharedLocationIsNeverPurged() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+            append(t, "one.parquet");
+            t.refresh();
+            String metadata = ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+            HttpResponse<String> registered = call("POST", "/iceberg/v1/namespaces/robots/register",
+                    "{\"name\":\"copy\",\"metadata-location\":\"" + metadata + "\"}");
+            assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+            List<String> files = objects(t.location());
+
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> state("t").equals("refused"));
+            assertThat(purge("t").get("message").asText()).contains("shared with live table(s) robots.copy");
+            assertThat(objects(t.location())).isEqualTo(files);
+            Table copy = c.loadTable(TableIdentifier.of("robots", "copy"));
+            assertThat(copy.currentSnapshot().addedDataFiles(copy.io())).hasSize(1);
+
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/robots/tables/copy?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> state("copy").equals("refused"));
+            assertThat(purge("copy").get("message").asText()).contains("was not assigned to this table");
+            assertThat(objects(t.location())).isEqualTo(files);
+
+            HttpResponse<String> again = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/t/purge", "{}");
+            assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+            assertThat(json(again).get("state").asText()).isEqualTo("queued");
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(t.location()).isEmpty());
+            assertThat(metric("lake_purge_refused_total")).isEqualTo(2.0);
+        }
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    /** Holds back the first purge claim sent while armed (the leader "pauses" with it in hand) until released. */
+    static final class HeldClaims {
+        final AtomicBoolean armed = new AtomicBoolean();
+        volatile Optional<Transaction> claim = Optional.empty();
+        private final Promise<Void> released = Promise.promise();
+        private volatile Future<TransactionOutcome> outcome;
+
+        MetaStore wrap(MetaStore real) {
+            return new MetaStore() {
+                @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
+                @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
+                @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
+                @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
+                @Override public Future<Optional<String>> lastKey(String prefix) { return real.lastKey(prefix); }
+                @Override public Future<Void> close() { return real.close(); }
+                @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
+
+                @Override
+                public Future<TransactionOutcome> transact(Transaction tx) {
+                    if (isClaim(tx) && armed.compareAndSet(true, false)) {
+                        claim = Optional.of(tx);
+                        outcome = released.future().compose(v -> real.transact(tx));
+                        return outcome;
+                    }
+                    return real.transact(tx);
+                }
+            };
+        }
+
+        static boolean isClaim(Transaction tx) {
+            return tx.ops().stream().anyMatch(op -> op.key().startsWith(CatalogKeys.PURGE_QUEUE) && op.value() != null
+                    && new String(op.value(), java.nio.charset.StandardCharsets.UTF_8).contains("\"state\":\"purging\""));
+        }
+
+        TransactionOutcome release() throws Exception {
+            released.complete();
+            return NodeHarness.await(outcome);
+        }
+    }
+
+    RESTCatalog client(MetasrvNode n) {
+        RESTCatalog c = new RESTCatalog();
+        c.setConf(new org.apache.hadoop.conf.Configuration());
+        Map<String, String> p = new HashMap<>();
+        p.put("uri", "http://127.0.0.1:" + n.httpPort() + "/iceberg");
+        p.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+        p.put("s3.endpoint", MotoServer.endpoint().toString());
+        p.put("s3.path-style-access", "true");
+        p.put("s3.access-key-id", "test");
+        p.put("s3.secret-access-key", "test");
+        p.put("client.region", "us-east-1");
+        p.put("http-client.type", "urlconnection");
+        c.initialize("engine", p);
+        return c;
+    }
+
+    /** Data files written to {@code t}'s data directory and appended in one commit. */
+    static void append(Table t, String... names) throws Exception {
+        var append = t.newFastAppend();
+        for (String name : names) {
+            String path = t.locationProvider().newDataLocation(name);
+            try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
+                out.write(new byte[] {1, 2, 3});
+            }
+            append.appendFile(DataFiles.builder(PartitionSpec.unpartitioned()).withPath(path).withFormat(FileFormat.PARQUET)
+                    .withFileSizeInBytes(3).withRecordCount(1).build());
+        }
+        append.commit();
+    }
+
+    /** Every file the table's current metadata reaches: its metadata log and the current file, each snapshot's list, manifests, data files. */
+    static Set<String> reachable(Table t) {
+        TableMetadata m = ((org.apache.iceberg.HasTableOperations) t).operations().current();
+        Set<String> out = new HashSet<>();
+        out.add(m.metadataFileLocation());
+        m.previousFiles().forEach(e -> out.add(e.file()));
+        for (Snapshot s : m.snapshots()) {
+            out.add(s.manifestListLocation());
+            for (ManifestFile mf : s.allManifests(t.io())) {
+                out.add(mf.path());
+                try (var files = org.apache.iceberg.ManifestFiles.read(mf, t.io())) {
+                    for (DataFile f : files) out.add(f.location());
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The objects under an {@code s3://} location, as {@code s3://} paths, in key order. */
+    static List<String> objects(String location) {
+        String rest = location.substring("s3://".length());
+        String b = rest.substring(0, rest.indexOf('/'));
+        String prefix = rest.substring(b.length() + 1) + "/";
+        List<String> out = new ArrayList<>();
+        for (S3Object o : s3.listObjectsV2Paginator(r -> r.bucket(b).prefix(prefix)).contents()) out.add("s3://" + b + "/" + o.key());
+        return out;
+    }
+
+    List<JsonNode> tombstones() throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        json(call("GET", "/v1/catalog/tombstones", null)).get("tombstones").forEach(out::add);
+        return out;
+    }
+
+    List<JsonNode> purges() throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        json(call("GET", "/v1/catalog/purges", null)).get("purges").forEach(out::add);
+        return out;
+    }
+
+    JsonNode purge(String table) throws Exception {
+        return purges().stream().filter(p -> p.get("name").asText().equals(table)).findFirst().orElseThrow();
+    }
+
+    String state(String table) throws Exception {
+        return purges().stream().filter(p -> p.get("name").asText().equals(table)).map(p -> p.get("state").asText()).findFirst().orElse("none");
+    }
+
+    /** Waits until the leader's worker has finished {@code n} more passes. */
+    void passes(int n) throws Exception {
+        passes(node, n);
+    }
+
+    void passes(MetasrvNode on, int n) throws Exception {
+        double from = metric(on, "lake_purge_passes_total");
+        await().atMost(Duration.ofSeconds(30)).until(() -> metric(on, "lake_purge_passes_total") >= from + n);
+    }
+
+    double metric(String name) throws Exception {
+        return metric(node, name);
+    }
+
+    /** The sum of a meter's samples in {@code /metrics} (0 while it has none). */
+    double metric(MetasrvNode on, String name) throws Exception {
+        double sum = 0;
+        for (String line : call(on, "GET", "/metrics", null).body().split("\n")) {
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+        return sum;
+    }
+
+    HttpResponse<String> call(String method, String path, String body) throws Exception {
+        return call(node, method, path, body);
+    }
+
+    static HttpResponse<String> call(MetasrvNode on, String method, String path, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + on.httpPort() + path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode json(HttpResponse<String> r) throws Exception {
+        assertThat(r.statusCode()).as(r.body()).isLessThan(300);
+        return JSON.readTree(r.body());
+    }
+}
