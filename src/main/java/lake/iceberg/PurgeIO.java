@@ -20,9 +20,10 @@ import java.util.Map;
  * whose storage access the catalog delegated holds rights to its own table only; without this a
  * purge would delete whatever its metadata names, another table's files included. A path
  * outside, or one whose remainder a file system or a second decoding could resolve elsewhere
- * ({@link lake.storage.ObjectKeys}), is not deleted but {@linkplain #refused() recorded}.
+ * ({@link lake.storage.ObjectKeys}), is not deleted but {@linkplain #refused() recorded}. The orphan
+ * sweep deletes through it too ({@link IcebergCatalog#deletesFor}, {@link IcebergCatalog#deletesForUnclaimed}).
  */
-final class PurgeIO implements FileIO, SupportsBulkOperations {
+public final class PurgeIO implements FileIO, SupportsBulkOperations {
     private final FileIO io;
     private final String prefix;
     private final List<String> refused = Collections.synchronizedList(new ArrayList<>());
@@ -53,7 +54,7 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
     }
 
     /** Whether {@code path} is a file under the table's assigned location, named so nothing can resolve it elsewhere. */
-    boolean inside(String path) {
+    public boolean inside(String path) {
         if (path == null || prefix == null) return false;
         String p = oneSpelling(path);
         if (!p.startsWith(prefix) || p.length() == prefix.length()) return false;
@@ -62,7 +63,7 @@ final class PurgeIO implements FileIO, SupportsBulkOperations {
     }
 
     /** The paths the purge named that it did not delete (outside the location, or named to resolve elsewhere). */
-    List<String> refused() {
+    public List<String> refused() {
         synchronized (refused) {
             return List.copyOf(refused);
         }
