@@ -86,6 +86,7 @@ public final class SettingsLoader {
             new Option("feed-tail-records", Option.Type.LONG, "change records each node keeps in memory for its watchers, at most"),
             new Option("feed-tail-bytes", Option.Type.LONG, "bytes of change records each node keeps in memory for its watchers, about"),
             new Option("feed-write-order", Option.Type.STRING, "check | wait: a write on a key an earlier write still in flight touches is sent at once, checking in its transaction that the earlier one's record exists (check), or waits for it (wait); default: check on rocks, wait on dynamo"),
+            new Option("orphan-min-age-ms", Option.Type.LONG, "the least safety age of an Iceberg table's orphan sweep: younger files are never reported (at least request-timeout-ms)"),
             new Option("webhooks-file", Option.Type.PATH, "file of webhooks the leader POSTs the change feed to as CloudEvents (JSON array of {name, url, prefix?})"));
 
     private SettingsLoader() {}
@@ -232,7 +233,7 @@ public final class SettingsLoader {
             "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
             "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port",
             "cluster_bus_port", "feed_retention_ms", "feed_max_records", "feed_compact_interval_ms",
-            "feed_tail_records", "feed_tail_bytes");
+            "feed_tail_records", "feed_tail_bytes", "orphan_min_age_ms");
 
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
@@ -329,6 +330,11 @@ public final class SettingsLoader {
                 throw new ConfigException("catalog-root: '" + catalogRoot + "' is not an absolute URI such as s3://bucket/prefix or file:///srv/lake");
             }
         }
+        long orphanMinAge = c.getLong("orphan_min_age_ms");
+        if (orphanMinAge < requestTimeout) {
+            throw new ConfigException("orphan-min-age-ms: must be at least request-timeout-ms (" + requestTimeout
+                    + "), the longest a commit can take, got " + orphanMinAge);
+        }
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
                 c.getBoolean("rocks_group_commit", true),
@@ -341,7 +347,7 @@ public final class SettingsLoader {
                 new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms"),
                         Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes"),
                         blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file"))),
-                        writeOrder(c.getString("feed_write_order"), store)));
+                        writeOrder(c.getString("feed_write_order"), store)), orphanMinAge);
     }
 
     private static FeedSettings.WriteOrder writeOrder(String given, Settings.StoreType store) {
