@@ -83,9 +83,12 @@ public final class IcebergRouter {
     private final java.util.concurrent.atomic.AtomicInteger keyed = new java.util.concurrent.atomic.AtomicInteger();
 
     private final StorageDelegation storage;
+    private final lake.orphans.OrphanSweep orphans;
 
-    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis, StorageDelegation storage) {
+    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis, StorageDelegation storage,
+                  lake.orphans.OrphanSweep orphans) {
         this.catalog = catalog;
+        this.orphans = orphans;
         this.storage = storage;
         this.metricsReported = metricsReported;
         this.wallMillis = wallMillis;
@@ -329,7 +332,7 @@ public final class IcebergRouter {
     private IcebergResponse route(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
         List<String> s = r.segments();
         String m = r.method();
-        if (Management.handles(s)) return new Management(catalog).route(r);
+        if (Management.handles(s)) return new Management(catalog, orphans).route(r);
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);

@@ -38,6 +38,7 @@ public final class IcebergService implements AutoCloseable {
     private final lake.storage.CredentialVendor vendor;
     private final lake.storage.RemoteSigner signer;
     private final StorageDelegation storage;
+    private final long orphanMinAgeMs;
 
     /**
      * @param warehouse where tables without a requested location go: {@code file:///…} or {@code s3://…}
@@ -45,7 +46,7 @@ public final class IcebergService implements AutoCloseable {
      * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
-        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1");
+        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1", lake.config.Settings.DEFAULT_ORPHAN_MIN_AGE_MS);
     }
 
     /**
@@ -53,9 +54,10 @@ public final class IcebergService implements AutoCloseable {
      * @param signer     signs engines' S3 requests for a table's objects ({@code null}: none)
      * @param s3Endpoint the S3 endpoint engines are told with delegated access ({@code null}: AWS's)
      * @param s3Region   the warehouse's S3 region, which engines are told
+     * @param orphanMinAgeMs the least safety age of an orphan sweep ({@code orphan_min_age_ms})
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs, lake.storage.CredentialVendor vendor,
-                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region) {
+                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region, long orphanMinAgeMs) {
         if (threads < 1) throw new IllegalArgumentException("threads must be positive");
         this.vendor = vendor;
         this.signer = signer;
@@ -63,6 +65,7 @@ public final class IcebergService implements AutoCloseable {
         this.warehouse = warehouse;
         this.io = io;
         this.timeoutMs = timeoutMs;
+        this.orphanMinAgeMs = orphanMinAgeMs;
         AtomicInteger n = new AtomicInteger();
         this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
             Thread t = new Thread(r, "lake-iceberg-" + n.incrementAndGet());
@@ -96,7 +99,9 @@ public final class IcebergService implements AutoCloseable {
     /** A router whose catalog reads and writes through {@code port}. */
     public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
         lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
-        return new IcebergRouter(new IcebergCatalog(catalog, io, tables, views, timeoutMs), metricsReported, wallMillis, storage);
+        IcebergCatalog iceberg = new IcebergCatalog(catalog, io, tables, views, timeoutMs);
+        return new IcebergRouter(iceberg, metricsReported, wallMillis, storage,
+                new lake.orphans.OrphanSweep(iceberg, wallMillis, orphanMinAgeMs, timeoutMs));
     }
 
     /** Runs {@code request} on a worker; a full queue answers 503 at once. */

@@ -27,7 +27,10 @@ import java.util.Set;
  *       metadata location and when it was dropped; needs {@code drop} on the namespace;</li>
  *   <li>{@code POST …/dropped-tables/{t}/undrop}, body {@code {"incarnation-id"?,"destination"?}}:
  *       the table back, the same UUID, metadata and snapshots, as one fenced write; needs
- *       {@code drop} on the dropped name and {@code create} where it goes back.</li>
+ *       {@code drop} on the dropped name and {@code create} where it goes back;</li>
+ *   <li>{@code POST …/namespaces/{ns}/tables/{t}/orphan-files}, body {@code {"older-than-ms"?,"delete"?}}:
+ *       the table's orphan files reported, and deleted when asked ({@link lake.orphans.OrphanSweep});
+ *       needs {@code drop} on the table (a delete run removes files, as a purge does).</li>
  * </ul>
  */
 final class Management {
@@ -35,9 +38,11 @@ final class Management {
     static final int MAX_PAGE = 1000;
 
     private final IcebergCatalog catalog;
+    private final lake.orphans.OrphanSweep orphans;
 
-    Management(IcebergCatalog catalog) {
+    Management(IcebergCatalog catalog, lake.orphans.OrphanSweep orphans) {
         this.catalog = catalog;
+        this.orphans = orphans;
     }
 
     static boolean handles(List<String> s) {
@@ -48,6 +53,7 @@ final class Management {
         List<String> s = r.segments();
         if (listing(s)) return "list-dropped-tables";
         if (undrop(s)) return "undrop-table";
+        if (orphanFiles(s)) return "sweep-orphan-files";
         return "unknown";
     }
 
@@ -58,6 +64,11 @@ final class Management {
     private static boolean undrop(List<String> s) {
         return s.size() == 7 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("dropped-tables")
                 && s.get(6).equals("undrop");
+    }
+
+    private static boolean orphanFiles(List<String> s) {
+        return s.size() == 7 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("tables")
+                && s.get(6).equals("orphan-files");
     }
 
     /** An undrop's body: which incarnation, and where it goes back (its own name by default). */
@@ -80,8 +91,12 @@ final class Management {
 
     static void authorize(IcebergRequest r, IcebergAccess access, String op) throws java.io.IOException {
         List<String> s = r.segments();
-        if (!listing(s) && !undrop(s)) return; // refused by the route
+        if (!listing(s) && !undrop(s) && !orphanFiles(s)) return; // refused by the route
         Namespace ns = IcebergRouter.namespace(s.get(3));
+        if (orphanFiles(s)) {
+            IcebergRouter.require(access, op, TableIdentifier.of(ns, RESTUtil.decodeString(s.get(5))), Privilege.DROP, false);
+            return;
+        }
         if (listing(s)) {
             IcebergRouter.require(access.check(op, IcebergRouter.catalogNamespace(ns), null, Privilege.DROP), ns, null, false);
             return;
@@ -113,6 +128,11 @@ final class Management {
             Undrop u = undropBody(r, from);
             TableMetadata restored = catalog.undropTable(from, u.incarnationId(), u.destination());
             return IcebergRouter.ok(LoadTableResponse.builder().withTableMetadata(restored).build());
+        }
+        if (orphanFiles(s)) {
+            if (!r.method().equals("POST")) throw IcebergRouter.notAllowed(r);
+            TableIdentifier id = TableIdentifier.of(IcebergRouter.namespace(s.get(3)), RESTUtil.decodeString(s.get(5)));
+            return IcebergResponse.json(200, IcebergRouter.write(orphans.serve(id, r.body()).toMap()));
         }
         throw IcebergRouter.notFound(r);
     }
