@@ -203,6 +203,46 @@ class OrphanSweepTest {
         assertThat(Files.exists(local(old))).isFalse();
     }
 
+    /**
+     * Under the name directory, only the live table's own files and never-claimed directories are
+     * the sweep's: a dropped incarnation's files (its purge's), a renamed table's, a directory
+     * holding a committed table's metadata (one from before location claims, or a table nested in
+     * the location), a directory not of the catalog's shape, and a file beside the directories are
+     * never reported, whatever their age.
+     */
+    @Test
+    void droppedRenamedAndForeignFilesAreNeverReported() throws Exception {
+        Table dropped = client.buildTable(EPISODES, SCHEMA).create();
+        List<String> kept = new ArrayList<>();
+        kept.add(write(dropped, dropped.location() + "/metadata/00009-" + UUID.randomUUID() + ".metadata.json"));
+        kept.add(write(dropped, dropped.locationProvider().newDataLocation("unreferenced.parquet")));
+        client.dropTable(EPISODES, false);
+        // A purge under way may have deleted its metadata files already: then only its claim keeps the rest.
+        for (String f : files(dropped.location())) if (f.endsWith(".metadata.json")) Files.delete(local(f));
+        kept.removeIf(f -> f.endsWith(".metadata.json"));
+        Table renamed = client.buildTable(EPISODES, SCHEMA).create();
+        kept.add(write(renamed, renamed.locationProvider().newDataLocation("unreferenced.parquet")));
+        client.renameTable(EPISODES, TableIdentifier.of("robots", "moved"));
+        Table live = client.buildTable(EPISODES, SCHEMA).create();
+        String nameDir = nameDirectory(live);
+        String legacy = nameDir + "/" + UUID.randomUUID();
+        kept.add(write(live, legacy + "/metadata/00000-" + UUID.randomUUID() + ".metadata.json"));
+        kept.add(write(live, legacy + "/data/part-0.parquet"));
+        kept.add(write(live, live.location() + "/nested/metadata/00000-" + UUID.randomUUID() + ".metadata.json"));
+        kept.add(write(live, live.location() + "/nested/data/part-0.parquet"));
+        kept.add(write(live, nameDir + "/custom/part-0.parquet"));
+        kept.add(write(live, nameDir + "/stray.txt"));
+        String orphan = write(live, live.location() + "/metadata/00009-" + UUID.randomUUID() + ".metadata.json");
+        clock.advanceWall(4 * DAY);
+
+        JsonNode answer = JSON.readTree(sweep("{\"delete\":true}").body());
+        assertThat(reported(answer)).as("the live table's own orphan only").containsOnlyKeys(orphan);
+        assertThat(answer.get("deleted").asInt()).isEqualTo(1);
+        for (String k : kept) assertThat(Files.exists(local(k))).as(k).isTrue();
+        assertThat(client.loadTable(TableIdentifier.of("robots", "moved")).location()).as("the renamed table lives under the name directory")
+                .startsWith(nameDir + "/");
+    }
+
     @Test
     void safetyAgeBelowTheMinimumIsRefusedNamingTheSetting() throws Exception {
         Table t = client.buildTable(EPISODES, SCHEMA).create();
