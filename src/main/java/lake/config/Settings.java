@@ -39,9 +39,7 @@ public record Settings(
         String icebergS3Endpoint,
         lake.config.access.StorageAccessSettings storageAccess,
         FeedSettings feed,
-        long orphanMinAgeMs) {
-    /** The least safety age of an orphan sweep by default: 3 days (docs/iceberg.md, "Orphan files"). */
-    public static final long DEFAULT_ORPHAN_MIN_AGE_MS = 3L * 24 * 3600 * 1000;
+        OrphanSettings orphans) {
 
     /** A single node without access control and with the default shutdown budget (tests, embedding). */
     public Settings(String nodeId, String httpHost, int httpPort, Path dataDir, StoreType store, boolean rocksGroupCommit,
@@ -50,7 +48,7 @@ public record Settings(
                     long requestTimeoutMs, long storeTimeoutMs) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null, null, null, DEFAULT_ORPHAN_MIN_AGE_MS);
+                storeTimeoutMs, List.of(), 4_000, ClusterSettings.single(), null, null, null, null, null, null);
     }
 
     /** All settings but the catalog root, which then defaults to {@code file://<data_dir>/tables}. */
@@ -61,14 +59,14 @@ public record Settings(
                     ClusterSettings cluster) {
         this(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable,
                 dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs,
-                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null, null, null, DEFAULT_ORPHAN_MIN_AGE_MS);
+                storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, null, null, null, null, null, null);
     }
 
     public Settings {
         authTokens = authTokens == null ? List.of() : List.copyOf(authTokens);
         cluster = cluster == null ? ClusterSettings.single() : cluster;
         feed = feed == null ? FeedSettings.DEFAULTS : feed;
-        if (orphanMinAgeMs <= 0) throw new IllegalArgumentException("orphan-min-age-ms: must be positive, got " + orphanMinAgeMs);
+        orphans = orphans == null ? OrphanSettings.DEFAULTS : orphans;
         storageAccess = storageAccess == null ? lake.config.access.StorageAccessSettings.NONE : storageAccess;
         // Without a file, the inline tokens are the whole set: a reload re-reads nothing and keeps them.
         security = security == null ? new SecuritySettings(null, authTokens) : security;
@@ -129,7 +127,8 @@ public record Settings(
                 .put("feed_compact_interval_ms", feed.compactIntervalMs()).put("feed_tail_records", (long) feed.tailRecords())
                 .put("feed_tail_bytes", feed.tailBytes())
                 .put("feed_write_order", feed.writeOrder().name().toLowerCase())
-                .put("orphan_min_age_ms", orphanMinAgeMs)
+                .put("orphan_min_age_ms", orphans.minAgeMs()).put("orphan_sweep_interval_ms", orphans.sweepIntervalMs())
+                .put("orphan_sweep_delete", orphans.sweepDelete())
                 .put("webhooks", new io.vertx.core.json.JsonArray(feed.webhooks().stream().map(w -> (Object) new io.vertx.core.json.JsonObject()
                         .put("name", w.name()).put("url", w.url().getScheme() + "://" + w.url().getHost() + (w.url().getPort() < 0 ? "" : ":" + w.url().getPort()) + "/…")
                         .put("prefix", w.prefix())).toList()));
@@ -185,7 +184,7 @@ public record Settings(
         public String icebergS3Endpoint;
         public lake.config.access.StorageAccessSettings storageAccess;
         public FeedSettings feed;
-        public long orphanMinAgeMs;
+        public OrphanSettings orphans;
 
         private Fields(Settings s) {
             nodeId = s.nodeId;
@@ -212,11 +211,11 @@ public record Settings(
             icebergS3Endpoint = s.icebergS3Endpoint;
             storageAccess = s.storageAccess;
             feed = s.feed;
-            orphanMinAgeMs = s.orphanMinAgeMs;
+            orphans = s.orphans;
         }
 
         private Settings build() {
-            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint, storageAccess, feed, orphanMinAgeMs);
+            return new Settings(nodeId, httpHost, httpPort, dataDir, store, rocksGroupCommit, dynamoEndpoint, dynamoRegion, dynamoTable, dynamoCreateTable, leaseKey, leaseTtlMs, leaseRenewMs, leaseSafetyMarginMs, requestTimeoutMs, storeTimeoutMs, authTokens, shutdownTimeoutMs, cluster, catalogRoot, security, icebergS3Endpoint, storageAccess, feed, orphans);
         }
     }
 }

@@ -87,6 +87,8 @@ public final class SettingsLoader {
             new Option("feed-tail-bytes", Option.Type.LONG, "bytes of change records each node keeps in memory for its watchers, about"),
             new Option("feed-write-order", Option.Type.STRING, "check | wait: a write on a key an earlier write still in flight touches is sent at once, checking in its transaction that the earlier one's record exists (check), or waits for it (wait); default: check on rocks, wait on dynamo"),
             new Option("orphan-min-age-ms", Option.Type.LONG, "the least safety age of an Iceberg table's orphan sweep: younger files are never reported (at least request-timeout-ms)"),
+            new Option("orphan-sweep-interval-ms", Option.Type.LONG, "how often the leader sweeps every Iceberg table for orphan files (0: never; sweeps are then on demand only)"),
+            new Option("orphan-sweep-delete", Option.Type.BOOL, "periodic orphan sweeps delete what they find (otherwise they only count and log it)"),
             new Option("webhooks-file", Option.Type.PATH, "file of webhooks the leader POSTs the change feed to as CloudEvents (JSON array of {name, url, prefix?})"));
 
     private SettingsLoader() {}
@@ -233,7 +235,7 @@ public final class SettingsLoader {
             "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
             "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port",
             "cluster_bus_port", "feed_retention_ms", "feed_max_records", "feed_compact_interval_ms",
-            "feed_tail_records", "feed_tail_bytes", "orphan_min_age_ms");
+            "feed_tail_records", "feed_tail_bytes", "orphan_min_age_ms", "orphan_sweep_interval_ms", "orphan_sweep_delete");
 
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
@@ -330,10 +332,11 @@ public final class SettingsLoader {
                 throw new ConfigException("catalog-root: '" + catalogRoot + "' is not an absolute URI such as s3://bucket/prefix or file:///srv/lake");
             }
         }
-        long orphanMinAge = c.getLong("orphan_min_age_ms");
-        if (orphanMinAge < requestTimeout) {
+        OrphanSettings orphans = new OrphanSettings(c.getLong("orphan_min_age_ms"), c.getLong("orphan_sweep_interval_ms"),
+                c.getBoolean("orphan_sweep_delete"));
+        if (orphans.minAgeMs() < requestTimeout) {
             throw new ConfigException("orphan-min-age-ms: must be at least request-timeout-ms (" + requestTimeout
-                    + "), the longest a commit can take, got " + orphanMinAge);
+                    + "), the longest a commit can take, got " + orphans.minAgeMs());
         }
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
@@ -347,7 +350,7 @@ public final class SettingsLoader {
                 new FeedSettings(c.getLong("feed_retention_ms"), c.getLong("feed_max_records"), c.getLong("feed_compact_interval_ms"),
                         Math.toIntExact(Math.min(Integer.MAX_VALUE, c.getLong("feed_tail_records"))), c.getLong("feed_tail_bytes"),
                         blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file"))),
-                        writeOrder(c.getString("feed_write_order"), store)), orphanMinAge);
+                        writeOrder(c.getString("feed_write_order"), store)), orphans);
     }
 
     private static FeedSettings.WriteOrder writeOrder(String given, Settings.StoreType store) {

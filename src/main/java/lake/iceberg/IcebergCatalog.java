@@ -231,6 +231,18 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return p.listPrefix(prefix);
     }
 
+    /** Every namespace that exists (not those only named as another's ancestor), in one pass over the catalog's. */
+    public List<Namespace> allNamespaces() {
+        List<Namespace> out = new ArrayList<>();
+        String continuation = null;
+        do {
+            lake.catalog.model.NamePage page = read(catalog.listNamespaces(continuation, Catalog.MAX_NAMESPACE_PAGE));
+            for (String name : page.names()) if (IcebergNames.addressable(name)) out.add(IcebergNames.fromCatalog(name));
+            continuation = page.continuation();
+        } while (continuation != null);
+        return out;
+    }
+
     /** Deletes confined to the location the catalog assigned {@code reg}'s table (nothing when it assigned none). */
     public PurgeIO deletesFor(Registration reg) {
         return new PurgeIO(io, assignedLocation(reg));

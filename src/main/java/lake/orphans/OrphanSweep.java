@@ -50,18 +50,28 @@ public final class OrphanSweep {
     /** The directory name the catalog gives a new table's location: a random (version 4) UUID. */
     private static final Pattern UUID_V4 = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OrphanSweep.class);
+
     private final IcebergCatalog catalog;
     private final LongSupplier wallMillis;
     private final long floorMs;
+    private final Counts counts;
+
+    /** Told what each table's sweep found and deleted (the node's meters). */
+    @FunctionalInterface
+    public interface Counts {
+        void swept(int found, int deleted);
+    }
 
     /**
      * @param minAgeMs        the node's {@code orphan_min_age_ms}
      * @param commitTimeoutMs the longest a commit can take ({@code request_timeout_ms})
      */
-    public OrphanSweep(IcebergCatalog catalog, LongSupplier wallMillis, long minAgeMs, long commitTimeoutMs) {
+    public OrphanSweep(IcebergCatalog catalog, LongSupplier wallMillis, long minAgeMs, long commitTimeoutMs, Counts counts) {
         this.catalog = catalog;
         this.wallMillis = wallMillis;
         this.floorMs = Math.max(minAgeMs, commitTimeoutMs);
+        this.counts = counts;
     }
 
     /** The least safety age a sweep accepts, and its default: the larger of the minimum age setting and the longest commit. */
@@ -158,7 +168,43 @@ public final class OrphanSweep {
         List<Orphan> orphans = new ArrayList<>();
         byDirectory.values().forEach(orphans::addAll);
         orphans.sort(java.util.Comparator.comparing(Orphan::location));
+        counts.swept(orphans.size(), deleted);
         return new Report(orphans, truncated, deleted, files.size(), olderThanMs);
+    }
+
+    /** What one sweep of every table found: tables swept, orphans found and deleted, tables skipped (refused or failed). */
+    public record Round(int tables, int found, int deleted, int skipped) {}
+
+    /**
+     * Every Iceberg table of every namespace swept at the floor, one at a time (the leader's
+     * periodic sweep), deleting only with {@code delete}; a table refused (no assigned location)
+     * or whose sweep fails is skipped and counted. Stops before the next table once {@code goOn}
+     * says so (the node no longer leads).
+     */
+    public Round sweepAll(boolean delete, java.util.function.BooleanSupplier goOn) {
+        int tables = 0, found = 0, deleted = 0, skipped = 0;
+        for (org.apache.iceberg.catalog.Namespace ns : catalog.allNamespaces()) {
+            if (!goOn.getAsBoolean()) break;
+            List<TableIdentifier> ids;
+            try {
+                ids = catalog.listTables(ns);
+            } catch (org.apache.iceberg.exceptions.NoSuchNamespaceException dropped) {
+                continue;
+            }
+            for (TableIdentifier id : ids) {
+                if (!goOn.getAsBoolean()) break;
+                try {
+                    Report r = sweep(id, floorMs, delete);
+                    tables++;
+                    found += r.orphans().size();
+                    deleted += r.deleted();
+                } catch (RuntimeException e) {
+                    skipped++;
+                    LOG.debug("orphan sweep of {} skipped: {}", id, e.toString());
+                }
+            }
+        }
+        return new Round(tables, found, deleted, skipped);
     }
 
     private Registration table(TableIdentifier id) {

@@ -94,6 +94,10 @@ public final class IcebergRouter {
         this.wallMillis = wallMillis;
     }
 
+    lake.orphans.OrphanSweep orphans() {
+        return orphans;
+    }
+
     /** A short, bounded name of the route {@code r} takes (for metrics), or "unknown". */
     public static String routeName(IcebergRequest r) {
         List<String> s = r.segments();

@@ -38,7 +38,7 @@ public final class IcebergService implements AutoCloseable {
     private final lake.storage.CredentialVendor vendor;
     private final lake.storage.RemoteSigner signer;
     private final StorageDelegation storage;
-    private final long orphanMinAgeMs;
+    private final lake.config.OrphanSettings orphans;
 
     /**
      * @param warehouse where tables without a requested location go: {@code file:///…} or {@code s3://…}
@@ -46,7 +46,7 @@ public final class IcebergService implements AutoCloseable {
      * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
-        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1", lake.config.Settings.DEFAULT_ORPHAN_MIN_AGE_MS);
+        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1", lake.config.OrphanSettings.DEFAULTS);
     }
 
     /**
@@ -54,10 +54,10 @@ public final class IcebergService implements AutoCloseable {
      * @param signer     signs engines' S3 requests for a table's objects ({@code null}: none)
      * @param s3Endpoint the S3 endpoint engines are told with delegated access ({@code null}: AWS's)
      * @param s3Region   the warehouse's S3 region, which engines are told
-     * @param orphanMinAgeMs the least safety age of an orphan sweep ({@code orphan_min_age_ms})
+     * @param orphans    orphan sweeps: the least safety age, the periodic sweep
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs, lake.storage.CredentialVendor vendor,
-                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region, long orphanMinAgeMs) {
+                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region, lake.config.OrphanSettings orphans) {
         if (threads < 1) throw new IllegalArgumentException("threads must be positive");
         this.vendor = vendor;
         this.signer = signer;
@@ -65,7 +65,7 @@ public final class IcebergService implements AutoCloseable {
         this.warehouse = warehouse;
         this.io = io;
         this.timeoutMs = timeoutMs;
-        this.orphanMinAgeMs = orphanMinAgeMs;
+        this.orphans = orphans;
         AtomicInteger n = new AtomicInteger();
         this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
             Thread t = new Thread(r, "lake-iceberg-" + n.incrementAndGet());
@@ -96,12 +96,12 @@ public final class IcebergService implements AutoCloseable {
         throw new IllegalArgumentException("unsupported Iceberg warehouse " + warehouse + " (file: or s3:// only)");
     }
 
-    /** A router whose catalog reads and writes through {@code port}. */
-    public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
+    /** A router whose catalog reads and writes through {@code port}; {@code swept} is told what each orphan sweep found. */
+    public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported, lake.orphans.OrphanSweep.Counts swept) {
         lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
         IcebergCatalog iceberg = new IcebergCatalog(catalog, io, tables, views, timeoutMs);
         return new IcebergRouter(iceberg, metricsReported, wallMillis, storage,
-                new lake.orphans.OrphanSweep(iceberg, wallMillis, orphanMinAgeMs, timeoutMs));
+                new lake.orphans.OrphanSweep(iceberg, wallMillis, orphans.minAgeMs(), timeoutMs, swept));
     }
 
     /** Runs {@code request} on a worker; a full queue answers 503 at once. */
@@ -111,6 +111,20 @@ public final class IcebergService implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(IcebergRouter.error(
                     new org.apache.iceberg.exceptions.ServiceUnavailableException("Iceberg workers busy; retry")));
+        }
+    }
+
+    /** The node's orphan sweep settings ({@code orphan_*}). */
+    public lake.config.OrphanSettings orphans() {
+        return orphans;
+    }
+
+    /** One sweep of every Iceberg table through {@code router}'s catalog, on a worker (the leader's periodic sweep). */
+    public CompletableFuture<lake.orphans.OrphanSweep.Round> sweepOrphans(IcebergRouter router, boolean delete, java.util.function.BooleanSupplier goOn) {
+        try {
+            return CompletableFuture.supplyAsync(() -> router.orphans().sweepAll(delete, goOn), workers);
+        } catch (RejectedExecutionException busy) {
+            return CompletableFuture.failedFuture(busy);
         }
     }
 
