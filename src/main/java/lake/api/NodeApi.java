@@ -626,11 +626,31 @@ public final class NodeApi {
         };
     }
 
+    private lake.iceberg.rest.IcebergRouter icebergRouter() {
+        if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport, metrics::orphansSwept);
+        return icebergRouter;
+    }
+
+    /**
+     * One periodic orphan sweep of every Iceberg table (docs/iceberg.md, "Orphan files"), on the
+     * leader's Iceberg workers; nothing on a follower or a node without Iceberg. It stops before the
+     * next table once the node no longer leads. The node's {@code ApiVerticle} runs it every
+     * {@code orphan_sweep_interval_ms}.
+     */
+    public Future<lake.orphans.OrphanSweep.Round> sweepOrphans() {
+        if (!leadership.isLeader() || iceberg == null) return Future.succeededFuture(new lake.orphans.OrphanSweep.Round(0, 0, 0, 0));
+        return Future.fromCompletionStage(iceberg.sweepOrphans(icebergRouter(), iceberg.orphans().sweepDelete(), () -> leadership.isLeader()), context);
+    }
+
+    /** How often the leader sweeps every Iceberg table for orphan files ({@code orphan_sweep_interval_ms}; 0: never). */
+    public long orphanSweepIntervalMs() {
+        return iceberg == null ? 0 : iceberg.orphans().sweepIntervalMs();
+    }
+
     /** Runs an Iceberg request on the service's worker threads; its answer completes on this context. */
     private Future<JsonObject> runIceberg(lake.iceberg.rest.IcebergRequest r, Caller caller) {
-        if (icebergRouter == null) icebergRouter = iceberg.router(catalogPort(), clock::wallMillis, metrics::icebergMetricsReport);
         Promise<JsonObject> p = Promise.promise();
-        iceberg.submit(icebergRouter, r, new IcebergGate(caller, metrics)).whenComplete((response, failure) -> context.runOnContext(v -> {
+        iceberg.submit(icebergRouter(), r, new IcebergGate(caller, metrics)).whenComplete((response, failure) -> context.runOnContext(v -> {
             // Whatever escaped the router (an Error included) still answers in the spec's error model.
             p.complete(IcebergWire.encode(failure == null ? response : lake.iceberg.rest.IcebergRouter.error(failure)));
         }));

@@ -614,6 +614,14 @@ public final class Catalog {
                         Registration.parse("registration " + kv.key(), kv.value()))).toList(), page.continuation())));
     }
 
+    /**
+     * Whether {@code location} was ever claimed by a table or view incarnation (live, renamed or
+     * dropped: a claim is never removed), read strongly consistent.
+     */
+    public Future<Boolean> locationClaimed(String location) {
+        return start(() -> port.get(CatalogKeys.assignedLocation(location)).map(Optional::isPresent));
+    }
+
     /** A page of tables with their registrations. */
     public record TablePage(List<Table> tables, String continuation) {
         public TablePage { tables = List.copyOf(tables); }

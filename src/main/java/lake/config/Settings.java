@@ -127,6 +127,8 @@ public record Settings(
                 .put("feed_compact_interval_ms", feed.compactIntervalMs()).put("feed_tail_records", (long) feed.tailRecords())
                 .put("feed_tail_bytes", feed.tailBytes())
                 .put("feed_write_order", feed.writeOrder().name().toLowerCase())
+                .put("orphan_min_age_ms", lifecycle.orphans().minAgeMs()).put("orphan_sweep_interval_ms", lifecycle.orphans().sweepIntervalMs())
+                .put("orphan_sweep_delete", lifecycle.orphans().sweepDelete())
                 .put("webhooks", new io.vertx.core.json.JsonArray(feed.webhooks().stream().map(w -> (Object) new io.vertx.core.json.JsonObject()
                         .put("name", w.name()).put("url", w.url().getScheme() + "://" + w.url().getHost() + (w.url().getPort() < 0 ? "" : ":" + w.url().getPort()) + "/…")
                         .put("prefix", w.prefix())).toList()))

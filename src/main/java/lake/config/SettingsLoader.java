@@ -89,6 +89,9 @@ public final class SettingsLoader {
             new Option("table-retention-ms", Option.Type.LONG, "a dropped table is kept, undroppable, this long before it is purged (a namespace's lake.dropped-table-retention-ms property overrides it)"),
             new Option("purge-interval-ms", Option.Type.LONG, "how often the leader's purge worker looks for dropped tables to purge"),
             new Option("purge-batch-files", Option.Type.INT, "files the purge worker deletes per fenced batch (1 to 1000: one S3 DeleteObjects call)"),
+            new Option("orphan-min-age-ms", Option.Type.LONG, "the least safety age of an Iceberg table's orphan sweep: younger files are never reported (at least request-timeout-ms)"),
+            new Option("orphan-sweep-interval-ms", Option.Type.LONG, "how often the leader sweeps every Iceberg table for orphan files (0: never; sweeps are then on demand only)"),
+            new Option("orphan-sweep-delete", Option.Type.BOOL, "periodic orphan sweeps delete what they find (otherwise they only count and log it)"),
             new Option("webhooks-file", Option.Type.PATH, "file of webhooks the leader POSTs the change feed to as CloudEvents (JSON array of {name, url, prefix?})"));
 
     private SettingsLoader() {}
@@ -235,7 +238,8 @@ public final class SettingsLoader {
             "rocks_group_commit", "dynamo_create_table", "lease_key", "lease_ttl_ms", "request_timeout_ms",
             "store_timeout_ms", "shutdown_timeout_ms", "cluster", "cluster_name", "cluster_host", "cluster_port",
             "cluster_bus_port", "feed_retention_ms", "feed_max_records", "feed_compact_interval_ms",
-            "feed_tail_records", "feed_tail_bytes", "table_retention_ms", "purge_interval_ms", "purge_batch_files");
+            "feed_tail_records", "feed_tail_bytes", "table_retention_ms", "purge_interval_ms", "purge_batch_files",
+            "orphan_min_age_ms", "orphan_sweep_interval_ms", "orphan_sweep_delete");
 
     private static Settings validate(JsonObject c) {
         List<String> problems = new ArrayList<>();
@@ -332,6 +336,12 @@ public final class SettingsLoader {
                 throw new ConfigException("catalog-root: '" + catalogRoot + "' is not an absolute URI such as s3://bucket/prefix or file:///srv/lake");
             }
         }
+        LifecycleSettings.Orphans orphans = new LifecycleSettings.Orphans(c.getLong("orphan_min_age_ms"), c.getLong("orphan_sweep_interval_ms"),
+                c.getBoolean("orphan_sweep_delete"));
+        if (orphans.minAgeMs() < requestTimeout) {
+            throw new ConfigException("orphan-min-age-ms: must be at least request-timeout-ms (" + requestTimeout
+                    + "), the longest a commit can take, got " + orphans.minAgeMs());
+        }
         if (!problems.isEmpty()) throw new ConfigException(String.join("; ", problems));
         return new Settings(blank(nodeId) ? null : nodeId, c.getString("http_host"), port, Path.of(dataDir), store,
                 c.getBoolean("rocks_group_commit", true),
@@ -346,7 +356,7 @@ public final class SettingsLoader {
                         blank(c.getString("webhooks_file")) ? List.of() : Webhook.load(Path.of(c.getString("webhooks_file"))),
                         writeOrder(c.getString("feed_write_order"), store)),
                 new LifecycleSettings(c.getLong("table_retention_ms"), c.getLong("purge_interval_ms"),
-                        (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, c.getLong("purge_batch_files")))));
+                        (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, c.getLong("purge_batch_files"))), orphans));
     }
 
     private static FeedSettings.WriteOrder writeOrder(String given, Settings.StoreType store) {

@@ -223,6 +223,40 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return reg.locationAssigned() ? reg.location() : null;
     }
 
+    // ---- the orphan sweep's reach (lake.orphans, docs/iceberg.md "Orphan files") ---------------------
+
+    /** Every file under directory {@code prefix}, as the warehouse's FileIO lists them. */
+    public Iterable<org.apache.iceberg.io.FileInfo> listFiles(String prefix) {
+        if (!(io instanceof org.apache.iceberg.io.SupportsPrefixOperations p)) throw new UnsupportedOperationException("the warehouse's FileIO cannot list files");
+        return p.listPrefix(prefix);
+    }
+
+    /** Every namespace that exists (not those only named as another's ancestor), in one pass over the catalog's. */
+    public List<Namespace> allNamespaces() {
+        List<Namespace> out = new ArrayList<>();
+        String continuation = null;
+        do {
+            lake.catalog.model.NamePage page = read(catalog.listNamespaces(continuation, Catalog.MAX_NAMESPACE_PAGE));
+            for (String name : page.names()) if (IcebergNames.addressable(name)) out.add(IcebergNames.fromCatalog(name));
+            continuation = page.continuation();
+        } while (continuation != null);
+        return out;
+    }
+
+    /** Deletes confined to the location the catalog assigned {@code reg}'s table (nothing when it assigned none). */
+    public PurgeIO deletesFor(Registration reg) {
+        return new PurgeIO(io, assignedLocation(reg));
+    }
+
+    /**
+     * Deletes confined to {@code location} when it has the shape the catalog assigns and no table
+     * or view claims it or ever did (claims are never removed): a directory the catalog handed to a
+     * create that never committed (an abandoned staged create); {@code null} for any other.
+     */
+    public PurgeIO deletesForUnclaimed(String location) {
+        return assignable(location) && !read(catalog.locationClaimed(location)) ? new PurgeIO(io, location) : null;
+    }
+
     @Override
     public org.apache.iceberg.Table loadTable(TableIdentifier id) {
         TableOps ops = newTableOps(id);

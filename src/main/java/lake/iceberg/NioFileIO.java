@@ -3,9 +3,11 @@ package lake.iceberg;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,8 +25,9 @@ import java.util.UUID;
  * {@code java.nio}, so the server needs no Hadoop. A file is written to a temporary sibling,
  * fsynced, renamed into place atomically and its directory fsynced: a metadata file the catalog
  * points at is complete and durable before the pointer swap that names it is even attempted.
+ * Lists the files under a directory (the orphan sweep), never deletes by prefix.
  */
-public final class NioFileIO implements FileIO, org.apache.iceberg.io.SupportsPrefixOperations {
+public final class NioFileIO implements FileIO, SupportsPrefixOperations {
     /** Whether {@code location} names the local file system ({@code file:} or an absolute path), which this IO serves. */
     public static boolean isLocal(String location) {
         return location.startsWith("file:") || location.startsWith("/");
@@ -58,33 +61,36 @@ public final class NioFileIO implements FileIO, org.apache.iceberg.io.SupportsPr
         }
     }
 
-    /** Every regular file under {@code prefix} (a directory), named as {@code prefix} names it, in path order. */
+    /**
+     * Every regular file under directory {@code prefix} (at any depth; directories and links
+     * skipped, as is a file gone while listed), sorted, each named {@code prefix} + its relative
+     * path, with its size and last-modified time; nothing when the directory does not exist.
+     */
     @Override
-    public Iterable<org.apache.iceberg.io.FileInfo> listPrefix(String prefix) {
-        Path dir = path(prefix);
-        if (!Files.isDirectory(dir)) return java.util.List.of();
-        String base = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+    public Iterable<FileInfo> listPrefix(String prefix) {
+        String base = prefix.endsWith("/") ? prefix : prefix + "/";
+        Path dir = path(base);
+        if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) return java.util.List.of();
+        java.util.List<FileInfo> out = new java.util.ArrayList<>();
         try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(Files::isRegularFile).sorted().map(p -> {
+            for (Path p : walk.sorted().toList()) {
                 try {
-                    java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class);
-                    StringBuilder rel = new StringBuilder();
-                    for (Path part : dir.relativize(p)) rel.append('/').append(part);
-                    return new org.apache.iceberg.io.FileInfo(base + rel, a.size(), a.lastModifiedTime().toMillis());
+                    var a = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                    if (a.isRegularFile()) out.add(new FileInfo(base + dir.relativize(p), a.size(), a.lastModifiedTime().toMillis()));
                 } catch (NoSuchFileException gone) {
-                    return null; // deleted while listed
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot read " + p, e);
+                    // deleted since the walk saw it
                 }
-            }).filter(java.util.Objects::nonNull).toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + prefix, e);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            throw new UncheckedIOException("cannot list " + prefix, e instanceof IOException io ? io : ((UncheckedIOException) e).getCause());
         }
+        return out;
     }
 
+    /** Refused: the catalog deletes only files it named one by one, each checked ({@link PurgeIO}). */
     @Override
     public void deletePrefix(String prefix) {
-        for (org.apache.iceberg.io.FileInfo f : listPrefix(prefix)) deleteFile(f.location());
+        throw new UnsupportedOperationException("the catalog never deletes by prefix: " + prefix);
     }
 
     private record Input(String location) implements InputFile {

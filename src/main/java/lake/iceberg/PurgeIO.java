@@ -20,7 +20,8 @@ import java.util.Map;
  * whose storage access the catalog delegated holds rights to its own table only; without this a
  * purge would delete whatever its metadata names, another table's files included. A path
  * outside, or one whose remainder a file system or a second decoding could resolve elsewhere
- * ({@link lake.storage.ObjectKeys}), is not deleted but {@linkplain #refused() recorded}.
+ * ({@link lake.storage.ObjectKeys}), is not deleted but {@linkplain #refused() recorded}. The orphan
+ * sweep deletes through it too ({@link IcebergCatalog#deletesFor}, {@link IcebergCatalog#deletesForUnclaimed}).
  */
 public final class PurgeIO implements FileIO, SupportsBulkOperations {
     private final FileIO io;

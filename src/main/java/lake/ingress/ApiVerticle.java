@@ -47,6 +47,8 @@ public final class ApiVerticle extends VerticleBase {
     private NodeApi api;
     private long announceTimer = -1;
     private long compactionTimer = -1;
+    private long orphanTimer = -1;
+    private boolean sweeping;
     private long heartbeatTimer = -1;
     private lake.watch.Publisher publisher;
     private lake.webhook.WebhookSinks webhooks;
@@ -136,6 +138,28 @@ public final class ApiVerticle extends VerticleBase {
             announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
             compactionTimer = vertx.setPeriodic(config.feedSettings().compactIntervalMs(), id -> compactFeed());
             purgeTimer = vertx.setPeriodic(config.lifecycle().purgeIntervalMs(), id -> purge());
+            long sweepEvery = api.orphanSweepIntervalMs();
+            if (sweepEvery > 0) orphanTimer = vertx.setPeriodic(sweepEvery, id -> sweepOrphans());
+        });
+    }
+
+    /** One periodic orphan sweep of every Iceberg table on the leader (none while one runs); what it found is logged and metered. */
+    private void sweepOrphans() {
+        if (sweeping || stopped) return;
+        sweeping = true;
+        Future<lake.orphans.OrphanSweep.Round> round;
+        try {
+            round = api.sweepOrphans();
+        } catch (RuntimeException e) {
+            round = Future.failedFuture(e);
+        }
+        round.onComplete(done -> {
+            sweeping = false;
+            if (done.failed()) log.warn("orphan sweep failed: {}", done.cause().toString());
+            else if (done.result().found() > 0 || done.result().skipped() > 0) {
+                log.info("orphan sweep: {} table(s), {} orphan file(s) found, {} deleted, {} table(s) skipped", done.result().tables(),
+                        done.result().found(), done.result().deleted(), done.result().skipped());
+            }
         });
     }
 
@@ -216,6 +240,7 @@ public final class ApiVerticle extends VerticleBase {
         vertx.cancelTimer(announceTimer);
         stopped = true;
         vertx.cancelTimer(compactionTimer);
+        vertx.cancelTimer(orphanTimer);
         vertx.cancelTimer(heartbeatTimer);
         vertx.cancelTimer(webhookTimer);
         vertx.cancelTimer(purgeTimer);

@@ -189,6 +189,14 @@ public final class NodeMetrics {
         watchersCutOff.increment();
     }
 
+    /** An orphan sweep of one Iceberg table (on demand or periodic) reported {@code found} files and deleted {@code deleted}. */
+    public void orphansSwept(int found, int deleted) {
+        Counter.builder("lake.orphan.files.found").tag("node", node)
+                .description("orphan files Iceberg tables' sweeps reported (docs/iceberg.md, \"Orphan files\")").register(registry).increment(found);
+        Counter.builder("lake.orphan.files.deleted").tag("node", node)
+                .description("orphan files Iceberg tables' sweeps deleted").register(registry).increment(deleted);
+    }
+
     /** A webhook's receiver acknowledged {@code events} events (its cursor then moved past them). */
     public void webhookDelivered(String webhook, long events) {
         Counter.builder("lake.webhook.delivered").tag("node", node).tag("webhook", webhook)

@@ -153,7 +153,7 @@ public final class MetasrvNode {
                     s.storageAccess().vending() ? lake.storage.CredentialVendor.create(s.storageAccess()) : null,
                     s.storageAccess().remoteSigning() ? lake.storage.RemoteSigner.create(new lake.storage.SignCheck.Target(
                             s.icebergS3Endpoint() == null ? null : java.net.URI.create(s.icebergS3Endpoint()), s.storageAccess().region())) : null,
-                    s.icebergS3Endpoint(), s.storageAccess().region(), s.lifecycle().tableRetentionMs());
+                    s.icebergS3Endpoint(), s.storageAccess().region(), s.lifecycle());
         } catch (IllegalArgumentException unsupported) {
             // A catalog root Iceberg cannot write to (another scheme) leaves lake's own catalog fully usable.
             org.slf4j.LoggerFactory.getLogger(MetasrvNode.class).warn("no Iceberg catalog on this node: {}", unsupported.getMessage());

@@ -120,6 +120,20 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void orphanSettingsAreCheckedAndNamed() {
+        LifecycleSettings.Orphans defaults = load(Map.of()).lifecycle().orphans();
+        assertThat(defaults).as("3 days, no periodic sweep").isEqualTo(new LifecycleSettings.Orphans(259_200_000L, 0, false));
+        Settings s = load(Map.of("LAKE_ORPHAN_SWEEP_INTERVAL_MS", "3600000"), "--orphan-min-age-ms", "604800000", "--orphan-sweep-delete");
+        assertThat(s.lifecycle().orphans()).isEqualTo(new LifecycleSettings.Orphans(604_800_000L, 3_600_000L, true));
+        assertThat(s.toJson().getLong("orphan_min_age_ms")).isEqualTo(604_800_000L);
+        assertThatThrownBy(() -> load(Map.of(), "--orphan-min-age-ms", "1000"))
+                .hasMessage("orphan-min-age-ms: must be at least request-timeout-ms (30000), the longest a commit can take, got 1000");
+        assertThatThrownBy(() -> load(Map.of(), "--orphan-sweep-delete"))
+                .hasMessageContaining("orphan-sweep-delete: needs orphan-sweep-interval-ms");
+        assertThatThrownBy(() -> load(Map.of(), "--orphan-sweep-interval-ms", "-1")).hasMessageContaining("orphan-sweep-interval-ms: must be 0");
+    }
+
+    @Test
     void vendingSettingsAreCheckedAndNamed() {
         assertThat(load(Map.of()).storageAccess().vending()).as("off by default").isFalse();
         Settings s = load(Map.of("LAKE_ICEBERG_VENDING_ROLE_ARN", "arn:aws:iam::123456789012:role/lake-vended"),

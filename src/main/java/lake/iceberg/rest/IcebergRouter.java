@@ -82,18 +82,28 @@ public final class IcebergRouter {
     private final java.util.function.LongSupplier wallMillis;
     private final java.util.concurrent.atomic.AtomicInteger keyed = new java.util.concurrent.atomic.AtomicInteger();
 
-    private final StorageDelegation storage;
+    private final lake.iceberg.delegation.StorageDelegation storage;
+    private final lake.orphans.OrphanSweep orphans;
+
+    private static lake.iceberg.delegation.StorageDelegation.Asked asked(IcebergRequest r) {
+        return new lake.iceberg.delegation.StorageDelegation.Asked(r.wantsVendedCredentials(), r.wantsRemoteSigning());
+    }
 
     /** How long a dropped table is kept when its namespace does not say. */
     private final long dropRetentionMs;
 
-    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis, StorageDelegation storage,
-                  long dropRetentionMs) {
+    IcebergRouter(IcebergCatalog catalog, Runnable metricsReported, java.util.function.LongSupplier wallMillis, lake.iceberg.delegation.StorageDelegation storage,
+                  long dropRetentionMs, lake.orphans.OrphanSweep orphans) {
         this.dropRetentionMs = dropRetentionMs;
         this.catalog = catalog;
+        this.orphans = orphans;
         this.storage = storage;
         this.metricsReported = metricsReported;
         this.wallMillis = wallMillis;
+    }
+
+    lake.orphans.OrphanSweep orphans() {
+        return orphans;
     }
 
     /** A short, bounded name of the route {@code r} takes (for metrics), or "unknown". */
@@ -334,7 +344,7 @@ public final class IcebergRouter {
     private IcebergResponse route(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
         List<String> s = r.segments();
         String m = r.method();
-        if (Management.handles(s)) return new Management(catalog, dropRetentionMs).route(r);
+        if (Management.handles(s)) return new Management(catalog, dropRetentionMs, orphans).route(r);
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);
@@ -427,14 +437,14 @@ public final class IcebergRouter {
                         LoadTableResponse stagedAnswer = CatalogHandlers.stageTableCreate(catalog, ns, req);
                         // Only a location this request was given by the catalog (fresh, claimed when the create commits).
                         String assigned = req.location() == null ? stagedAnswer.tableMetadata().location() : null;
-                        return ok(storage.delegate(r, stagedAnswer, staged, true, assigned, false, refusedFor(access, r, staged)));
+                        return ok(storage.delegate(asked(r), stagedAnswer, staged, true, assigned, false, refusedFor(access, r, staged)));
                     }
                     LoadTableResponse created = CatalogHandlers.createTable(catalog, ns, req);
-                    if (storage.delegates(r)) {
+                    if (storage.delegates(asked(r))) {
                         // Its creator may commit to it (it held create); no ETag: the body holds credentials.
                         TableIdentifier id = TableIdentifier.of(ns, req.name());
                         String assigned = catalog.registration(id).map(IcebergCatalog::assignedLocation).orElse(null);
-                        return ok(storage.delegate(r, created, id, true, assigned, true, refusedFor(access, r, id)));
+                        return ok(storage.delegate(asked(r), created, id, true, assigned, true, refusedFor(access, r, id)));
                     }
                     return withETag(created, Map.of());
                 }
@@ -529,10 +539,10 @@ public final class IcebergRouter {
             // Not an Iceberg table here: the catalog names the engine, or resolves a metadata table.
             return ok(CatalogHandlers.loadTable(catalog, id));
         }
-        if (storage.delegates(r)) {
+        if (storage.delegates(asked(r))) {
             // Credentials or a signer in the body: never answered 304 with an engine's older copy of them.
             TableMetadata metadata = catalog.tableMetadata(location.get());
-            return ok(storage.delegate(r, LoadTableResponse.builder().withTableMetadata(metadata).build(), id, mayCommit(access, id),
+            return ok(storage.delegate(asked(r), LoadTableResponse.builder().withTableMetadata(metadata).build(), id, mayCommit(access, id),
                     IcebergCatalog.assignedLocation(reg.get()), false, refusedFor(access, r, id)));
         }
         Map<String, String> params = new TreeMap<>(r.query());

@@ -37,9 +37,9 @@ public final class IcebergService implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     private final lake.storage.CredentialVendor vendor;
     private final lake.storage.RemoteSigner signer;
-    private final StorageDelegation storage;
-    /** How long a dropped table is kept when its namespace does not say (the management listing's expiry). */
-    private final long dropRetentionMs;
+    private final lake.iceberg.delegation.StorageDelegation storage;
+    /** Dropped tables' retention (the management listing's expiry) and orphan sweeps. */
+    private final lake.config.LifecycleSettings lifecycle;
 
     /**
      * @param warehouse where tables without a requested location go: {@code file:///…} or {@code s3://…}
@@ -47,7 +47,7 @@ public final class IcebergService implements AutoCloseable {
      * @param timeoutMs how long one catalog call may take before a write is commit-state-unknown
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs) {
-        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1", lake.config.LifecycleSettings.DEFAULTS.tableRetentionMs());
+        this(warehouse, io, threads, timeoutMs, null, null, null, "us-east-1", lake.config.LifecycleSettings.DEFAULTS);
     }
 
     /**
@@ -55,14 +55,15 @@ public final class IcebergService implements AutoCloseable {
      * @param signer     signs engines' S3 requests for a table's objects ({@code null}: none)
      * @param s3Endpoint the S3 endpoint engines are told with delegated access ({@code null}: AWS's)
      * @param s3Region   the warehouse's S3 region, which engines are told
+     * @param lifecycle  dropped tables' retention (the management listing's expiry) and orphan sweeps
      */
     public IcebergService(String warehouse, FileIO io, int threads, long timeoutMs, lake.storage.CredentialVendor vendor,
-                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region, long dropRetentionMs) {
-        this.dropRetentionMs = dropRetentionMs;
+                          lake.storage.RemoteSigner signer, String s3Endpoint, String s3Region, lake.config.LifecycleSettings lifecycle) {
+        this.lifecycle = lifecycle;
         if (threads < 1) throw new IllegalArgumentException("threads must be positive");
         this.vendor = vendor;
         this.signer = signer;
-        this.storage = new StorageDelegation(vendor, signer, s3Endpoint, s3Region);
+        this.storage = new lake.iceberg.delegation.StorageDelegation(vendor, signer, s3Endpoint, s3Region);
         this.warehouse = warehouse;
         this.io = io;
         this.timeoutMs = timeoutMs;
@@ -102,15 +103,12 @@ public final class IcebergService implements AutoCloseable {
         return io;
     }
 
-    /** The warehouse every assigned location is under. */
-    public String warehouse() {
-        return warehouse;
-    }
-
-    /** A router whose catalog reads and writes through {@code port}. */
-    public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported) {
+    /** A router whose catalog reads and writes through {@code port}; {@code swept} is told what each orphan sweep found. */
+    public IcebergRouter router(CatalogPort port, LongSupplier wallMillis, Runnable metricsReported, lake.orphans.OrphanSweep.Counts swept) {
         lake.catalog.Catalog catalog = new lake.catalog.Catalog(port, warehouse, wallMillis, random);
-        return new IcebergRouter(new IcebergCatalog(catalog, io, tables, views, timeoutMs), metricsReported, wallMillis, storage, dropRetentionMs);
+        IcebergCatalog iceberg = new IcebergCatalog(catalog, io, tables, views, timeoutMs);
+        return new IcebergRouter(iceberg, metricsReported, wallMillis, storage, lifecycle.tableRetentionMs(),
+                new lake.orphans.OrphanSweep(iceberg, wallMillis, lifecycle.orphans().minAgeMs(), timeoutMs, swept));
     }
 
     /** Runs {@code request} on a worker; a full queue answers 503 at once. */
@@ -120,6 +118,20 @@ public final class IcebergService implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(IcebergRouter.error(
                     new org.apache.iceberg.exceptions.ServiceUnavailableException("Iceberg workers busy; retry")));
+        }
+    }
+
+    /** The node's orphan sweep settings ({@code orphan_*}). */
+    public lake.config.LifecycleSettings.Orphans orphans() {
+        return lifecycle.orphans();
+    }
+
+    /** One sweep of every Iceberg table through {@code router}'s catalog, on a worker (the leader's periodic sweep). */
+    public CompletableFuture<lake.orphans.OrphanSweep.Round> sweepOrphans(IcebergRouter router, boolean delete, java.util.function.BooleanSupplier goOn) {
+        try {
+            return CompletableFuture.supplyAsync(() -> router.orphans().sweepAll(delete, goOn), workers);
+        } catch (RejectedExecutionException busy) {
+            return CompletableFuture.failedFuture(busy);
         }
     }
 

@@ -28,7 +28,10 @@ import java.util.Set;
  *       metadata location and when it was dropped; needs {@code drop} on the namespace;</li>
  *   <li>{@code POST …/dropped-tables/{t}/undrop}, body {@code {"incarnation-id"?,"destination"?}}:
  *       the table back, the same UUID, metadata and snapshots, as one fenced write; needs
- *       {@code drop} on the dropped name and {@code create} where it goes back.</li>
+ *       {@code drop} on the dropped name and {@code create} where it goes back;</li>
+ *   <li>{@code POST …/namespaces/{ns}/tables/{t}/orphan-files}, body {@code {"older-than-ms"?,"delete"?}}:
+ *       the table's orphan files reported, and deleted when asked ({@link lake.orphans.OrphanSweep});
+ *       needs {@code drop} on the table (a delete run removes files, as a purge does).</li>
  * </ul>
  */
 final class Management {
@@ -37,10 +40,12 @@ final class Management {
 
     private final IcebergCatalog catalog;
     private final long retentionMs;
+    private final lake.orphans.OrphanSweep orphans;
 
-    Management(IcebergCatalog catalog, long retentionMs) {
+    Management(IcebergCatalog catalog, long retentionMs, lake.orphans.OrphanSweep orphans) {
         this.catalog = catalog;
         this.retentionMs = retentionMs;
+        this.orphans = orphans;
     }
 
     static boolean handles(List<String> s) {
@@ -52,6 +57,7 @@ final class Management {
         if (listing(s)) return "list-dropped-tables";
         if (undrop(s)) return "undrop-table";
         if (purge(s)) return "purge-dropped-table";
+        if (orphanFiles(s)) return "sweep-orphan-files";
         return "unknown";
     }
 
@@ -67,6 +73,11 @@ final class Management {
     private static boolean purge(List<String> s) {
         return s.size() == 7 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("dropped-tables")
                 && s.get(6).equals("purge");
+    }
+
+    private static boolean orphanFiles(List<String> s) {
+        return s.size() == 7 && s.get(1).equals("v1") && s.get(2).equals("namespaces") && s.get(4).equals("tables")
+                && s.get(6).equals("orphan-files");
     }
 
     /** A purge request's body: which incarnation ({@code null}: the name's only dropped one). */
@@ -104,8 +115,12 @@ final class Management {
 
     static void authorize(IcebergRequest r, IcebergAccess access, String op) throws java.io.IOException {
         List<String> s = r.segments();
-        if (!listing(s) && !undrop(s) && !purge(s)) return; // refused by the route
+        if (!listing(s) && !undrop(s) && !purge(s) && !orphanFiles(s)) return; // refused by the route
         Namespace ns = IcebergRouter.namespace(s.get(3));
+        if (orphanFiles(s)) {
+            IcebergRouter.require(access, op, TableIdentifier.of(ns, RESTUtil.decodeString(s.get(5))), Privilege.DROP, false);
+            return;
+        }
         if (listing(s)) {
             IcebergRouter.require(access.check(op, IcebergRouter.catalogNamespace(ns), null, Privilege.DROP), ns, null, false);
             return;
@@ -145,6 +160,11 @@ final class Management {
             TableIdentifier from = TableIdentifier.of(IcebergRouter.namespace(s.get(3)), RESTUtil.decodeString(s.get(5)));
             PurgeJob job = catalog.requestPurge(from, purgeBody(r));
             return IcebergResponse.json(202, IcebergRouter.write(purgeState(job)));
+        }
+        if (orphanFiles(s)) {
+            if (!r.method().equals("POST")) throw IcebergRouter.notAllowed(r);
+            TableIdentifier id = TableIdentifier.of(IcebergRouter.namespace(s.get(3)), RESTUtil.decodeString(s.get(5)));
+            return IcebergResponse.json(200, IcebergRouter.write(orphans.serve(id, r.body()).toMap()));
         }
         throw IcebergRouter.notFound(r);
     }

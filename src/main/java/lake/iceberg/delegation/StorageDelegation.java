@@ -1,4 +1,4 @@
-package lake.iceberg.rest;
+package lake.iceberg.delegation;
 
 import lake.storage.CredentialVendor;
 import lake.storage.RemoteSigner;
@@ -30,7 +30,10 @@ import java.util.concurrent.TimeoutException;
  * route, which signs only what {@link SignCheck} allows. Only {@code s3://} locations get either;
  * a {@code file:} table is answered as without delegation.
  */
-final class StorageDelegation {
+public final class StorageDelegation {
+    /** What an engine asked for ({@code X-Iceberg-Access-Delegation}): vended credentials, remote signing, or both. */
+    public record Asked(boolean vendedCredentials, boolean remoteSigning) {}
+
     /** How long a request waits for STS (its own call is bounded at 10 s). */
     static final long WAIT_MS = 15_000;
 
@@ -45,24 +48,24 @@ final class StorageDelegation {
      * @param s3Endpoint the S3 endpoint engines are told ({@code null}: AWS's)
      * @param region     the warehouse's S3 region, which engines are told
      */
-    StorageDelegation(CredentialVendor vendor, RemoteSigner signer, String s3Endpoint, String region) {
+    public StorageDelegation(CredentialVendor vendor, RemoteSigner signer, String s3Endpoint, String region) {
         this.vendor = vendor;
         this.signer = signer;
         this.s3Endpoint = s3Endpoint;
         this.region = region;
     }
 
-    boolean vends() {
+    public boolean vends() {
         return vendor != null;
     }
 
-    boolean signs() {
+    public boolean signs() {
         return signer != null;
     }
 
     /** Whether a load or create answers with delegation: asked for, offered, and then without an ETag. */
-    boolean delegates(IcebergRequest r) {
-        return (r.wantsVendedCredentials() && vendor != null) || (r.wantsRemoteSigning() && signer != null);
+    public boolean delegates(Asked r) {
+        return (r.vendedCredentials() && vendor != null) || (r.remoteSigning() && signer != null);
     }
 
     /**
@@ -72,7 +75,7 @@ final class StorageDelegation {
      * {@code set-location} chose may hold another table's files; an assigned one is never
      * assigned again, so credentials or signatures for it reach this table's files only.
      */
-    static Optional<String> notDelegable(TableMetadata metadata, String assignedLocation) {
+    public static Optional<String> notDelegable(TableMetadata metadata, String assignedLocation) {
         String location = trimmed(metadata.location());
         try {
             if (S3Location.of(location).isEmpty()) return Optional.of(NOT_IN_S3);
@@ -105,7 +108,7 @@ final class StorageDelegation {
      * unchanged; one whose location the catalog did not assign it is refused ({@code refused} hears
      * why), unless {@code created}: a create that applied answers without delegation, never fails.
      */
-    LoadTableResponse delegate(IcebergRequest r, LoadTableResponse base, TableIdentifier id, boolean write, String assignedLocation,
+    public LoadTableResponse delegate(Asked r, LoadTableResponse base, TableIdentifier id, boolean write, String assignedLocation,
                                boolean created, java.util.function.Consumer<String> refused) {
         TableMetadata metadata = base.tableMetadata();
         if (!delegates(r)) return base;
@@ -117,7 +120,7 @@ final class StorageDelegation {
         S3Location at = S3Location.of(metadata.location()).orElseThrow();
         Map<String, String> config = new LinkedHashMap<>(base.config());
         config.putAll(engineConfig());
-        if (r.wantsVendedCredentials() && vendor != null) {
+        if (r.vendedCredentials() && vendor != null) {
             config.put("client.refresh-credentials-enabled", "true");
             config.put("client.refresh-credentials-endpoint", tablePath(id) + "/credentials");
             VendedCredentials c;
@@ -143,7 +146,7 @@ final class StorageDelegation {
      * {@code POST …/tables/{t}/sign}: the engine's S3 request signed, or the reason it is refused
      * ({@code refused} hears it, to count and audit it, before the {@code 403}).
      */
-    String sign(TableMetadata metadata, boolean write, String body, String assignedLocation, java.util.function.Consumer<String> refused) {
+    public String sign(TableMetadata metadata, boolean write, String body, String assignedLocation, java.util.function.Consumer<String> refused) {
         if (signer == null) throw new org.apache.iceberg.exceptions.NotFoundException("this catalog signs no requests (iceberg-remote-signing is off)");
         org.apache.iceberg.rest.requests.RemoteSignRequest request;
         try {
@@ -175,7 +178,7 @@ final class StorageDelegation {
     }
 
     /** {@code loadCredentials}: fresh credentials for the table's location (none for a table outside S3). */
-    LoadCredentialsResponse credentials(TableMetadata metadata, boolean write, String assignedLocation, java.util.function.Consumer<String> refused) {
+    public LoadCredentialsResponse credentials(TableMetadata metadata, boolean write, String assignedLocation, java.util.function.Consumer<String> refused) {
         if (vendor == null) {
             throw new org.apache.iceberg.exceptions.NotFoundException("this catalog vends no credentials (iceberg-vending-role-arn is not set)");
         }

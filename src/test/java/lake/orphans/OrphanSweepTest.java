@@ -1,0 +1,323 @@
+package lake.orphans;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import lake.meta.rocks.RocksConfig;
+import lake.meta.rocks.RocksMetaStore;
+import lake.node.ManualClock;
+import lake.node.MetasrvNode;
+import lake.node.NodeHarness;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.GenericStatisticsFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The orphan sweep of one node over RocksDB and a {@code file:} warehouse, driven as an operator
+ * and an engine would: tables written through the Iceberg Java client, the sweep asked over real
+ * HTTP ({@code POST /iceberg/management/v1/namespaces/{ns}/tables/{t}/orphan-files}).
+ */
+class OrphanSweepTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final long DAY = 24L * 3600 * 1000;
+    static final Schema SCHEMA = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+    static final TableIdentifier EPISODES = TableIdentifier.of("robots", "episodes");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    @TempDir Path dir;
+    NodeHarness h;
+    ManualClock clock;
+    int port;
+    RESTCatalog client;
+
+    @BeforeEach
+    void leader() throws Exception {
+        h = new NodeHarness();
+        // The node's wall clock starts at the file system's, so files' modification times read as ages.
+        clock = new ManualClock(System.currentTimeMillis());
+        MetasrvNode node = h.deploy(NodeHarness.settings("a", dir, 10_000, 0, 1_000), clock,
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+        assertThat(h.campaign(node).isLeader()).isTrue();
+        port = node.httpPort();
+        client = new RESTCatalog();
+        // The engine writes through the node's own local FileIO (Hadoop's would add .crc files nothing references).
+        client.initialize("engine", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg", "io-impl", "lake.iceberg.NioFileIO"));
+        client.createNamespace(Namespace.of("robots"));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (client != null) client.close();
+        h.close();
+    }
+
+    /** What {@link #lifeOfATable} left: the table and the two files that are orphans by design. */
+    record Written(Table table, String staleMetadata, List<String> abandoned) {}
+
+    /**
+     * An abandoned staged create of {@code robots.episodes} (a data file, and the manifest and
+     * manifest list its append wrote, never committed), then the live table of that name: 12
+     * appends, a row delta with a position-delete file, a delete that leaves a file referenced only
+     * by older snapshots, a statistics file; and a stale leader's metadata file in its metadata
+     * directory (written, its pointer swap never applied).
+     */
+    private Written lifeOfATable() throws Exception {
+        Transaction staged = client.buildTable(EPISODES, SCHEMA).withProperty("format-version", "2").createTransaction();
+        Table stagedTable = staged.table();
+        staged.newFastAppend().appendFile(dataFile(write(stagedTable, stagedTable.locationProvider().newDataLocation("abandoned.parquet")))).commit();
+        List<String> abandoned = files(stagedTable.location());
+        assertThat(abandoned).as("the staged create wrote a data file, a manifest and a manifest list").hasSize(3);
+
+        Table t = client.buildTable(EPISODES, SCHEMA).withProperty("format-version", "2").create();
+        assertThat(t.location()).as("a directory of its own beside the staged create's").isNotEqualTo(stagedTable.location())
+                .startsWith(stagedTable.location().substring(0, stagedTable.location().lastIndexOf('/') + 1));
+        List<DataFile> appended = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            DataFile f = dataFile(write(t, t.locationProvider().newDataLocation("part-" + i + ".parquet")));
+            t.newFastAppend().appendFile(f).commit();
+            appended.add(f);
+        }
+        DeleteFile deletes = FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned()).ofPositionDeletes()
+                .withPath(write(t, t.locationProvider().newDataLocation("deletes-0.parquet"))).withFormat(org.apache.iceberg.FileFormat.PARQUET)
+                .withFileSizeInBytes(3).withRecordCount(1).build();
+        t.newRowDelta().addDeletes(deletes).commit();
+        t.newDelete().deleteFile(appended.get(0)).commit();
+        String stats = write(t, t.location() + "/metadata/stats-" + UUID.randomUUID() + ".puffin");
+        t.updateStatistics().setStatistics(new GenericStatisticsFile(t.currentSnapshot().snapshotId(), stats, 3, 0, List.of())).commit();
+        t.refresh();
+        assertThat(t.snapshots()).as("many snapshots").hasSizeGreaterThanOrEqualTo(14);
+
+        // A stale leader's commit: its metadata file written in full, its fenced pointer swap refused.
+        String current = ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+        String stale = t.location() + "/metadata/00099-" + UUID.randomUUID() + ".metadata.json";
+        Files.copy(local(current), local(stale));
+        return new Written(t, stale, abandoned);
+    }
+
+    @Test
+    void orphanSweepKeepsEveryReferencedFile() throws Exception {
+        Written w = lifeOfATable();
+        List<String> everything = files(nameDirectory(w.table()));
+        clock.advanceWall(4 * DAY);
+
+        HttpResponse<String> r = sweep("{}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(r.body());
+        Map<String, String> reported = reported(answer);
+        Set<String> expected = new TreeSet<>(w.abandoned());
+        expected.add(w.staleMetadata());
+        assertThat(reported.keySet()).as("only the stale leader's metadata file and the abandoned staged create's files")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(reported.get(w.staleMetadata())).isEqualTo("stale-metadata");
+        w.abandoned().forEach(a -> assertThat(reported.get(a)).as(a).isEqualTo("abandoned-create"));
+        assertThat(answer.get("scanned").asLong()).as("every file under the name directory looked at").isEqualTo(everything.size());
+        assertThat(answer.get("older-than-ms").asLong()).as("the default safety age").isEqualTo(3 * DAY);
+        assertThat(answer.get("deleted").asInt()).isZero();
+        assertThat(answer.get("truncated").asBoolean()).isFalse();
+        assertThat(files(nameDirectory(w.table()))).as("a dry run deletes nothing").isEqualTo(everything);
+    }
+
+    @Test
+    void deleteRunRemovesExactlyTheReportedFilesAndTheTableStillReads() throws Exception {
+        Written w = lifeOfATable();
+        List<String> before = files(nameDirectory(w.table()));
+        clock.advanceWall(4 * DAY);
+        Set<String> dryRun = reported(JSON.readTree(sweep("{\"delete\":false}").body())).keySet();
+
+        HttpResponse<String> r = sweep("{\"delete\":true}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(r.body());
+        assertThat(reported(answer).keySet()).isEqualTo(dryRun);
+        assertThat(answer.get("deleted").asInt()).isEqualTo(dryRun.size());
+        List<String> left = new ArrayList<>(before);
+        left.removeAll(dryRun);
+        assertThat(files(nameDirectory(w.table()))).as("exactly the reported files are gone").isEqualTo(left);
+
+        Table loaded = client.loadTable(EPISODES);
+        List<String> planned = new ArrayList<>();
+        try (CloseableIterable<FileScanTask> tasks = loaded.newScan().planFiles()) {
+            for (FileScanTask task : tasks) {
+                planned.add(task.file().location());
+                assertThat(Files.exists(local(task.file().location()))).as(task.file().location()).isTrue();
+            }
+        }
+        assertThat(planned).as("the table loads and plans its 11 live data files").hasSize(11);
+        assertThat(reported(JSON.readTree(sweep("{}").body()))).as("nothing left to report").isEmpty();
+    }
+
+    @Test
+    void filesYoungerThanTheSafetyAgeAreNeverReported() throws Exception {
+        Table t = client.buildTable(EPISODES, SCHEMA).create();
+        String old = t.location() + "/metadata/00007-" + UUID.randomUUID() + ".metadata.json";
+        String young = t.location() + "/metadata/00008-" + UUID.randomUUID() + ".metadata.json";
+        String dataYoung = write(t, t.locationProvider().newDataLocation("failed-write.parquet"));
+        write(t, old);
+        write(t, young);
+        clock.advanceWall(10 * DAY);
+        long now = clock.wallMillis();
+        Files.setLastModifiedTime(local(old), FileTime.fromMillis(now - 3 * DAY - 1));
+        Files.setLastModifiedTime(local(young), FileTime.fromMillis(now - 3 * DAY + 60_000));
+        Files.setLastModifiedTime(local(dataYoung), FileTime.fromMillis(now - 60_000));
+
+        assertThat(reported(JSON.readTree(sweep("{}").body()))).as("only the file past the default 3 days")
+                .containsOnlyKeys(old).containsEntry(old, "stale-metadata");
+        assertThat(reported(JSON.readTree(sweep("{\"older-than-ms\":" + (4 * DAY) + "}").body())))
+                .as("a longer safety age reports none of them").isEmpty();
+        HttpResponse<String> deleting = sweep("{\"delete\":true}");
+        assertThat(JSON.readTree(deleting.body()).get("deleted").asInt()).isEqualTo(1);
+        assertThat(Files.exists(local(young))).as("a young file is never deleted").isTrue();
+        assertThat(Files.exists(local(dataYoung))).isTrue();
+        assertThat(Files.exists(local(old))).isFalse();
+    }
+
+    /**
+     * Under the name directory, only the live table's own files and never-claimed directories are
+     * the sweep's: a dropped incarnation's files (its purge's), a renamed table's, a directory
+     * holding a committed table's metadata (one from before location claims, or a table nested in
+     * the location), a directory not of the catalog's shape, and a file beside the directories are
+     * never reported, whatever their age.
+     */
+    @Test
+    void droppedRenamedAndForeignFilesAreNeverReported() throws Exception {
+        Table dropped = client.buildTable(EPISODES, SCHEMA).create();
+        List<String> kept = new ArrayList<>();
+        kept.add(write(dropped, dropped.location() + "/metadata/00009-" + UUID.randomUUID() + ".metadata.json"));
+        kept.add(write(dropped, dropped.locationProvider().newDataLocation("unreferenced.parquet")));
+        client.dropTable(EPISODES, false);
+        // A purge under way may have deleted its metadata files already: then only its claim keeps the rest.
+        for (String f : files(dropped.location())) if (f.endsWith(".metadata.json")) Files.delete(local(f));
+        kept.removeIf(f -> f.endsWith(".metadata.json"));
+        Table renamed = client.buildTable(EPISODES, SCHEMA).create();
+        kept.add(write(renamed, renamed.locationProvider().newDataLocation("unreferenced.parquet")));
+        client.renameTable(EPISODES, TableIdentifier.of("robots", "moved"));
+        Table live = client.buildTable(EPISODES, SCHEMA).create();
+        String nameDir = nameDirectory(live);
+        String legacy = nameDir + "/" + UUID.randomUUID();
+        kept.add(write(live, legacy + "/metadata/00000-" + UUID.randomUUID() + ".metadata.json"));
+        kept.add(write(live, legacy + "/data/part-0.parquet"));
+        kept.add(write(live, live.location() + "/nested/metadata/00000-" + UUID.randomUUID() + ".metadata.json"));
+        kept.add(write(live, live.location() + "/nested/data/part-0.parquet"));
+        kept.add(write(live, nameDir + "/custom/part-0.parquet"));
+        kept.add(write(live, nameDir + "/stray.txt"));
+        String orphan = write(live, live.location() + "/metadata/00009-" + UUID.randomUUID() + ".metadata.json");
+        clock.advanceWall(4 * DAY);
+
+        JsonNode answer = JSON.readTree(sweep("{\"delete\":true}").body());
+        assertThat(reported(answer)).as("the live table's own orphan only").containsOnlyKeys(orphan);
+        assertThat(answer.get("deleted").asInt()).isEqualTo(1);
+        for (String k : kept) assertThat(Files.exists(local(k))).as(k).isTrue();
+        assertThat(client.loadTable(TableIdentifier.of("robots", "moved")).location()).as("the renamed table lives under the name directory")
+                .startsWith(nameDir + "/");
+    }
+
+    @Test
+    void safetyAgeBelowTheMinimumIsRefusedNamingTheSetting() throws Exception {
+        Table t = client.buildTable(EPISODES, SCHEMA).create();
+        String stale = write(t, t.location() + "/metadata/00007-" + UUID.randomUUID() + ".metadata.json");
+        clock.advanceWall(10 * DAY);
+
+        HttpResponse<String> young = sweep("{\"older-than-ms\":3600000,\"delete\":true}");
+        assertThat(young.statusCode()).as(young.body()).isEqualTo(400);
+        assertThat(JSON.readTree(young.body()).at("/error/message").asText()).contains("orphan_min_age_ms").contains("older-than-ms");
+        assertThat(Files.exists(local(stale))).as("a refused sweep deletes nothing").isTrue();
+
+        HttpResponse<String> unknown = sweep("{\"older-than\":300000000}");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(unknown.body()).at("/error/message").asText()).contains("unknown field older-than");
+        assertThat(sweep("{\"delete\":\"yes\"}").statusCode()).isEqualTo(400);
+        assertThat(sweep("[]").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void tableWithoutAnAssignedLocationIsRefused() throws Exception {
+        TableIdentifier named = TableIdentifier.of("robots", "named");
+        client.buildTable(named, SCHEMA).withLocation(dir.resolve("elsewhere").toUri().toString()).create();
+        HttpResponse<String> r = call("POST", "/iceberg/management/v1/namespaces/robots/tables/named/orphan-files", "{}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(JSON.readTree(r.body()).at("/error/message").asText()).contains("was not assigned to it by the catalog");
+        assertThat(call("POST", "/iceberg/management/v1/namespaces/robots/tables/absent/orphan-files", "{}").statusCode()).isEqualTo(404);
+        HttpResponse<String> get = call("GET", "/iceberg/management/v1/namespaces/robots/tables/named/orphan-files", null);
+        assertThat(get.statusCode()).as("the route takes POST only (the face answers a wrong method 400)").isEqualTo(400);
+        assertThat(JSON.readTree(get.body()).at("/error/message").asText()).contains("Method GET is not allowed");
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    private HttpResponse<String> sweep(String body) throws Exception {
+        return call("POST", "/iceberg/management/v1/namespaces/robots/tables/episodes/orphan-files", body);
+    }
+
+    private HttpResponse<String> call(String method, String path, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(60))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The answer's orphan files: location → kind. */
+    static Map<String, String> reported(JsonNode answer) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        for (JsonNode o : answer.get("orphan-files")) out.put(o.get("location").asText(), o.get("kind").asText());
+        return out;
+    }
+
+    private static String nameDirectory(Table t) {
+        return t.location().substring(0, t.location().lastIndexOf('/'));
+    }
+
+    /** Every file under {@code location}, as the node names them ({@code location} + relative path), sorted. */
+    private static List<String> files(String location) throws Exception {
+        Path root = local(location);
+        try (Stream<Path> walk = Files.walk(root)) {
+            return walk.filter(Files::isRegularFile).sorted().map(p -> location + "/" + root.relativize(p)).toList();
+        }
+    }
+
+    private static Path local(String location) {
+        return Path.of(URI.create(location.startsWith("file:///") ? location : location.replaceFirst("^file:/+", "file:///")));
+    }
+
+    private static String write(Table t, String path) throws Exception {
+        try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
+            out.write(new byte[] {1, 2, 3});
+        }
+        return path;
+    }
+
+    private static DataFile dataFile(String path) {
+        return DataFiles.builder(PartitionSpec.unpartitioned()).withPath(path).withFormat(org.apache.iceberg.FileFormat.PARQUET)
+                .withFileSizeInBytes(3).withRecordCount(1).build();
+    }
+}
