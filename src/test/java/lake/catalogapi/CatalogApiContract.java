@@ -143,6 +143,52 @@ abstract class CatalogApiContract extends RecordedLeaderTest {
         assertThat(ok(h.get(node, "/v1/namespaces/robots/tables")).getJsonArray("names")).containsExactly("episodes", "restored");
     }
 
+    /**
+     * The purge queue over HTTP and the bus: a drop with {@code purge=true} queues its purge in
+     * the drop's transaction; {@code purge-table} queues another's now; the queue lists both as
+     * {@code queued} (the tests' worker idles); tombstones say when their retention ends; an undrop
+     * cancels a queued purge; bad input is refused before the store.
+     */
+    @Test
+    void purgeQueueAnswersAsDocumented() throws Exception {
+        ok(post("/v1/namespaces", new JsonObject().put("namespace", "robots")));
+        createTable("robots", "a");
+        createTable("robots", "b");
+        expectError(h.send(node, HttpMethod.DELETE, "/v1/namespaces/robots/tables/a?purge=maybe", null), 400, "invalid_argument", "purge");
+        expectError(h.send(node, HttpMethod.DELETE, "/v1/namespaces/robots/tables/a?purge=true&x=1", null), 400, "invalid_argument", "x");
+        JsonObject a = ok(h.send(node, HttpMethod.DELETE, "/v1/namespaces/robots/tables/a?purge=true", null));
+        assertThat(a.getString("purge")).isEqualTo("queued");
+        JsonObject b = ok(h.send(node, HttpMethod.DELETE, "/v1/namespaces/robots/tables/b", null));
+        assertThat(b.containsKey("purge")).isFalse();
+
+        JsonArray tombs = ok(h.get(node, "/v1/catalog/tombstones")).getJsonArray("tombstones");
+        assertThat(tombs).hasSize(2);
+        for (Object t : tombs) {
+            JsonObject o = (JsonObject) t;
+            assertThat(o.getLong("expires_ms")).as("a week after the drop, the node's retention")
+                    .isEqualTo(o.getLong("dropped_ms") + lake.config.LifecycleSettings.DEFAULTS.tableRetentionMs());
+        }
+        String purgeB = "/v1/catalog/tombstones/robots/b/" + b.getString("incarnation_id") + "/purge";
+        expectError(post(purgeB, new JsonObject()), 400, "invalid_argument", "takes no request body");
+        expectError(h.send(node, HttpMethod.POST, "/v1/catalog/tombstones/robots/never/" + b.getString("incarnation_id") + "/purge", null), 404, "not_found", "robots.never");
+        JsonObject queued = ok(h.send(node, HttpMethod.POST, purgeB, null));
+        assertThat(queued.getString("state")).isEqualTo("queued");
+        assertThat(queued.getString("reason")).isEqualTo("requested");
+        JsonObject again = ok(h.send(node, HttpMethod.POST, purgeB, null));
+        assertThat(again.getLong("queued_ms")).as("asked twice: the same job").isEqualTo(queued.getLong("queued_ms"));
+
+        JsonArray purges = ok(h.get(node, "/v1/catalog/purges")).getJsonArray("purges");
+        assertThat(purges).extracting(p -> ((JsonObject) p).getString("name") + ":" + ((JsonObject) p).getString("state"))
+                .containsExactly("a:queued", "b:queued");
+        Message<JsonObject> viaBus = NodeHarness.await(h.vertx.eventBus().request(Ops.catalogAddress(Ops.LIST_PURGES), new JsonObject().put("limit", 1)));
+        assertThat(viaBus.body().getJsonArray("purges")).hasSize(1);
+        assertThat(viaBus.body().getString("continuation")).isNotNull();
+
+        ok(post("/v1/namespaces/robots/tables/a/undrop", new JsonObject()));
+        assertThat(ok(h.get(node, "/v1/catalog/purges")).getJsonArray("purges")).as("the undrop cancelled a's purge")
+                .extracting(p -> ((JsonObject) p).getString("name")).containsExactly("b");
+    }
+
     @Test
     void catalogWritesAreAllFenced() throws Exception {
         int transactions = store.transactions.size();
