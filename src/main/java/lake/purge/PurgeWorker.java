@@ -64,6 +64,13 @@ public final class PurgeWorker {
     private final LifecycleSettings settings;
     private final Meters meters;
     private String tombstonesFrom;
+    /**
+     * The files listed for the job in progress, kept between passes of one epoch so a large
+     * table is listed once, not once per pass; a new epoch (or another job) lists again.
+     */
+    private Listed listed;
+
+    private record Listed(String jobKey, long epoch, List<String> files) {}
 
     /**
      * @param io   the warehouse's FileIO (listing: {@link SupportsPrefixOperations})
@@ -138,8 +145,14 @@ public final class PurgeWorker {
                             + " (registered there, or with files there): nothing was deleted; drop or move them, then request the purge again", tally);
                 }
                 PurgeIO confined = new PurgeIO(io, location);
-                return context.<List<String>>executeBlocking(() -> list(location, j.after()), false)
-                        .compose(files -> batches(queue, e, tomb.get(), confined, files, 0, epoch, maxBatches, tally));
+                Listed kept = listed;
+                Future<List<String>> files = kept != null && kept.jobKey().equals(j.key()) && kept.epoch() == epoch
+                        ? Future.succeededFuture(after(kept.files(), j.after()))
+                        : context.<List<String>>executeBlocking(() -> list(location, j.after()), false);
+                return files.compose(f -> {
+                    listed = new Listed(j.key(), epoch, f);
+                    return batches(queue, e, tomb.get(), confined, f, 0, epoch, maxBatches, tally);
+                });
             });
         });
     }
@@ -147,6 +160,7 @@ public final class PurgeWorker {
     private Future<Void> batches(PurgeQueue queue, PurgeQueue.Entry e, PurgeQueue.Dropped tomb, PurgeIO confined, List<String> files,
                                  int at, long epoch, int maxBatches, Tally tally) {
         if (at >= files.size()) {
+            listed = null;
             JsonObject detail = new JsonObject().put("location", tomb.tombstone().registration().location());
             if (!confined.refused().isEmpty()) detail.put("files_left", confined.refused().size());
             return queue.finish(e, tomb, detail).map(done -> {
@@ -163,6 +177,7 @@ public final class PurgeWorker {
         List<String> batch = files.subList(at, Math.min(files.size(), at + settings.purgeBatchFiles()));
         return queue.claim(e, tomb, epoch).compose(claimed -> {
             if (claimed.isEmpty()) {
+                listed = null;
                 LOG.info("purge of {}.{} stopped: its job or tombstone changed (undropped, or claimed by another leader)",
                         e.job().namespace(), e.job().name());
                 return Future.succeededFuture();
@@ -217,6 +232,13 @@ public final class PurgeWorker {
             return page.continuation() == null || found.size() >= 10 ? Future.succeededFuture(found)
                     : sharers(queue, location, page.continuation(), found);
         });
+    }
+
+    /** The files of {@code sorted} after {@code after}. */
+    private static List<String> after(List<String> sorted, String after) {
+        if (after == null) return sorted;
+        int i = java.util.Collections.binarySearch(sorted, after);
+        return sorted.subList(i >= 0 ? i + 1 : -i - 1, sorted.size());
     }
 
     /** The files under {@code location} after {@code after} (the last file of the batches done), in order. */

@@ -1,0 +1,87 @@
+package lake.bench;
+
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The purge benchmark's table (scripts/bench/purge): Iceberg table {@code bench.big} with
+ * {@code files} data files, each a small object written to moto's S3 and appended through the
+ * Iceberg Java client in commits of {@code perCommit}; and {@code bench.t000}, the table the API
+ * load reads meanwhile. Prints the big table's location.
+ * Usage: PurgeTableSetup NODE_PORT S3_ENDPOINT FILES PER_COMMIT
+ */
+public final class PurgeTableSetup {
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(args[0]);
+        String endpoint = args[1];
+        int files = Integer.parseInt(args[2]);
+        int perCommit = Integer.parseInt(args[3]);
+        Map<String, String> p = new HashMap<>();
+        p.put("uri", "http://127.0.0.1:" + port + "/iceberg");
+        p.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+        p.put("s3.endpoint", endpoint);
+        p.put("s3.path-style-access", "true");
+        p.put("s3.access-key-id", "test");
+        p.put("s3.secret-access-key", "test");
+        p.put("client.region", "us-east-1");
+        p.put("http-client.type", "urlconnection");
+        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
+        try (RESTCatalog c = new RESTCatalog();
+             S3Client s3 = S3Client.builder().endpointOverride(URI.create(endpoint)).region(Region.US_EAST_1).forcePathStyle(true)
+                     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                     .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build()) {
+            c.setConf(new org.apache.hadoop.conf.Configuration());
+            c.initialize("bench", p);
+            c.createNamespace(Namespace.of("bench"));
+            c.createTable(TableIdentifier.of("bench", "t000"), schema);
+            Table big = c.createTable(TableIdentifier.of("bench", "big"), schema);
+            String location = big.location();
+            String bucket = location.substring("s3://".length(), location.indexOf('/', "s3://".length()));
+            String prefix = location.substring(("s3://" + bucket + "/").length());
+            ExecutorService pool = Executors.newFixedThreadPool(32);
+            byte[] body = {1, 2, 3};
+            for (int from = 0; from < files; from += perCommit) {
+                int to = Math.min(files, from + perCommit);
+                List<Future<String>> written = new ArrayList<>();
+                for (int i = from; i < to; i++) {
+                    String key = prefix + "/data/f-" + String.format("%07d", i) + ".parquet";
+                    written.add(pool.submit(() -> {
+                        s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(body));
+                        return "s3://" + bucket + "/" + key;
+                    }));
+                }
+                AppendFiles append = big.newFastAppend();
+                for (Future<String> w : written) {
+                    append.appendFile(DataFiles.builder(PartitionSpec.unpartitioned()).withPath(w.get()).withFormat(FileFormat.PARQUET)
+                            .withFileSizeInBytes(body.length).withRecordCount(1).build());
+                }
+                append.commit();
+                System.err.println("purge-setup: " + to + " data files appended");
+            }
+            pool.shutdown();
+            System.out.println(location);
+        }
+    }
+}
