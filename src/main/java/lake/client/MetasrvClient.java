@@ -321,6 +321,11 @@ public interface MetasrvClient extends AutoCloseable {
 
     Future<TombstonePage> listTombstones(String continuation, int limit);
 
+    /** Every tombstone, page by page. */
+    default Pages<TombstonePage> tombstonePages(int pageSize) {
+        return new Pages<>(c -> listTombstones(c, pageSize), TombstonePage::continuation);
+    }
+
     Future<Tombstone> purgeTombstone(String namespace, String name, String incarnationId);
 
     /**
