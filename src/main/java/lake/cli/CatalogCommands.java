@@ -7,6 +7,7 @@ import lake.client.model.MetasrvException;
 import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.catalog.NamePage;
 import lake.wire.catalog.Namespace;
+import lake.wire.catalog.Purge;
 import lake.wire.catalog.Registration;
 import lake.wire.catalog.Table;
 import lake.wire.catalog.Tombstone;
@@ -100,7 +101,8 @@ final class CatalogCommands {
     }
 
     @Command(name = "table", mixinStandardHelpOptions = true, description = "Tables of the catalog.",
-            subcommands = {TableCreate.class, TableLs.class, TableGet.class, TableCommit.class, TableDrop.class, TableDropped.class, TableUndrop.class})
+            subcommands = {TableCreate.class, TableLs.class, TableGet.class, TableCommit.class, TableDrop.class, TableDropped.class, TableUndrop.class,
+                    TablePurge.class, TablePurges.class})
     static final class TableCommand {}
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create table NAME in namespace NS (the server picks its location).")
@@ -192,33 +194,37 @@ final class CatalogCommands {
         }
     }
 
-    @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drop table NS NAME (a tombstone keeps its last registration).")
+    @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drop table NS NAME (a tombstone keeps its last registration until its"
+            + " retention ends; lakectl table undrop restores it). With --purge, its files are queued for purge in the same write.")
     static final class TableDrop extends Base implements Base.Writes {
         @Parameters(index = "0", paramLabel = "NS", description = "The table's namespace.") String ns;
         @Parameters(index = "1", paramLabel = "NAME", description = "The table's name within NS.") String name;
+        @Option(names = "--purge", description = "Also queue its files for the leader's purge worker now, not when its retention ends"
+                + " (an undrop still cancels it until the first batch).")
+        boolean purge;
 
         @Override int run(MetasrvClient client) {
-            Tombstone t = await(client.dropTable(ns, name));
-            if (root().json()) println(Json.write(t.toMap()));
-            else println("dropped table " + t.namespace() + "/" + t.name() + " (incarnation " + t.incarnationId() + ")");
+            Tombstone t = await(client.dropTable(ns, name, purge));
+            Map<String, Object> json = new LinkedHashMap<>(t.toMap());
+            if (purge) json.put("purge", "queued");
+            println(root().json() ? Json.write(json) : "dropped table " + t.namespace() + "/" + t.name() + " (incarnation "
+                    + t.incarnationId() + ")" + (purge ? "; purge queued" : ""));
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "dropped", mixinStandardHelpOptions = true, description = "List dropped tables (tombstones): namespace, name, incarnation, when dropped (admins).")
+    /** A time of the API (unix ms) for people, ISO-8601 UTC; {@code null} (printed {@code -}) when there is none. */
+    static java.time.Instant instant(Long ms) { return ms == null ? null : java.time.Instant.ofEpochMilli(ms); }
+
+    @Command(name = "dropped", mixinStandardHelpOptions = true, description = {"List dropped tables (tombstones): namespace, name, incarnation,",
+            "when dropped and when its retention ends and it is queued for purge (admins)."})
     static final class TableDropped extends Base {
         @Override int run(MetasrvClient client) {
-            Columns c = new Columns("NAMESPACE", "TABLE", "INCARNATION", "DROPPED");
-            String continuation = null;
-            do {
-                lake.wire.catalog.TombstonePage page = await(client.listTombstones(continuation, 1_000));
-                for (Tombstone t : page.tombstones()) {
-                    if (root().json()) println(Json.write(t.toMap()));
-                    else c.row(t.namespace(), t.name(), String.valueOf(t.incarnationId()),
-                            t.droppedMs() == null ? "-" : java.time.Instant.ofEpochMilli(t.droppedMs()).toString());
-                }
-                continuation = page.continuation();
-            } while (continuation != null);
+            Columns c = new Columns("NAMESPACE", "TABLE", "INCARNATION", "DROPPED", "EXPIRES");
+            for (Tombstone t : await(client.tombstonePages(1_000).collect(lake.wire.catalog.TombstonePage::tombstones))) {
+                if (root().json()) println(Json.write(t.toMap()));
+                else c.row(t.namespace(), t.name(), String.valueOf(t.incarnationId()), instant(t.droppedMs()), instant(t.expiresMs()));
+            }
             if (!root().json()) c.print(root().out);
             return ExitCodes.OK;
         }
@@ -239,6 +245,37 @@ final class CatalogCommands {
             Table t = await(client.undropTable(ns, name, incarnation, toNs, toName));
             if (root().json()) println(Json.write(t.toMap()));
             else println("undropped table " + t.namespace() + "/" + t.name() + " (incarnation " + t.registration().incarnationId() + ")");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "purge", mixinStandardHelpOptions = true, description = {"Queue the purge of dropped table NS NAME, incarnation INCARNATION_ID,",
+            "now, its retention notwithstanding (admins): the leader's purge worker deletes its files in fenced batches, then its tombstone.",
+            "Prints the job (exit 1 if no such dropped table; exit 5 if not an admin)."})
+    static final class TablePurge extends Base implements Base.Writes {
+        @Parameters(index = "0", paramLabel = "NS", description = "The dropped table's namespace.") String ns;
+        @Parameters(index = "1", paramLabel = "NAME", description = "The dropped table's name.") String name;
+        @Parameters(index = "2", paramLabel = "INCARNATION_ID", description = "Which dropped incarnation (lakectl table dropped lists them).")
+        String incarnation;
+
+        @Override int run(MetasrvClient client) {
+            Purge p = await(client.purgeTable(ns, name, incarnation));
+            println(root().json() ? Json.write(p.toMap()) : "purge of " + p.namespace() + "/" + p.name() + " (incarnation " + p.incarnationId() + ") " + p.state());
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "purges", mixinStandardHelpOptions = true, description = {"List the purge queue: namespace, name, incarnation, state",
+            "(queued, purging, refused), reason (requested, retention), files deleted so far and why a purge was refused. -o json prints one job a line."})
+    static final class TablePurges extends Base {
+        @Override int run(MetasrvClient client) {
+            Columns c = new Columns("NAMESPACE", "TABLE", "INCARNATION", "STATE", "REASON", "DELETED", "MESSAGE");
+            for (Purge p : await(client.purgePages(1_000).collect(Purge.Page::purges))) {
+                if (root().json()) println(Json.write(p.toMap()));
+                else c.row(p.namespace(), p.name(), p.incarnationId(), p.state(), p.reason(), p.deleted(),
+                        p.message() == null ? null : ExitCodes.oneLine(p.message()));
+            }
+            if (!root().json()) c.print(root().out);
             return ExitCodes.OK;
         }
     }

@@ -27,6 +27,7 @@ import lake.wire.catalog.CatalogRequest;
 import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.catalog.NamePage;
 import lake.wire.catalog.Namespace;
+import lake.wire.catalog.Purge;
 import lake.wire.catalog.Table;
 import lake.wire.catalog.TableChange;
 import lake.wire.catalog.Tombstone;
@@ -387,9 +388,9 @@ final class DefaultClient implements MetasrvClient {
     }
 
     @Override
-    public Future<Tombstone> dropTable(String namespace, String name) {
-        return guard(() -> catalogWrite("drop-table", HttpMethod.DELETE, table(namespace, name), null,
-                new CatalogRequest.TableName(namespace, name).toMap(), Tombstone::from));
+    public Future<Tombstone> dropTable(String namespace, String name, boolean purge) {
+        return guard(() -> catalogWrite("drop-table", HttpMethod.DELETE, table(namespace, name) + HttpReplies.query("purge", purge ? "true" : null),
+                null, new CatalogRequest.DropTable(namespace, name, purge).toMap(), Tombstone::from));
     }
 
     @Override
@@ -434,6 +435,22 @@ final class DefaultClient implements MetasrvClient {
                             + "/" + HttpReplies.path(name, false) + "/" + HttpReplies.path(incarnationId, false), null,
                     new CatalogRequest.Purge(namespace, name, incarnationId).toMap(), Tombstone::from);
         });
+    }
+
+    @Override
+    public Future<Purge> purgeTable(String namespace, String name, String incarnationId) {
+        return guard(() -> {
+            if (incarnationId == null || incarnationId.isEmpty()) throw new MetasrvException.InvalidArgument("an incarnation id is required");
+            return catalogWrite("purge-table", HttpMethod.POST, "/v1/catalog/tombstones/" + HttpReplies.path(namespace, false)
+                            + "/" + HttpReplies.path(name, false) + "/" + HttpReplies.path(incarnationId, false) + "/purge", null,
+                    new CatalogRequest.Purge(namespace, name, incarnationId).toMap(), Purge::from);
+        });
+    }
+
+    @Override
+    public Future<Purge.Page> listPurges(String continuation, int limit) {
+        return catalogRead("list-purges", "/v1/catalog/purges" + HttpReplies.query("limit", limit, "continuation", continuation),
+                new CatalogRequest.Page(null, limit, continuation).toMap(), Purge.Page::from);
     }
 
     @Override

@@ -18,6 +18,7 @@ import lake.wire.WriteResult;
 import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.catalog.NamePage;
 import lake.wire.catalog.Namespace;
+import lake.wire.catalog.Purge;
 import lake.wire.catalog.Table;
 import lake.wire.catalog.TableChange;
 import lake.wire.catalog.Tombstone;
@@ -300,7 +301,17 @@ public interface MetasrvClient extends AutoCloseable {
     /** Moves the table from {@code expectedVersion} to {@code version}; {@code incarnationId} {@code null}: any incarnation. */
     Future<Table> commitVersion(String namespace, String name, long expectedVersion, long version, String incarnationId);
 
-    Future<Tombstone> dropTable(String namespace, String name);
+    /** Drops the table: a tombstone keeps its registration for the retention period (undrop restores it); nothing is queued for purge. */
+    default Future<Tombstone> dropTable(String namespace, String name) {
+        return dropTable(namespace, name, false);
+    }
+
+    /**
+     * Drops the table; with {@code purge}, its files are also queued for the leader's purge worker
+     * in the drop's own transaction ({@code DELETE …?purge=true}), as {@link #purgeTable} would —
+     * {@link #listPurges} shows the job. Answers the tombstone either way.
+     */
+    Future<Tombstone> dropTable(String namespace, String name, boolean purge);
 
     /** A consistent snapshot of every table. */
     Future<CatalogSnapshot> snapshot();
@@ -310,7 +321,28 @@ public interface MetasrvClient extends AutoCloseable {
 
     Future<TombstonePage> listTombstones(String continuation, int limit);
 
+    /** Every tombstone, page by page. */
+    default Pages<TombstonePage> tombstonePages(int pageSize) {
+        return new Pages<>(c -> listTombstones(c, pageSize), TombstonePage::continuation);
+    }
+
     Future<Tombstone> purgeTombstone(String namespace, String name, String incarnationId);
+
+    /**
+     * Queues the purge of dropped table {@code namespace.name}, incarnation {@code incarnationId},
+     * now, its retention notwithstanding (admins only): the leader's purge worker deletes its files
+     * in fenced batches, then its tombstone. Answers the job as it is after; a job already queued or
+     * purging is answered as it is. Unknown tombstone: {@link MetasrvException.NotFound}.
+     */
+    Future<Purge> purgeTable(String namespace, String name, String incarnationId);
+
+    /** One page (≤ {@code limit}, 1–1000) of the purge queue in key order, from {@code continuation} ({@code null}: the first). */
+    Future<Purge.Page> listPurges(String continuation, int limit);
+
+    /** Every job of the purge queue, page by page. */
+    default Pages<Purge.Page> purgePages(int pageSize) {
+        return new Pages<>(c -> listPurges(c, pageSize), Purge.Page::continuation);
+    }
 
     /**
      * Restores dropped table {@code namespace.name} (incarnation {@code incarnationId}; {@code null}:

@@ -28,6 +28,7 @@ import lake.wire.catalog.CatalogRequest;
 import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.catalog.NamePage;
 import lake.wire.catalog.Namespace;
+import lake.wire.catalog.Purge;
 import lake.wire.catalog.Registration;
 import lake.wire.catalog.Table;
 import lake.wire.catalog.TableChange;
@@ -148,6 +149,20 @@ class WireShapesTest {
         TombstonePage tombs = new TombstonePage(List.of(CatalogApi.wire(new lake.catalog.model.Tombstone("robots", "episodes", "inc-1", 1_700_000_000_000L, table.registration()))), "next");
         assertThat(TombstonePage.from(sent(new JsonObject(tombs.toMap())))).isEqualTo(new TombstonePage(List.of(tomb), "next"));
 
+        Tombstone expiring = new Tombstone("robots", "episodes", "inc-1", 1_700_000_000_000L, storedRegistration(), 1_700_604_800_000L);
+        assertThat(TombstonePage.from(sent(new JsonObject(new TombstonePage(List.of(expiring), null).toMap()))).tombstones())
+                .as("a listed tombstone's expires_ms").containsExactly(expiring);
+
+        // The purge queue, as CatalogApi renders a job: queued (no epoch, no message), and one a leader claimed.
+        lake.catalog.model.PurgeJob queued = lake.catalog.model.PurgeJob.queued("robots", "episodes", "inc-1",
+                lake.catalog.model.PurgeJob.Reason.REQUESTED, 1_700_000_000_000L);
+        Purge job = Purge.from(sent(new JsonObject(CatalogApi.purge(queued).toMap())));
+        assertThat(job).isEqualTo(new Purge("robots", "episodes", "inc-1", "requested", "queued", 1_700_000_000_000L, null, 0, 0, null));
+        Purge purging = new Purge("robots", "frames", "inc-2", "retention", "purging", 1_700_000_000_000L, ABOVE_2_63, 3, 2_500, null);
+        Purge.Page purges = new Purge.Page(List.of(job, purging), "next");
+        assertThat(Purge.Page.from(sent(new JsonObject(purges.toMap())))).isEqualTo(purges);
+        assertThat(sent(new JsonObject(job.toMap()))).containsEntry("epoch", null).containsEntry("message", null);
+
         Map<String, String> props = new LinkedHashMap<>();
         props.put("zone", "eu");
         props.put("owner", "lab");
@@ -265,6 +280,19 @@ class WireShapesTest {
             assertThat(commitVersion(received(r.toMap()))).isEqualTo(r);
             assertThat(commitVersion(CatalogRoutes.merge(commit, received(r.httpBody())))).isEqualTo(r);
         }
+        // A drop, with and without purge: the bus body, and over HTTP the path and its query.
+        for (CatalogRequest.DropTable r : List.of(new CatalogRequest.DropTable("robots", "episodes", true),
+                new CatalogRequest.DropTable("robots", "episodes", false))) {
+            CatalogRequests.Drop got = CatalogRequests.drop(received(r.toMap()));
+            assertThat(new CatalogRequest.DropTable(got.namespace(), got.name(), got.purge())).isEqualTo(r);
+            String path = "/v1/namespaces/robots/tables/episodes";
+            String query = r.purge() ? "purge=true" : null;
+            CatalogRequests.Drop overHttp = CatalogRequests.drop(CatalogRoutes.merge(
+                    CatalogRoutes.resolve(HttpMethod.DELETE, path, query == null ? path : path + "?" + query, query), null));
+            assertThat(new CatalogRequest.DropTable(overHttp.namespace(), overHttp.name(), overHttp.purge())).isEqualTo(r);
+        }
+        assertThat(received(new CatalogRequest.DropTable("robots", "episodes", false).toMap()))
+                .as("a plain drop's body is the one it always was").isEqualTo(received(new CatalogRequest.TableName("robots", "episodes").toMap()));
         CatalogRequests.Named drop = CatalogRequests.table(received(new CatalogRequest.TableName("robots", "episodes").toMap()));
         assertThat(new CatalogRequest.TableName(drop.namespace(), drop.name())).isEqualTo(new CatalogRequest.TableName("robots", "episodes"));
         for (CatalogRequest.Resolve r : List.of(new CatalogRequest.Resolve("robots", "episodes", null, null), new CatalogRequest.Resolve("robots", "episodes", ABOVE_2_63, 60_000L))) {

@@ -18,6 +18,7 @@ import lake.wire.WriteResult;
 import lake.wire.catalog.CatalogSnapshot;
 import lake.wire.catalog.NamePage;
 import lake.wire.catalog.Namespace;
+import lake.wire.catalog.Purge;
 import lake.wire.catalog.Registration;
 import lake.wire.catalog.Table;
 import lake.wire.catalog.TableChange;
@@ -253,6 +254,64 @@ abstract class ClientContract {
         assertThat(await(client.dropNamespace("robots")).name()).isEqualTo("robots");
         assertThat(await(client.awaitSnapshot(s.generation(), 1)).modified()).isTrue();
         assertThat(await(client.get("tbl/robots/episodes"))).isEqualTo(Optional.empty());
+    }
+
+    /** A drop that asks for purge queues its incarnation in the same write; the queue lists it, page by page, still queued. */
+    @Test
+    void aDropWithPurgeIsListedInThePurgeQueueAsQueued() throws Exception {
+        await(client.createNamespace("robots", Map.of()));
+        Table episodes = await(client.createTable("robots", "episodes", List.of("id:i64"), null));
+        Table frames = await(client.createTable("robots", "frames", List.of("id:i64"), null));
+        assertThat(await(client.listPurges(null, 10)).purges()).as("nothing queued before a drop").isEmpty();
+
+        Tombstone dropped = await(client.dropTable("robots", "episodes", true));
+        assertThat(dropped.incarnationId()).isEqualTo(episodes.registration().incarnationId());
+        Purge.Page page = await(client.listPurges(null, 10));
+        assertThat(page.continuation()).isNull();
+        assertThat(page.purges()).singleElement().satisfies(p -> {
+            assertThat(List.of(p.namespace(), p.name(), p.incarnationId())).containsExactly("robots", "episodes", dropped.incarnationId());
+            assertThat(p.state()).isEqualTo("queued");
+            assertThat(p.reason()).isEqualTo("requested");
+            assertThat(p.batches()).isZero();
+            assertThat(p.deleted()).isZero();
+            assertThat(p.epoch()).as("no batch claimed yet").isNull();
+        });
+        assertThat(await(client.listTombstones(null, 10)).tombstones()).as("the tombstone stays until the purge ends")
+                .extracting(Tombstone::incarnationId).containsExactly(dropped.incarnationId());
+
+        await(client.dropTable("robots", "frames", true));
+        assertThat(await(client.purgePages(1).collect(Purge.Page::purges))).as("one a page, in key order")
+                .extracting(Purge::name, Purge::incarnationId, Purge::state)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("episodes", dropped.incarnationId(), "queued"),
+                        org.assertj.core.groups.Tuple.tuple("frames", frames.registration().incarnationId(), "queued"));
+        assertThatThrownBy(() -> await(client.listPurges(null, 5000))).isInstanceOf(MetasrvException.InvalidArgument.class);
+    }
+
+    /**
+     * A plain drop queues nothing and its listed tombstone says when its retention ends; a purge
+     * requested then is queued at once, answered as the job, and asked again answers the same job.
+     */
+    @Test
+    void purgeTableQueuesADroppedTableWhoseTombstoneSaysWhenItExpires() throws Exception {
+        await(client.createNamespace("robots", Map.of()));
+        await(client.createTable("robots", "episodes", List.of("id:i64"), null));
+        Tombstone dropped = await(client.dropTable("robots", "episodes"));
+        assertThat(await(client.listPurges(null, 10)).purges()).as("a plain drop queues nothing").isEmpty();
+        Tombstone listed = await(client.listTombstones(null, 10)).tombstones().get(0);
+        assertThat(listed.droppedMs()).isNotNull();
+        assertThat(listed.expiresMs()).as("dropped + the default retention")
+                .isEqualTo(listed.droppedMs() + lake.config.LifecycleSettings.DEFAULTS.tableRetentionMs());
+
+        Purge job = await(client.purgeTable("robots", "episodes", dropped.incarnationId()));
+        assertThat(List.of(job.namespace(), job.name(), job.incarnationId(), job.reason(), job.state()))
+                .containsExactly("robots", "episodes", dropped.incarnationId(), "requested", "queued");
+        assertThat(await(client.listPurges(null, 10)).purges()).containsExactly(job);
+        assertThat(await(client.purgeTable("robots", "episodes", dropped.incarnationId()))).as("asked again: the same job").isEqualTo(job);
+        assertThat(await(client.listPurges(null, 10)).purges()).hasSize(1);
+
+        assertThatThrownBy(() -> await(client.purgeTable("robots", "episodes", "no-such-incarnation")))
+                .isInstanceOf(MetasrvException.NotFound.class);
+        assertThatThrownBy(() -> await(client.purgeTable("robots", "episodes", null))).isInstanceOf(MetasrvException.InvalidArgument.class);
     }
 
     @Test

@@ -83,6 +83,24 @@ public sealed interface CatalogRequest {
     }
 
     /**
+     * A table drop on the event bus, {@code {"namespace","name","purge"?}}: with {@code purge} the
+     * dropped incarnation is queued for purge in the drop's transaction; {@code false} is left out
+     * (the plain drop's body, {@link TableName}'s). Over HTTP the names are the path and
+     * {@code purge=true} the query.
+     */
+    public record DropTable(String namespace, String name, boolean purge) implements CatalogRequest {
+        public static DropTable from(Map<String, Object> o) {
+            return new DropTable(Fields.string(o, "namespace"), Fields.string(o, "name"), o.get("purge") != null && Fields.bool(o, "purge"));
+        }
+
+        @Override public Map<String, Object> toMap() {
+            Map<String, Object> o = Fields.of("namespace", namespace, "name", name);
+            if (purge) o.put("purge", true);
+            return o;
+        }
+    }
+
+    /**
      * A version commit, {@code {"namespace","name","expected_version","version","incarnation_id"?}}
      * on the event bus; over HTTP ({@code POST …/tables/{name}/versions}) the names are the path and
      * the body {@link #httpBody()}. Versions are unsigned 64-bit; {@code incarnationId} {@code null}

@@ -22,7 +22,7 @@ public record Purge(String namespace, String name, String incarnationId, String 
 
     public Map<String, Object> toMap() {
         return Fields.of("namespace", namespace, "name", name, "incarnation_id", incarnationId, "reason", reason, "state", state,
-                "queued_ms", queuedMs, "epoch", epoch, "batches", batches, "deleted", deleted, "message", message);
+                "queued_ms", queuedMs, "epoch", epoch == null ? null : Fields.u64Value(epoch), "batches", batches, "deleted", deleted, "message", message);
     }
 
     /** One page of the queue, {@code {"purges":[…],"continuation"}}. */
