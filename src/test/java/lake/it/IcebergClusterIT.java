@@ -332,9 +332,23 @@ class IcebergClusterIT {
     private static List<String> filesUnder(String location) throws java.io.IOException {
         Path root = localPath(location);
         if (!java.nio.file.Files.exists(root)) return List.of();
-        try (var walk = java.nio.file.Files.walk(root)) {
-            return walk.filter(java.nio.file.Files::isRegularFile).map(p -> location + "/" + root.relativize(p)).sorted().toList();
-        }
+        List<String> out = new java.util.ArrayList<>();
+        // Tolerates files the worker deletes while this walks (Files.walk would throw NoSuchFileException).
+        java.nio.file.Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path p, java.nio.file.attribute.BasicFileAttributes a) {
+                if (a.isRegularFile()) out.add(location + "/" + root.relativize(p));
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path p, java.io.IOException e) throws java.io.IOException {
+                if (e instanceof java.nio.file.NoSuchFileException) return java.nio.file.FileVisitResult.CONTINUE;
+                throw e;
+            }
+        });
+        out.sort(null);
+        return out;
     }
 
     /** The queue's entry for table {@code name} as {@code n} lists it, or {@code null}. */
