@@ -28,7 +28,8 @@ import java.util.Optional;
  * compare-and-set on the job that also checks the tombstone's exact bytes: a deposed leader's
  * claim fails at the lease guard, an undrop's at the job), deletes it through {@link PurgeIO},
  * and records its last file and count (the next leader lists after it, so no file is deleted
- * twice and none is left behind). When nothing is left it deletes job and tombstone in one
+ * twice and none is left behind; a batch the store deleted only in part keeps the point where it
+ * began, so its failed files are listed and retried). When nothing is left it deletes job and tombstone in one
  * transaction. Confined to the API verticle's context; listing and deleting run on its workers.
  */
 public final class PurgeWorker {
@@ -182,11 +183,23 @@ public final class PurgeWorker {
                         e.job().namespace(), e.job().name());
                 return Future.succeededFuture();
             }
+            int refusedBefore = confined.refused().size();
             return context.executeBlocking(() -> confined.delete(batch), false).compose(count -> {
                 tally.batches++;
                 tally.deleted += count;
                 meters.batch();
                 meters.deleted(count);
+                // Files the store failed to delete (S3 answers DeleteObjects per key) are not behind
+                // the resume point: the next listing starts after it and would never see them again,
+                // and the purge would finish with them left. Such a batch keeps the point where it
+                // began and ends this job's pass; the next pass lists again from there and finds only
+                // those files of the batch (the others are gone), so none is deleted twice.
+                long failed = batch.size() - (confined.refused().size() - refusedBefore) - count;
+                if (failed > 0) {
+                    LOG.warn("purge of {}.{}: {} of {} file(s) in a batch were not deleted by the store; retried next pass",
+                            e.job().namespace(), e.job().name(), failed, batch.size());
+                    return queue.progress(claimed.get(), claimed.get().job().after(), count).map(next -> Optional.<PurgeQueue.Entry>empty());
+                }
                 return queue.progress(claimed.get(), batch.get(batch.size() - 1), count);
             }).compose(next -> next.isEmpty() ? Future.succeededFuture()
                     : batches(queue, next.get(), tomb, confined, files, at + batch.size(), epoch, maxBatches, tally));
