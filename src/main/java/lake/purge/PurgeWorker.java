@@ -196,6 +196,7 @@ public final class PurgeWorker {
                 // those files of the batch (the others are gone), so none is deleted twice.
                 long failed = batch.size() - (confined.refused().size() - refusedBefore) - count;
                 if (failed > 0) {
+                    listed = null; // list again: the batch's deleted files must not be sent twice
                     LOG.warn("purge of {}.{}: {} of {} file(s) in a batch were not deleted by the store; retried next pass",
                             e.job().namespace(), e.job().name(), failed, batch.size());
                     return queue.progress(claimed.get(), claimed.get().job().after(), count).map(next -> Optional.<PurgeQueue.Entry>empty());
