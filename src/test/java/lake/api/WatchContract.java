@@ -135,13 +135,16 @@ public abstract class WatchContract {
         final List<JsonObject> data = new CopyOnWriteArrayList<>();
         volatile int status;
         private final StringBuilder pending = new StringBuilder();
+        /** Where the search for the next event's end goes on: a large event arrives in many chunks, each searched once. */
+        private int searched;
 
         void feed(Buffer chunk) {
             pending.append(chunk.toString(StandardCharsets.UTF_8));
             int end;
-            while ((end = pending.indexOf("\n\n")) >= 0) {
+            while ((end = pending.indexOf("\n\n", Math.max(0, searched - 1))) >= 0) {
                 String event = pending.substring(0, end);
                 pending.delete(0, end + 2);
+                searched = 0;
                 // An `id:` without data (the stream's opening block) moves the last event id only.
                 boolean data = event.contains("\ndata: ") || event.startsWith("data: ");
                 for (String line : event.split("\n")) {
@@ -151,6 +154,7 @@ public abstract class WatchContract {
                 }
                 if (!data && event.contains("id: ")) opening.add(event);
             }
+            searched = pending.length();
         }
     }
 
@@ -292,7 +296,12 @@ public abstract class WatchContract {
             for (int i = 0; i < 150; i++) {
                 applied.add(write(a, new JsonObject().put("ops", new io.vertx.core.json.JsonArray().add(value("slow/big" + i, 200 * 1024)))));
             }
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> fast.ids.size() >= 151);
+            try {
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> fast.ids.size() >= 151);
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("the other watcher got " + fast.ids.size() + " of 151 records in 60 s; its named events: "
+                        + fast.named.stream().map(n -> n.length() > 300 ? n.substring(0, 300) : n).toList(), e);
+            }
             assertThat(fast.ids.subList(1, 151)).as("the other watcher missed nothing").containsExactlyElementsOf(applied);
             assertThat(fast.named).as("the other watcher was not cut off").isEmpty();
 
