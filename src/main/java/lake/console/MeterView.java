@@ -22,7 +22,10 @@ import java.util.concurrent.TimeUnit;
  *  "requests":[{"op","outcome","count","sum_ms","buckets":[{"le_ms","count"}…]}…],
  *  "counters":{"fenced","epoch_mismatch","renewal_failures","renewals","leadership_changes"},
  *  "store_errors":{"&lt;kind&gt;":n…}, "auth_rejections":{"&lt;ingress&gt;/&lt;code&gt;":n…},
- *  "gauges":{"leader","epoch","catalog_waiting"}}</pre>
+ *  "gauges":{"leader","epoch","catalog_waiting"},
+ *  "purge":{"files_deleted","batches","tables","refused","passes","queue_jobs"}}</pre>
+ * The purge worker runs on the leader only: another node's {@code purge} counts are those of its
+ * own times as leader, and {@code queue_jobs} is the queue's length at its own last pass.
  */
 public final class MeterView {
     private MeterView() {}
@@ -57,8 +60,16 @@ public final class MeterView {
                 .put("leader", gauge(registry, "lake.leader", nodeId))
                 .put("epoch", gauge(registry, "lake.epoch", nodeId))
                 .put("catalog_waiting", gauge(registry, "lake.catalog.waiting", nodeId));
+        JsonObject purge = new JsonObject()
+                .put("files_deleted", count(registry, "lake.purge.files.deleted", nodeId))
+                .put("batches", count(registry, "lake.purge.batches", nodeId))
+                .put("tables", count(registry, "lake.purge.tables", nodeId))
+                .put("refused", count(registry, "lake.purge.refused", nodeId))
+                .put("passes", count(registry, "lake.purge.passes", nodeId))
+                .put("queue_jobs", gauge(registry, "lake.purge.queue.jobs", nodeId));
         return new JsonObject().put("node_id", nodeId).put("at_ms", atMs).put("requests", requests)
-                .put("counters", counters).put("store_errors", storeErrors).put("auth_rejections", auth).put("gauges", gauges);
+                .put("counters", counters).put("store_errors", storeErrors).put("auth_rejections", auth).put("gauges", gauges)
+                .put("purge", purge);
     }
 
     private static long count(MeterRegistry registry, String name, String nodeId) {

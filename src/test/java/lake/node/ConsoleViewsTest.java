@@ -70,6 +70,11 @@ class ConsoleViewsTest extends RecordedLeaderTest {
         assertThat(m.getJsonObject("store_errors").getLong("RetryableBackend")).isZero();
         assertThat(m.getJsonObject("gauges").getLong("leader")).isEqualTo(1);
         assertThat(m.getJsonObject("gauges").getLong("epoch")).isEqualTo(1);
+        // The purge worker's meters, for the catalog view: counters at zero until it counts, the queue's gauge as scraped.
+        JsonObject purge = m.getJsonObject("purge");
+        assertThat(purge.fieldNames()).containsExactlyInAnyOrder("files_deleted", "batches", "tables", "refused", "passes", "queue_jobs");
+        assertThat(purge.getLong("refused")).isZero();
+        assertThat(purge.getLong("queue_jobs")).isEqualTo((long) sample(scrape, "lake_purge_queue_jobs{node=\"a\"}"));
     }
 
     private static JsonObject request(JsonObject meters, String op, String outcome) {
