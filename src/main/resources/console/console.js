@@ -343,29 +343,74 @@
   }
   const seg = (s) => encodeURIComponent(s);
   // False when the catalog needs a token (the panel is then showing and must stay).
+  // Each part from its own read, as on the Overview: tombstones and the purge queue span every
+  // namespace, so a principal with grants is refused them (403) and still sees its namespaces.
   async function refreshCatalog() {
-    show('catalog-error', false);
-    try {
-      const [ns, tombs] = await Promise.all([api('/v1/namespaces?limit=1000'), api('/v1/catalog/tombstones?limit=1000')]);
-      const names = ns.namespaces.map((n) => (typeof n === 'string' ? n : n.namespace));
-      pickList('namespaces', names, pickNamespace, state.namespace);
-      show('namespaces-empty', names.length === 0);
-      const body = $('tombstones').tBodies[0];
-      clear(body);
-      for (const t of tombs.tombstones) {
-        const row = document.createElement('tr');
-        const reg = t.registration || {};
-        cell(row, t.namespace); cell(row, t.name); cell(row, t.incarnation_id);
-        cell(row, reg.current_version); cell(row, reg.location, 'value');
-        body.appendChild(row);
-      }
-      show('tombstones-empty', tombs.tombstones.length === 0);
-    } catch (err) {
-      if (err.status === 401) { failed(err, 'Catalog'); return false; }
-      $('catalog-error').textContent = 'Catalog: ' + err.status + ' ' + err.code + ': ' + err.message;
-      show('catalog-error', true);
-    }
+    const parts = ['Namespaces', 'Tombstones', 'Purge queue', 'Purge counts'];
+    const results = await Promise.allSettled([api('/v1/namespaces?limit=1000'), api('/v1/catalog/tombstones?limit=1000'),
+      api('/v1/catalog/purges?limit=1000'), api('/v1/meters')]);
+    const unauthorized = results.find((r) => r.status === 'rejected' && r.reason.status === 401);
+    if (unauthorized) { failed(unauthorized.reason, 'Catalog'); return false; }
+    // A part that failed shows nothing rather than what an earlier read (or token) saw.
+    const [ns, tombs, purges, meters] = results.map((r) => (r.status === 'fulfilled' ? r.value : null));
+    const names = ns ? ns.namespaces.map((n) => (typeof n === 'string' ? n : n.namespace)) : [];
+    pickList('namespaces', names, pickNamespace, state.namespace);
+    unread('namespaces-empty', ns === null, 'No namespaces.');
+    show('namespaces-empty', names.length === 0);
+    renderTombstones(tombs ? tombs.tombstones : null, purges ? purges.purges : null);
+    renderPurges(purges);
+    renderPurgeMeters(meters ? meters.purge : null);
+    const problems = results.flatMap((r, i) => (r.status === 'rejected'
+      ? [parts[i] + ': ' + r.reason.status + ' ' + r.reason.code + ': ' + r.reason.message] : []));
+    $('catalog-error').textContent = problems.join('\n');
+    show('catalog-error', problems.length > 0);
     return true;
+  }
+  // A job names its tombstone's incarnation, "legacy" for a table without one (docs/catalog.md).
+  const purgeKey = (ns, name, incarnation) => JSON.stringify([ns, name, incarnation === null ? 'legacy' : incarnation]);
+  function when(ms) { return time(ms).replace(/\.\d{3} UTC$/, ' UTC'); }
+  // An empty state that tells "none" from "could not be read".
+  function unread(id, unreadable, none) { $(id).textContent = unreadable ? 'Not shown: the listing failed (above).' : none; }
+  // null: that listing failed. Without the queue a tombstone shows its expiry alone.
+  function renderTombstones(tombs, jobs) {
+    const body = $('tombstones').tBodies[0];
+    clear(body);
+    const byKey = new Map((jobs || []).map((j) => [purgeKey(j.namespace, j.name, j.incarnation_id), j]));
+    for (const t of tombs || []) {
+      const row = document.createElement('tr');
+      const reg = t.registration || {};
+      cell(row, t.namespace); cell(row, t.name); cell(row, t.incarnation_id);
+      cell(row, reg.current_version);
+      // No expires_ms: dropped before drops were timed, which never expires by itself.
+      const expires = t.expires_ms === undefined || t.expires_ms === null ? 'never (no drop time)' : when(t.expires_ms);
+      const job = byKey.get(purgeKey(t.namespace, t.name, t.incarnation_id));
+      cell(row, job ? expires + '; purge ' + job.state : expires, job ? 'purge-' + job.state : '');
+      cell(row, reg.location, 'value');
+      body.appendChild(row);
+    }
+    unread('tombstones-empty', tombs === null, 'No tombstones.');
+    show('tombstones-empty', tombs === null || tombs.length === 0);
+  }
+  function renderPurges(page) {
+    const body = $('purges').tBodies[0];
+    clear(body);
+    for (const j of page ? page.purges : []) {
+      const row = document.createElement('tr');
+      cell(row, j.namespace); cell(row, j.name); cell(row, j.incarnation_id);
+      cell(row, j.state, 'purge-' + j.state); cell(row, j.reason);
+      cell(row, j.deleted); cell(row, j.batches); cell(row, when(j.queued_ms));
+      cell(row, j.message);
+      body.appendChild(row);
+    }
+    unread('purges-empty', page === null, 'No purges queued.');
+    show('purges-empty', page === null || page.purges.length === 0);
+    show('purges-more', page !== null && !!page.continuation);
+  }
+  function renderPurgeMeters(purge) {
+    text('p-files-deleted', purge ? purge.files_deleted : null);
+    text('p-tables', purge ? purge.tables : null);
+    text('p-refused', purge ? purge.refused : null);
+    text('p-queue', purge ? purge.queue_jobs : null);
   }
   async function pickNamespace(ns) {
     state.namespace = ns;

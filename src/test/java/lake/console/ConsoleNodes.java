@@ -30,6 +30,8 @@ final class ConsoleNodes implements AutoCloseable {
     static final String READ_WRITE = "console-rw-token-0123456789";
     static final String READ_ONLY = "console-ro-token-0123456789";
     static final String ADMIN = "console-admin-token-0123456789";
+    /** A reader granted the namespace {@code robots} only: refused what spans every namespace. */
+    static final String TEAM = "console-team-token-0123456789";
     static final long TTL_MS = 10_000;
     static final long RENEW_MS = 1_000;
 
@@ -43,7 +45,8 @@ final class ConsoleNodes implements AutoCloseable {
     static Settings withTokens(Settings s) {
         return s.with(f -> f.authTokens = List.of(new AuthToken("writer", AuthTokens.sha256(READ_WRITE), true),
                 new AuthToken("reader", AuthTokens.sha256(READ_ONLY), false),
-                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null)));
+                new AuthToken("operator", AuthTokens.sha256(ADMIN), AuthToken.Access.ADMIN, null, null),
+                new AuthToken("team", AuthTokens.sha256(TEAM), AuthToken.Access.READ, null, List.of("robots"))));
     }
 
     /** A node hosting its own RocksDB store under {@code dir}; returns once it leads. */
@@ -72,6 +75,13 @@ final class ConsoleNodes implements AutoCloseable {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    HttpResponse<String> delete(MetasrvNode node, String path, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
+                .timeout(Duration.ofSeconds(10)).DELETE();
+        if (token != null) b.header("Authorization", "Bearer " + token);
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /** Creates {@code key} with {@code value}; asserts it applied. */
     void create(MetasrvNode node, String key, byte[] value, String token) throws Exception {
         String body = "{\"key\":\"" + key + "\",\"expected\":null,\"value\":\"" + Base64.getEncoder().encodeToString(value) + "\"}";
@@ -90,10 +100,7 @@ final class ConsoleNodes implements AutoCloseable {
         ok(post(node, "/v1/namespaces/robots/tables", "{\"name\":\"episodes\",\"columns\":[\"id:i64\",\"video:file\"]}", token));
         ok(post(node, "/v1/namespaces/robots/tables/episodes/versions", "{\"expected_version\":0,\"version\":1}", token));
         ok(post(node, "/v1/namespaces/robots/tables", "{\"name\":\"scratch\",\"columns\":[\"id:i64\"]}", token));
-        HttpRequest.Builder drop = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort()
-                + "/v1/namespaces/robots/tables/scratch")).timeout(Duration.ofSeconds(10)).DELETE();
-        if (token != null) drop.header("Authorization", "Bearer " + token);
-        ok(http.send(drop.build(), HttpResponse.BodyHandlers.ofString()));
+        ok(delete(node, "/v1/namespaces/robots/tables/scratch", token));
     }
 
     private static void ok(HttpResponse<String> r) {

@@ -1,5 +1,6 @@
 package lake.console;
 
+import io.vertx.core.json.JsonObject;
 import lake.node.MetasrvNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -8,7 +9,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -253,6 +258,89 @@ class ConsoleTest {
     static long rejections(MetasrvNode node) {
         return node.metrics().registry().find("lake.auth.rejections").counters().stream()
                 .mapToLong(c -> (long) c.count()).sum();
+    }
+
+    /**
+     * A purge that cannot finish stays in the queue, and the catalog view shows it: a table created
+     * at a location the catalog did not assign it is dropped with {@code purgeRequested}, and the
+     * leader's worker (looking every 100 ms) refuses to delete its files. The job's row says so and
+     * why, its tombstone's row gives its expiry and the purge's state, and the worker's counts show.
+     */
+    @Test
+    void catalogViewShowsThePurgeQueue() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.settings("a", dir).with(f -> f.lifecycle = lake.node.NodeHarness.PURGING), dir);
+        nodes.sampleData(a, null);
+        String location = dir.resolve("elsewhere").toUri().toString();
+        HttpResponse<String> created = nodes.post(a, "/iceberg/v1/namespaces/robots/tables", "{\"name\":\"elsewhere\",\"location\":\""
+                + location + "\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"}]}}", null);
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        HttpResponse<String> dropped = nodes.delete(a, "/iceberg/v1/namespaces/robots/tables/elsewhere?purgeRequested=true", null);
+        assertThat(dropped.statusCode()).as(dropped.body()).isEqualTo(204);
+        browser.go(a.httpPort(), "#catalog");
+
+        List<String> job = browser.rowOf("purges", c -> c.get(1).equals("elsewhere") && c.get(3).equals("refused"));
+        JsonObject queued = listed(a, "/v1/catalog/purges", "purges", "elsewhere");
+        assertThat(job.subList(0, 8)).containsExactly("robots", "elsewhere", queued.getString("incarnation_id"), "refused", "requested",
+                "0", "0", shown(queued.getLong("queued_ms")));
+        assertThat(job.get(8)).isEqualTo(queued.getString("message")).contains("was not assigned to this table");
+
+        // Each tombstone's expiry, the node's retention after its drop; the refused one with its purge's state.
+        JsonObject tomb = listed(a, "/v1/catalog/tombstones", "tombstones", "elsewhere");
+        assertThat(tomb.getString("incarnation_id")).isEqualTo(queued.getString("incarnation_id"));
+        assertThat(browser.rowOf("tombstones", c -> c.get(1).equals("elsewhere")).get(4))
+                .isEqualTo(shown(tomb.getLong("expires_ms")) + "; purge refused");
+        JsonObject scratch = listed(a, "/v1/catalog/tombstones", "tombstones", "scratch");
+        assertThat(scratch.getLong("expires_ms") - scratch.getLong("dropped_ms"))
+                .isEqualTo(lake.config.LifecycleSettings.DEFAULTS.tableRetentionMs());
+        assertThat(browser.rowOf("tombstones", c -> c.get(1).equals("scratch")).get(4)).isEqualTo(shown(scratch.getLong("expires_ms")));
+
+        // The worker's meters on this node, its leader: one refusal, nothing deleted, one job left.
+        assertThat(browser.textOf("p-refused", t -> !t.equals("—"))).isEqualTo("1");
+        assertThat(browser.textOf("p-queue", t -> t.equals("1"))).isEqualTo("1");
+        assertThat(browser.driver.findElement(By.id("p-files-deleted")).getText()).isEqualTo("0");
+        assertThat(browser.driver.findElement(By.id("p-tables")).getText()).isEqualTo("0");
+        assertThat(browser.driver.findElement(By.id("purges-empty")).isDisplayed()).isFalse();
+        assertThat(browser.driver.findElement(By.id("catalog-error")).isDisplayed()).isFalse();
+        assertThat(browser.consoleProblems()).isEmpty();
+    }
+
+    /**
+     * The tombstones and the purge queue span every namespace, so a principal with grants is
+     * refused them (403): the view says so for each, and still lists the namespaces it may see.
+     */
+    @Test
+    void catalogViewSaysWhyThePurgeQueueIsRefused() throws Exception {
+        MetasrvNode a = nodes.leader(ConsoleNodes.withTokens(ConsoleNodes.settings("a", dir)), dir);
+        nodes.sampleData(a, ConsoleNodes.ADMIN);
+        browser.go(a.httpPort(), "#catalog");
+        browser.visible("token").sendKeys(ConsoleNodes.TEAM);
+        browser.visible("token-submit").click();
+
+        String error = browser.textOf("catalog-error", t -> t.contains("Purge queue"));
+        assertThat(error.lines()).containsExactly(
+                "Tombstones: 403 forbidden: list-tombstones spans every namespace; principal 'team' has grants, so it may not",
+                "Purge queue: 403 forbidden: list-purges spans every namespace; principal 'team' has grants, so it may not");
+        browser.click(By.xpath("//ul[@id='namespaces']//button[text()='robots']"));
+        browser.click(By.xpath("//ul[@id='tables']//button[text()='episodes']"));
+        browser.textOf("registration", t -> t.contains("robots.episodes"));
+        assertThat(browser.rows("purges")).isEmpty();
+        assertThat(browser.textOf("purges-empty", t -> !t.isEmpty())).as("not \"none\": unknown").isEqualTo("Not shown: the listing failed (above).");
+        assertThat(browser.textOf("tombstones-empty", t -> !t.isEmpty())).isEqualTo("Not shown: the listing failed (above).");
+        assertThat(browser.textOf("p-refused", t -> !t.equals("—"))).isEqualTo("0");
+        assertThat(browser.consoleProblems()).allMatch(p -> p.contains("401") || p.contains("403"), "only the refused responses");
+    }
+
+    /** The one entry named {@code name} in a listing of this node's ({@code field} its array). */
+    private JsonObject listed(MetasrvNode node, String path, String field, String name) throws Exception {
+        HttpResponse<String> r = nodes.get(node, path, null);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return new JsonObject(r.body()).getJsonArray(field).stream().map(o -> (JsonObject) o)
+                .filter(o -> o.getString("name").equals(name)).findFirst().orElseThrow(() -> new AssertionError("no " + name + " in " + r.body()));
+    }
+
+    /** A time as the console shows it: UTC, to the second. */
+    private static String shown(long ms) {
+        return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC).format(Instant.ofEpochMilli(ms));
     }
 
     @Test
