@@ -145,12 +145,14 @@ public final class PurgeQueue {
     }
 
     /**
-     * Claims one more batch for the leader of {@code epoch}: the job moves to {@code purging} only
-     * while it and its tombstone are exactly as read. Empty when either changed (undropped,
-     * purged by hand, claimed by another leader): then nothing may be deleted.
+     * Claims one more batch, in {@code phase} after {@code from}, for the leader of {@code epoch}:
+     * the job moves to {@code purging} only while it and its tombstone are exactly as read. Empty
+     * when either changed (undropped, purged by hand, claimed by another leader): then nothing may
+     * be deleted. The phase is recorded before its first file goes, so a next leader never looks
+     * for the files of a phase done in files already deleted.
      */
-    public Future<Optional<Entry>> claim(Entry e, Dropped tomb, long epoch) {
-        PurgeJob next = e.job().claimed(epoch);
+    public Future<Optional<Entry>> claim(Entry e, Dropped tomb, long epoch, PurgeJob.Phase phase, String from) {
+        PurgeJob next = e.job().claimed(epoch, phase, from);
         return update(e, next, List.of(Op.checkValue(tomb.tombstone().key(), tomb.bytes())));
     }
 

@@ -244,7 +244,7 @@ public final class CatalogApi {
 
     static lake.wire.catalog.Purge purge(lake.catalog.model.PurgeJob j) {
         return new lake.wire.catalog.Purge(j.namespace(), j.name(), j.incarnation(), j.reason().name().toLowerCase(java.util.Locale.ROOT),
-                j.state().name().toLowerCase(java.util.Locale.ROOT), j.queuedMs(), j.epoch(), j.batches(), j.deleted(), j.message());
+                j.state().name().toLowerCase(java.util.Locale.ROOT), j.state() == lake.catalog.model.PurgeJob.State.PURGING ? j.phase().wire() : null, j.queuedMs(), j.epoch(), j.batches(), j.deleted(), j.message());
     }
 
     private static JsonObject names(lake.wire.catalog.NamePage.Listing listing, NamePage page) {

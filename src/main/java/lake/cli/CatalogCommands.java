@@ -266,13 +266,13 @@ final class CatalogCommands {
     }
 
     @Command(name = "purges", mixinStandardHelpOptions = true, description = {"List the purge queue: namespace, name, incarnation, state",
-            "(queued, purging, refused), reason (requested, retention), files deleted so far and why a purge was refused. -o json prints one job a line."})
+            "(queued, purging, refused), phase while purging (data, manifests, manifest_lists, metadata, listing), reason (requested, retention), files deleted so far and why a purge was refused. -o json prints one job a line."})
     static final class TablePurges extends Base {
         @Override int run(MetasrvClient client) {
-            Columns c = new Columns("NAMESPACE", "TABLE", "INCARNATION", "STATE", "REASON", "DELETED", "MESSAGE");
+            Columns c = new Columns("NAMESPACE", "TABLE", "INCARNATION", "STATE", "PHASE", "REASON", "DELETED", "MESSAGE");
             for (Purge p : await(client.purgePages(1_000).collect(Purge.Page::purges))) {
                 if (root().json()) println(Json.write(p.toMap()));
-                else c.row(p.namespace(), p.name(), p.incarnationId(), p.state(), p.reason(), p.deleted(),
+                else c.row(p.namespace(), p.name(), p.incarnationId(), p.state(), p.phase(), p.reason(), p.deleted(),
                         p.message() == null ? null : ExitCodes.oneLine(p.message()));
             }
             if (!root().json()) c.print(root().out);

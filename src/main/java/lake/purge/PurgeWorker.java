@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import lake.catalog.PurgeQueue;
 import lake.catalog.model.PurgeJob;
+import lake.catalog.model.PurgeJob.Phase;
 import lake.catalog.model.Registration;
 import lake.catalog.model.Table;
 import lake.config.LifecycleSettings;
@@ -24,12 +25,16 @@ import java.util.Optional;
  * works through the queue: for each job it decides what it may delete — only the table's own
  * location (an Iceberg table's or view's location the catalog assigned it; a lake table's
  * incarnation directory), and nothing while another live table's location or metadata lies
- * there — then, batch by batch: lists the next files, <b>claims the batch</b> (a fenced
- * compare-and-set on the job that also checks the tombstone's exact bytes: a deposed leader's
- * claim fails at the lease guard, an undrop's at the job), deletes it through {@link PurgeIO},
- * and records its last file and count (the next leader lists after it, so no file is deleted
- * twice and none is left behind; a batch the store deleted only in part keeps the point where it
- * began, so its failed files are listed and retried). When nothing is left it deletes job and tombstone in one
+ * there — then, phase by phase ({@link Phase}: an Iceberg table's data and delete files, manifests,
+ * manifest lists, statistics and earlier metadata files, each named by its metadata rather than
+ * listed; then whatever a listing of the location still finds), batch by batch: <b>claims the
+ * batch</b> (a fenced compare-and-set on the job, recording its phase, that also checks the
+ * tombstone's exact bytes: a deposed leader's claim fails at the lease guard, an undrop's at the
+ * job), deletes it through {@link PurgeIO}, and records its last file and count. A next leader
+ * names the phase's files again and starts after that file, first looking for the files of the
+ * one batch a lost leader may have deleted unrecorded, so no file is deleted twice and none is
+ * left behind. A file the store failed to delete is found by the final listing (a listing batch
+ * with one keeps the point where it began). When nothing is left it deletes job and tombstone in one
  * transaction. Confined to the API verticle's context; listing and deleting run on its workers.
  */
 public final class PurgeWorker {
@@ -65,13 +70,12 @@ public final class PurgeWorker {
     private final LifecycleSettings settings;
     private final Meters meters;
     private String tombstonesFrom;
-    /**
-     * The files listed for the job in progress, kept between passes of one epoch so a large
-     * table is listed once, not once per pass; a new epoch (or another job) lists again.
-     */
-    private Listed listed;
+    /** The files of the phase in progress (see {@link #files}); a new epoch, job or phase names them again. */
+    private Named named;
+    /** The job's bytes as this worker last recorded its progress: while they are the job's, no batch of it is unaccounted. */
+    private byte[] recorded;
 
-    private record Listed(String jobKey, long epoch, List<String> files) {}
+    private record Named(String jobKey, long epoch, Phase phase, List<String> files) {}
 
     /**
      * @param io   the warehouse's FileIO (listing: {@link SupportsPrefixOperations})
@@ -145,66 +149,141 @@ public final class PurgeWorker {
                     return refuse(queue, e, "location " + location + " is shared with live table(s) " + String.join(", ", sharing)
                             + " (registered there, or with files there): nothing was deleted; drop or move them, then request the purge again", tally);
                 }
-                PurgeIO confined = new PurgeIO(io, location);
-                Listed kept = listed;
-                Future<List<String>> files = kept != null && kept.jobKey().equals(j.key()) && kept.epoch() == epoch
-                        ? Future.succeededFuture(after(kept.files(), j.after()))
-                        : context.<List<String>>executeBlocking(() -> list(location, j.after()), false);
-                return files.compose(f -> {
-                    listed = new Listed(j.key(), epoch, f);
-                    return batches(queue, e, tomb.get(), confined, f, 0, epoch, maxBatches, tally);
-                });
+                Job job = new Job(queue, tomb.get(), new PurgeIO(io, location), location, reachableFrom(reg), epoch, maxBatches, tally);
+                Phase phase = job.metadata == null ? Phase.LISTING : j.phase();
+                return phase(job, e, phase, phase == j.phase() ? j.after() : null);
             });
         });
     }
 
-    private Future<Void> batches(PurgeQueue queue, PurgeQueue.Entry e, PurgeQueue.Dropped tomb, PurgeIO confined, List<String> files,
-                                 int at, long epoch, int maxBatches, Tally tally) {
-        if (at >= files.size()) {
-            listed = null;
-            JsonObject detail = new JsonObject().put("location", tomb.tombstone().registration().location());
-            if (!confined.refused().isEmpty()) detail.put("files_left", confined.refused().size());
-            return queue.finish(e, tomb, detail).map(done -> {
-                if (done) {
-                    tally.finished++;
-                    meters.finished();
-                    LOG.info("purged {}.{} (incarnation {}): {} file(s) deleted", e.job().namespace(), e.job().name(),
-                            e.job().incarnation(), e.job().deleted());
+    /** One job's pass: what it deletes from, as whom, and what it counts. */
+    private record Job(PurgeQueue queue, PurgeQueue.Dropped tomb, PurgeIO confined, String location, String metadata,
+                       long epoch, int maxBatches, Tally tally) {}
+
+    /** The metadata file naming an Iceberg table's files phase by phase; {@code null} for a view or a lake table (listed only). */
+    private static String reachableFrom(Registration reg) {
+        return IcebergCatalog.TABLE_ENGINE.equals(reg.engine()) ? reg.metadataLocation().orElse(null) : null;
+    }
+
+    /** The batches of {@code phase} after {@code from}, then the next phases'; the job finished after the listing's. */
+    private Future<Void> phase(Job job, PurgeQueue.Entry e, Phase phase, String from) {
+        if (job.tally.batches >= job.maxBatches) return Future.succeededFuture();
+        return files(job, e.job(), phase).compose(named -> {
+            String start = named.phase() == phase ? from : null; // a phase that fell back to listing lists from the start
+            List<String> files = after(named.files(), start);
+            if (!files.isEmpty()) return batches(job, e, named.phase(), files, 0, start);
+            if (named.phase() == Phase.LISTING) return finish(job, e);
+            return phase(job, e, Phase.values()[named.phase().ordinal() + 1], null);
+        });
+    }
+
+    /**
+     * The sorted files of {@code phase}, kept between passes of one epoch so a large table is read
+     * once, not once per pass. A phase whose naming files cannot be read (a manifest gone, a
+     * metadata file that does not parse) falls back to listing, which finds every file left.
+     */
+    private Future<Named> files(Job job, PurgeJob j, Phase phase) {
+        Named kept = named;
+        if (kept != null && kept.jobKey().equals(j.key()) && kept.epoch() == job.epoch && kept.phase() == phase) return Future.succeededFuture(kept);
+        return context.<Named>executeBlocking(() -> {
+            if (phase != Phase.LISTING) {
+                try {
+                    return new Named(j.key(), job.epoch, phase, Reachable.files(io, job.metadata, phase));
+                } catch (RuntimeException unreadable) {
+                    LOG.warn("purge of {}.{}: cannot name its {} from {} ({}); listing {} instead", j.namespace(), j.name(), phase.wire(),
+                            job.metadata, unreadable.toString(), job.location);
                 }
-                return null;
-            });
+            }
+            return new Named(j.key(), job.epoch, Phase.LISTING, list(job.location));
+        }, false).onSuccess(n -> named = n);
+    }
+
+    private Future<Void> finish(Job job, PurgeQueue.Entry e) {
+        named = null;
+        JsonObject detail = new JsonObject().put("location", job.tomb.tombstone().registration().location());
+        if (!job.confined.refused().isEmpty()) detail.put("files_left", job.confined.refused().size());
+        return job.queue.finish(e, job.tomb, detail).map(done -> {
+            if (done) {
+                job.tally.finished++;
+                meters.finished();
+                LOG.info("purged {}.{} (incarnation {}): {} file(s) deleted", e.job().namespace(), e.job().name(),
+                        e.job().incarnation(), e.job().deleted());
+            }
+            return null;
+        });
+    }
+
+    /** The batches of {@code files} (of {@code phase}, after {@code from}) from {@code at} on. */
+    private Future<Void> batches(Job job, PurgeQueue.Entry e, Phase phase, List<String> files, int at, String from) {
+        if (at >= files.size()) {
+            return phase == Phase.LISTING ? finish(job, e) : phase(job, e, Phase.values()[phase.ordinal() + 1], null);
         }
-        if (tally.batches >= maxBatches) return Future.succeededFuture();
+        if (job.tally.batches >= job.maxBatches) return Future.succeededFuture();
         List<String> batch = files.subList(at, Math.min(files.size(), at + settings.purgeBatchFiles()));
-        return queue.claim(e, tomb, epoch).compose(claimed -> {
+        // Whether a batch may be in flight that no record shows: claimed and (in part) deleted by a
+        // leader that lost its lease, or by this one before a record failed. Its files are looked
+        // for before the first batch here, so none is sent (or counted) twice; a listing finds only
+        // what exists anyway.
+        boolean unsure = phase != Phase.LISTING && e.job().state() == PurgeJob.State.PURGING && !java.util.Arrays.equals(e.bytes(), recorded);
+        return job.queue.claim(e, job.tomb, job.epoch, phase, from).compose(claimed -> {
             if (claimed.isEmpty()) {
-                listed = null;
+                named = null;
                 LOG.info("purge of {}.{} stopped: its job or tombstone changed (undropped, or claimed by another leader)",
                         e.job().namespace(), e.job().name());
                 return Future.succeededFuture();
             }
-            int refusedBefore = confined.refused().size();
-            return context.executeBlocking(() -> confined.delete(batch), false).compose(count -> {
-                tally.batches++;
-                tally.deleted += count;
+            int refusedBefore = job.confined.refused().size();
+            return context.executeBlocking(() -> {
+                List<String> send = unsure ? batch.stream().filter(this::exists).toList() : batch;
+                return new Sent(send.size(), job.confined.delete(send));
+            }, false).compose(sent -> {
+                long count = sent.deleted();
+                job.tally.batches++;
+                job.tally.deleted += count;
                 meters.batch();
                 meters.deleted(count);
-                // Files the store failed to delete (S3 answers DeleteObjects per key) are not behind
-                // the resume point: the next listing starts after it and would never see them again,
-                // and the purge would finish with them left. Such a batch keeps the point where it
-                // began and ends this job's pass; the next pass lists again from there and finds only
-                // those files of the batch (the others are gone), so none is deleted twice.
-                long failed = batch.size() - (confined.refused().size() - refusedBefore) - count;
-                if (failed > 0) {
-                    listed = null; // list again: the batch's deleted files must not be sent twice
+                long failed = sent.sent() - (job.confined.refused().size() - refusedBefore) - count;
+                String last = batch.get(batch.size() - 1);
+                if (failed > 0 && phase == Phase.LISTING) {
+                    // Files the store failed to delete (S3 answers DeleteObjects per key) must not be
+                    // behind the resume point: the next listing starts after it and would never see
+                    // them again. Such a batch keeps the point where it began and ends this job's
+                    // pass; the next pass lists again from there and finds only those files of the
+                    // batch (the others are gone), so none is deleted twice.
+                    named = null;
                     LOG.warn("purge of {}.{}: {} of {} file(s) in a batch were not deleted by the store; retried next pass",
                             e.job().namespace(), e.job().name(), failed, batch.size());
-                    return queue.progress(claimed.get(), claimed.get().job().after(), count).map(next -> Optional.<PurgeQueue.Entry>empty());
+                    return record(job, claimed.get(), claimed.get().job().after(), count).map(next -> Optional.<PurgeQueue.Entry>empty());
                 }
-                return queue.progress(claimed.get(), batch.get(batch.size() - 1), count);
+                if (failed > 0) {
+                    LOG.warn("purge of {}.{}: {} of {} {} file(s) in a batch were not deleted by the store; the listing at the end retries them",
+                            e.job().namespace(), e.job().name(), failed, batch.size(), phase.wire());
+                }
+                return record(job, claimed.get(), last, count);
             }).compose(next -> next.isEmpty() ? Future.succeededFuture()
-                    : batches(queue, next.get(), tomb, confined, files, at + batch.size(), epoch, maxBatches, tally));
+                    : batches(job, next.get(), phase, files, at + batch.size(), last(batch)));
+        }).onFailure(t -> {
+            named = null;
+            recorded = null;
         });
+    }
+
+    private record Sent(int sent, long deleted) {}
+
+    private static String last(List<String> batch) {
+        return batch.get(batch.size() - 1);
+    }
+
+    /** A batch's progress recorded; remembered as this worker's own record, so its next batch needs no looking. */
+    private Future<Optional<PurgeQueue.Entry>> record(Job job, PurgeQueue.Entry claimed, String last, long count) {
+        return job.queue.progress(claimed, last, count).map(next -> {
+            recorded = next.map(PurgeQueue.Entry::bytes).orElse(null);
+            return next;
+        });
+    }
+
+    private boolean exists(String file) {
+        return io.newInputFile(file).exists();
     }
 
     private Future<Void> refuse(PurgeQueue queue, PurgeQueue.Entry e, String why, Tally tally) {
@@ -255,14 +334,14 @@ public final class PurgeWorker {
         return sorted.subList(i >= 0 ? i + 1 : -i - 1, sorted.size());
     }
 
-    /** The files under {@code location} after {@code after} (the last file of the batches done), in order. */
-    private List<String> list(String location, String after) {
+    /** The files under {@code location}, in order. */
+    private List<String> list(String location) {
         if (!(io instanceof SupportsPrefixOperations prefixes)) {
             throw new IllegalStateException("the warehouse's FileIO cannot list files: " + io.getClass().getName());
         }
         List<String> files = new ArrayList<>();
         for (FileInfo f : prefixes.listPrefix(location + "/")) {
-            if (after == null || f.location().compareTo(after) > 0) files.add(f.location());
+            files.add(f.location());
         }
         files.sort(null);
         return files;

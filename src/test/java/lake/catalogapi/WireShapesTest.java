@@ -157,8 +157,8 @@ class WireShapesTest {
         lake.catalog.model.PurgeJob queued = lake.catalog.model.PurgeJob.queued("robots", "episodes", "inc-1",
                 lake.catalog.model.PurgeJob.Reason.REQUESTED, 1_700_000_000_000L);
         Purge job = Purge.from(sent(new JsonObject(CatalogApi.purge(queued).toMap())));
-        assertThat(job).isEqualTo(new Purge("robots", "episodes", "inc-1", "requested", "queued", 1_700_000_000_000L, null, 0, 0, null));
-        Purge purging = new Purge("robots", "frames", "inc-2", "retention", "purging", 1_700_000_000_000L, ABOVE_2_63, 3, 2_500, null);
+        assertThat(job).isEqualTo(new Purge("robots", "episodes", "inc-1", "requested", "queued", null, 1_700_000_000_000L, null, 0, 0, null));
+        Purge purging = new Purge("robots", "frames", "inc-2", "retention", "purging", "manifests", 1_700_000_000_000L, ABOVE_2_63, 3, 2_500, null);
         Purge.Page purges = new Purge.Page(List.of(job, purging), "next");
         assertThat(Purge.Page.from(sent(new JsonObject(purges.toMap())))).isEqualTo(purges);
         assertThat(sent(new JsonObject(job.toMap()))).containsEntry("epoch", null).containsEntry("message", null);

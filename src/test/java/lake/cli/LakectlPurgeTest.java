@@ -88,8 +88,8 @@ class LakectlPurgeTest {
                 .isEqualTo("dropped table robots/episodes (incarnation " + episodes + "); purge queued\n");
         Run purges = admin("table", "purges");
         assertThat(purges.rows()).containsExactly(
-                List.of("NAMESPACE", "TABLE", "INCARNATION", "STATE", "REASON", "DELETED", "MESSAGE"),
-                List.of("robots", "episodes", episodes, "queued", "requested", "0", "-"));
+                List.of("NAMESPACE", "TABLE", "INCARNATION", "STATE", "PHASE", "REASON", "DELETED", "MESSAGE"),
+                List.of("robots", "episodes", episodes, "queued", "-", "requested", "0", "-"));
         JsonObject job = new JsonObject(admin("-o", "json", "table", "purges").out().strip());
         assertThat(job.getString("incarnation_id")).isEqualTo(episodes);
         assertThat(job.getString("state")).isEqualTo("queued");
@@ -122,7 +122,7 @@ class LakectlPurgeTest {
         assertThat(job.getString("state")).as("asked again: the same job").isEqualTo("queued");
         assertThat(job.getString("reason")).isEqualTo("requested");
         assertThat(admin("table", "purges").rows()).hasSize(2)
-                .element(1).isEqualTo(List.of("robots", "episodes", episodes, "queued", "requested", "0", "-"));
+                .element(1).isEqualTo(List.of("robots", "episodes", episodes, "queued", "-", "requested", "0", "-"));
     }
 
     @Test

@@ -264,6 +264,51 @@ public abstract class PurgeContract {
     }
 
     /**
+     * A leader that deleted a batch and lost its lease before recording it (its record held back,
+     * then refused at the lease guard) leaves files gone that its job does not show. The next
+     * leader names the phase's files again from the table's metadata, looks for that batch's files
+     * before sending any, and deletes exactly the files still there: none sent twice, none left,
+     * each counted once.
+     */
+    @Test
+    void nextLeaderLooksForABatchItsPredecessorLeftUnrecorded() throws Exception {
+        h.close();
+        h = new NodeHarness();
+        HeldClaims held = new HeldClaims(HeldClaims::isProgress);
+        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
+                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        MetasrvNode b = h.deploy(settings("pb", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0 + 20_000), null);
+        assertThat(h.campaign(a).isLeader()).isTrue();
+        try (RESTCatalog c = client(a)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+            for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
+            t.refresh();
+            List<String> before = objects(t.location());
+            List<String> data = before.stream().filter(f -> f.endsWith(".parquet")).sorted().toList();
+            assertThat(data).hasSize(6);
+
+            held.armed.set(true);
+            assertThat(call(a, "DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> held.claim.isPresent());
+            List<String> gone = before.stream().filter(f -> !objects(t.location()).contains(f)).toList();
+            assertThat(gone).as("a deleted the first batch: the first four data files, named by the manifests").isEqualTo(data.subList(0, 4));
+            JsonNode job = json(call(a, "GET", "/v1/catalog/purges", null)).get("purges").get(0);
+            assertThat(job.get("phase").asText()).isEqualTo("data");
+            assertThat(job.get("deleted").asLong()).as("the batch is not recorded").isZero();
+
+            assertThat(h.campaign(b).isLeader()).as("b takes over once a's lease ran out on b's clock").isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(t.location()).isEmpty() && tombstones(b).isEmpty());
+            TransactionOutcome record = held.release();
+            assertThat(record.applied()).as("a's record of its batch, after the takeover").isFalse();
+            assertThat(record.guardFailed()).isTrue();
+            assertThat(metric(a, "lake_purge_files_deleted_total")).as("a's batch").isEqualTo(4.0);
+            assertThat(metric(b, "lake_purge_files_deleted_total")).as("b deleted exactly the files still there, each once")
+                    .isEqualTo(before.size() - 4.0);
+        }
+    }
+
+    /**
      * {@code register} can point a second table at a table's metadata: a purge of the first
      * then refuses (naming the sharer) and deletes nothing; a purge of the registered one deletes
      * nothing either (its location is not its own). Once the sharer is gone, a purge requested
@@ -307,6 +352,7 @@ public abstract class PurgeContract {
     /** Holds back the first purge claim sent while armed (the leader "pauses" with it in hand) until released. */
     static final class HeldClaims {
         final AtomicBoolean armed = new AtomicBoolean();
+        private final java.util.function.Predicate<Transaction> which;
         volatile Optional<Transaction> claim = Optional.empty();
         private final Promise<Void> released = Promise.promise();
         private volatile Future<TransactionOutcome> outcome;
@@ -323,7 +369,7 @@ public abstract class PurgeContract {
 
                 @Override
                 public Future<TransactionOutcome> transact(Transaction tx) {
-                    if (isClaim(tx) && armed.compareAndSet(true, false)) {
+                    if (which.test(tx) && armed.compareAndSet(true, false)) {
                         claim = Optional.of(tx);
                         outcome = released.future().compose(v -> real.transact(tx));
                         return outcome;
@@ -333,9 +379,28 @@ public abstract class PurgeContract {
             };
         }
 
+        /** Holds the first transaction {@code which} picks. */
+        HeldClaims(java.util.function.Predicate<Transaction> which) {
+            this.which = which;
+        }
+
+        /** Holds the worker's first claim of a batch. */
+        HeldClaims() {
+            this(HeldClaims::isClaim);
+        }
+
         static boolean isClaim(Transaction tx) {
+            return writesJob(tx, "\"state\":\"purging\"") && !writesJob(tx, "\"after\"");
+        }
+
+        /** A batch's progress: the job, still purging, with the batch's last file. */
+        static boolean isProgress(Transaction tx) {
+            return writesJob(tx, "\"state\":\"purging\"") && writesJob(tx, "\"after\"");
+        }
+
+        private static boolean writesJob(Transaction tx, String text) {
             return tx.ops().stream().anyMatch(op -> op.key().startsWith(CatalogKeys.PURGE_QUEUE) && op.value() != null
-                    && new String(op.value(), java.nio.charset.StandardCharsets.UTF_8).contains("\"state\":\"purging\""));
+                    && new String(op.value(), java.nio.charset.StandardCharsets.UTF_8).contains(text));
         }
 
         TransactionOutcome release() throws Exception {
@@ -405,8 +470,12 @@ public abstract class PurgeContract {
     }
 
     List<JsonNode> tombstones() throws Exception {
+        return tombstones(node);
+    }
+
+    List<JsonNode> tombstones(MetasrvNode on) throws Exception {
         List<JsonNode> out = new ArrayList<>();
-        json(call("GET", "/v1/catalog/tombstones", null)).get("tombstones").forEach(out::add);
+        json(call(on, "GET", "/v1/catalog/tombstones", null)).get("tombstones").forEach(out::add);
         return out;
     }
 

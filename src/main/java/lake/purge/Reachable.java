@@ -1,0 +1,83 @@
+package lake.purge;
+
+import lake.catalog.model.PurgeJob.Phase;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.ManifestContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.PartitionStatisticsFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StatisticsFile;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The files of one {@linkplain Phase purge phase} of a dropped Iceberg table, named by its last
+ * metadata file, sorted (the job's resume point is the last file of the phase's batches done).
+ * A phase is named only by files later phases delete, so a next leader resuming a phase can
+ * always name it again: data and delete files by the manifests, manifests by the manifest lists,
+ * manifest lists, statistics and earlier metadata files by the metadata file, which the listing
+ * phase deletes. It saves listing the location file by file (an object store lists a thousand
+ * keys a request, slowly; S3 deletes a thousand a request). Blocking: a worker thread's work.
+ */
+final class Reachable {
+    private Reachable() {}
+
+    /** The files of {@code phase} (not {@link Phase#LISTING}), read from {@code metadataLocation}; failing when a file naming them cannot be read. */
+    static List<String> files(FileIO io, String metadataLocation, Phase phase) {
+        TableMetadata metadata = TableMetadataParser.read(io, metadataLocation);
+        TreeSet<String> out = new TreeSet<>();
+        switch (phase) {
+            case DATA -> {
+                Map<Integer, org.apache.iceberg.PartitionSpec> specs = metadata.specsById();
+                for (ManifestFile m : manifests(metadata, io)) {
+                    try {
+                        if (m.content() == ManifestContent.DATA) {
+                            try (CloseableIterable<String> paths = ManifestFiles.readPaths(m, io, specs)) {
+                                paths.forEach(out::add);
+                            }
+                        } else {
+                            try (CloseableIterable<DeleteFile> deletes = ManifestFiles.readDeleteManifest(m, io, specs)) {
+                                for (DeleteFile d : deletes) out.add(d.location());
+                            }
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("cannot read manifest " + m.path(), e);
+                    }
+                }
+            }
+            case MANIFESTS -> manifests(metadata, io).forEach(m -> out.add(m.path()));
+            case MANIFEST_LISTS -> {
+                for (Snapshot s : metadata.snapshots()) {
+                    if (s.manifestListLocation() != null) out.add(s.manifestListLocation());
+                }
+            }
+            case METADATA -> {
+                for (StatisticsFile s : metadata.statisticsFiles()) out.add(s.path());
+                for (PartitionStatisticsFile s : metadata.partitionStatisticsFiles()) out.add(s.path());
+                for (TableMetadata.MetadataLogEntry e : metadata.previousFiles()) out.add(e.file());
+                out.remove(metadataLocation);
+            }
+            case LISTING -> throw new IllegalArgumentException("the listing phase lists the location");
+        }
+        return new ArrayList<>(out);
+    }
+
+    /** Every snapshot's manifests, each once (snapshots share most of theirs). */
+    private static List<ManifestFile> manifests(TableMetadata metadata, FileIO io) {
+        Map<String, ManifestFile> byPath = new java.util.LinkedHashMap<>();
+        for (Snapshot s : metadata.snapshots()) {
+            for (ManifestFile m : s.allManifests(io)) byPath.putIfAbsent(m.path(), m);
+        }
+        return new ArrayList<>(byPath.values());
+    }
+}
