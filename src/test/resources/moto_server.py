@@ -27,6 +27,47 @@ class BoundedReadHandler(WSGIRequestHandler):
     timeout = 2
 
 
+# The query string of the request being served, exactly as the client sent it (see below).
+_query_as_sent = threading.local()
+
+
+class KeepQueryAsSent:
+    """WSGI middleware: notes each request's raw query string for the IAM signature check."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        _query_as_sent.value = environ.get("QUERY_STRING", "")
+        return self.app(environ, start_response)
+
+
+def check_signatures_against_the_query_as_sent():
+    """With IAM enforced (INITIAL_NO_AUTH_ACTION_COUNT, lake.iceberg.IamMoto), moto checks each
+    request's SigV4 signature against the URL werkzeug rebuilds, whose query has %2F decoded to
+    '/'; the client signed the query it sent, %2F and all. So every S3 listing under a prefix
+    holding '/' (S3FileIO.listPrefix, the purge worker's) was refused as SignatureDoesNotMatch.
+    Check the query as sent instead. Without IAM enforced moto checks no signature: no change."""
+    from urllib.parse import urlparse
+
+    from moto.core.authorization import ActionAuthenticatorMixin
+
+    original = ActionAuthenticatorMixin._authenticate_and_authorize_action
+
+    def as_sent(self, iam_request_cls, resource="*"):
+        raw = getattr(_query_as_sent, "value", "")
+        rebuilt = getattr(self, "uri", None)
+        if not raw or rebuilt is None:
+            return original(self, iam_request_cls, resource)
+        self.uri = urlparse(rebuilt)._replace(query=raw).geturl()
+        try:
+            return original(self, iam_request_cls, resource)
+        finally:
+            self.uri = rebuilt
+
+    ActionAuthenticatorMixin._authenticate_and_authorize_action = as_sent
+
+
 def exit_when_parent_goes():
     # The parent holds our stdin open for as long as it lives; EOF means it is gone.
     sys.stdin.read()
@@ -37,7 +78,8 @@ def main():
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
     watch_parent = "--exit-on-stdin-eof" in sys.argv[3:]
-    app = DomainDispatcherApplication(create_backend_app)
+    check_signatures_against_the_query_as_sent()
+    app = KeepQueryAsSent(DomainDispatcherApplication(create_backend_app))
     # make_server with threaded=False is the server run_simple(..., threaded=False) builds; it is
     # used directly so the bound port is known before announcing readiness.
     server = make_server(host, port, app, threaded=False, request_handler=BoundedReadHandler)

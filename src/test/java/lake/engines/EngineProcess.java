@@ -133,9 +133,28 @@ public final class EngineProcess {
 
     /** As {@link #run(String, String, Map, String, Path)}, in a child JVM started as {@code jvm} says. */
     static Result run(String name, String mainClass, Jvm jvm, Map<String, String> conf, String sql, Path workDir) throws IOException, InterruptedException {
+        return run(name, mainClass, jvm, (target, built) -> built, conf, sql, workDir);
+    }
+
+    /**
+     * How a run's classpath is made from what the harness's build wrote ({@code target/classpath.txt}):
+     * given the engine's target directory and those entries, the entries to use (a changed jar, say).
+     */
+    @FunctionalInterface
+    interface Classpath {
+        List<String> of(Path target, List<String> built);
+    }
+
+    /**
+     * As {@link #run(String, String, Jvm, Map, String, Path)}, with the classpath.txt entries
+     * passed through {@code classpath} once the harness is built (SparkEngine swaps Iceberg's jars so).
+     */
+    static Result run(String name, String mainClass, Jvm jvm, Classpath classpath, Map<String, String> conf, String sql, Path workDir)
+            throws IOException, InterruptedException {
         Path root = repoRoot();
         Path engine = root.resolve("engines/" + name + "/target");
         build(root, name);
+        List<String> entries = classpath.of(engine, List.of(Files.readString(engine.resolve("classpath.txt")).strip().split(java.io.File.pathSeparator)));
 
         Path run = Files.createTempDirectory(Files.createDirectories(workDir), name + "-");
         Path confFile = run.resolve("conf.properties");
@@ -155,8 +174,7 @@ public final class EngineProcess {
         cmd.add("-Xmx1g");
         cmd.add("-Djava.io.tmpdir=" + tmp); // the engine's scratch (Spark's block manager, Flink's blobs) stays under the run
         cmd.add("-cp");
-        cmd.add(engine.resolve("classes") + java.io.File.pathSeparator
-                + Files.readString(engine.resolve("classpath.txt")).strip());
+        cmd.add(engine.resolve("classes") + java.io.File.pathSeparator + String.join(java.io.File.pathSeparator, entries));
         cmd.add(mainClass);
         cmd.add(confFile.toString());
         cmd.add(script.toString());

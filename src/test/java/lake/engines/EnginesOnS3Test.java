@@ -1,25 +1,36 @@
 package lake.engines;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import lake.config.LifecycleSettings;
+import lake.config.Settings;
 import lake.config.access.StorageAccessSettings;
+import lake.iceberg.AwsGate;
 import lake.iceberg.IamMoto;
 import lake.meta.rocks.RocksConfig;
 import lake.meta.rocks.RocksMetaStore;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
+import lake.purge.PurgeContract;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.services.s3.S3Client;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Spark 3.5 and Flink 1.20 with Iceberg's runtimes, and Trino 483 with its Iceberg connector, each
@@ -28,10 +39,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * credentials file, no instance metadata) through vended credentials or remote signing. Trino
  * runs the first two only: its connector does its S3 I/O with Trino's own file system, which has
  * no remote signer. Each creates a table, inserts, updates or overwrites, reads back, travels to
- * the first snapshot and drops the table.
+ * the first snapshot and drops the table. And Spark's {@code DROP TABLE … PURGE} handed to the
+ * catalog, whose purge worker deletes the files ({@link #sparkDropPurgeGoesThroughTheCatalog}).
  */
 class EnginesOnS3Test {
     static final String BUCKET = "lake-spark-" + ProcessHandle.current().pid();
+    static final long T0 = 1_700_000_000_000L;
     static IamMoto aws;
 
     @TempDir Path dir;
@@ -46,13 +59,20 @@ class EnginesOnS3Test {
         if (aws != null) aws.close();
     }
 
-    MetasrvNode node(NodeHarness h) throws Exception {
-        var s = NodeHarness.settings("engines", dir.resolve("node"), 10_000, 0, 1_000).with(f -> {
+    /** Node {@code id} (data under {@code dir/id}) serving the warehouse on moto, vending the role; dropped tables living by {@code lifecycle}. */
+    Settings settings(String id, LifecycleSettings lifecycle) {
+        return NodeHarness.settings(id, dir.resolve(id), 10_000, 0, 1_000).with(f -> {
             f.catalogRoot = "s3://" + BUCKET + "/whouse";
             f.icebergS3Endpoint = aws.endpoint().toString();
             f.storageAccess = new StorageAccessSettings(IamMoto.ROLE, "us-east-1", aws.endpoint(), 3600, true);
+            f.lifecycle = lifecycle;
         });
-        MetasrvNode node = h.deploy(s, new ManualClock(1_700_000_000_000L), v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+    }
+
+    /** The leader, over RocksDB under {@code dir/rocks}, its purge worker idle (a pass a day). */
+    MetasrvNode node(NodeHarness h) throws Exception {
+        MetasrvNode node = h.deploy(settings("engines", NodeHarness.LIFECYCLE), new ManualClock(T0),
+                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
         assertThat(h.campaign(node).isLeader()).isTrue();
         return node;
     }
@@ -318,6 +338,101 @@ class EnginesOnS3Test {
                     """, dir.resolve("both-spark-2")).assertOk();
             assertThat(spark.rows(1)).as("Spark sees Flink's commit").containsExactly(List.of("1", "spark"), List.of("2", "flink"));
             assertThat(spark.rows(2)).as("two commits, one by each engine").containsExactly(List.of("2"));
+        }
+    }
+
+    /**
+     * Spark's {@code DROP TABLE … PURGE} with {@code rest-catalog-purge=true} reaches the catalog as
+     * {@code DELETE …?purgeRequested=true}: Spark deletes no file, the drop queues the purge, and the
+     * leader's worker deletes every file of the table.
+     *
+     * <p>On Iceberg 1.12.0's Spark runtime (the same Spark 3.5.9 and harness;
+     * {@link SparkEngine#runWithIceberg}), the first release with that property: apache/iceberg PR
+     * 15614 ({@code SparkCatalogProperties.REST_CATALOG_PURGE}) was merged in June 2026, after 1.11.0
+     * was tagged in May. 1.11.0's {@code SparkCatalog.purgeTable} has no such switch: it drops the
+     * table with a plain {@code DELETE} (no {@code purgeRequested}), then deletes the reachable files
+     * itself ({@code DeleteReachableFiles} through the table's FileIO, with Spark's credentials), so
+     * Metasrv keeps, for its retention, a tombstone whose undrop would bring back a table without its
+     * files. Every other engine test stays on 1.11.0.
+     *
+     * <p>One Spark run, with vended credentials: create, two inserts, a second table beside, the
+     * purged table's reachable files from its own metadata tables, then the DROP. The node Spark
+     * talks to has its worker idle (a pass a day), so what S3 holds when the run has ended is what
+     * Spark left: every reachable file, and no delete request reached S3. Then a second node over
+     * the same store takes the lease with its worker looking every 100 ms (the queue is in the
+     * store: any leader works it) and deletes, with the node's own key, every object under the
+     * table's location, each counted once by its meter; the table beside keeps every file.
+     */
+    @Test
+    void sparkDropPurgeGoesThroughTheCatalog() throws Exception {
+        try (NodeHarness h = new NodeHarness();
+             S3Client s3 = IamMoto.s3(aws.motoEndpoint(), StaticCredentialsProvider.create(aws.serverKeys))) {
+            // The test lists at moto itself, past the gate: the gate's log holds only the node's and Spark's requests.
+            MetasrvNode first = node(h);
+            Map<String, String> conf = conf(first.httpPort(), Mode.VENDED_CREDENTIALS);
+            conf.put("spark.sql.catalog.lake." + SparkEngine.REST_CATALOG_PURGE, "true");
+            int requestsBefore = aws.s3Requests().size();
+            int assumedBefore = aws.assumed().size();
+            EngineProcess.Result run = SparkEngine.runWithIceberg(SparkEngine.ICEBERG_WITH_CATALOG_PURGE, conf, """
+                    CREATE NAMESPACE IF NOT EXISTS lake.spark;
+                    CREATE TABLE lake.spark.purged (id bigint, v string) USING iceberg;
+                    INSERT INTO lake.spark.purged VALUES (1, 'a'), (2, 'b');
+                    INSERT INTO lake.spark.purged VALUES (3, 'c');
+                    CREATE TABLE lake.spark.beside (id bigint) USING iceberg;
+                    INSERT INTO lake.spark.beside VALUES (1);
+                    SELECT file FROM lake.spark.purged.metadata_log_entries
+                    UNION SELECT manifest_list FROM lake.spark.purged.snapshots
+                    UNION SELECT path FROM lake.spark.purged.all_manifests
+                    UNION SELECT file_path FROM lake.spark.purged.all_files;
+                    DROP TABLE lake.spark.purged PURGE;
+                    """, dir.resolve("spark-purge")).assertOk();
+            Set<String> reachable = run.rows(7).stream().map(r -> r.get(0)).collect(Collectors.toSet());
+            assertThat(reachable).as("three metadata files, two manifest lists, two manifests, two data files").hasSize(3 + 2 + 2 + 2);
+            String metadata = reachable.stream().filter(f -> f.endsWith(".metadata.json")).findFirst().orElseThrow(() -> new AssertionError(run));
+            String location = metadata.substring(0, metadata.lastIndexOf("/metadata/"));
+            assertThat(reachable).as("all under the location the catalog assigned").allSatisfy(f -> assertThat(f).startsWith(location + "/"));
+            String beside = "s3://" + BUCKET + "/whouse/spark/beside";
+            List<String> besideFiles = PurgeContract.objects(s3, beside);
+            assertThat(besideFiles).isNotEmpty();
+
+            // What Spark left: every reachable file, and not one delete request (Spark's vended keys or the node's) in its run.
+            // The request log is the proof, the listing alone is not: this moto answers a DeleteObjects (POST ?delete) signed
+            // with the vending role's credentials AccessDenied for every key, though the role may s3:DeleteObject there (a
+            // single DELETE passes), so files Spark tried to delete would be left too: Spark on 1.11.0 sends four such
+            // requests here, each refused, and its DROP still succeeds.
+            List<String> left = PurgeContract.objects(s3, location);
+            assertThat(left).as("after the DROP returned: what Spark's metadata tables listed, nothing less").containsExactlyInAnyOrderElementsOf(reachable);
+            List<AwsGate.S3Request> during = aws.s3Requests().subList(requestsBefore, aws.s3Requests().size());
+            assertThat(during).as("no S3 delete while Spark ran").noneMatch(AwsGate.S3Request::deletes);
+            List<String> vended = aws.assumed().subList(assumedBefore, aws.assumed().size());
+            assertThat(during.stream().filter(r -> inData(r.path(), "spark", "purged")).toList()).as("Spark wrote its data files with vended keys")
+                    .anySatisfy(r -> assertThat(r.method()).isEqualTo("PUT")).allSatisfy(r -> assertThat(vended).contains(r.accessKeyId()));
+            // What the catalog got: a purge request, queued with the drop.
+            List<JsonNode> queued = PurgeContract.purges(first);
+            assertThat(queued).as("the purge queue").hasSize(1);
+            assertThat(queued.get(0).get("namespace").asText() + "." + queued.get(0).get("name").asText()).isEqualTo("spark.purged");
+            assertThat(queued.get(0).get("reason").asText()).as("requested by the drop, not a retention's end").isEqualTo("requested");
+            assertThat(queued.get(0).get("state").asText()).isEqualTo("queued");
+            assertThat(PurgeContract.tombstones(first)).extracting(t -> t.get("name").asText()).containsExactly("purged");
+
+            int requestsAfterSpark = aws.s3Requests().size();
+            MetasrvNode worker = h.deploy(settings("worker", NodeHarness.PURGING), new ManualClock(T0 + 20_000), null);
+            assertThat(h.campaign(worker).isLeader()).as("it leads once the first node's lease ran out on its clock").isTrue();
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> PurgeContract.objects(s3, location).isEmpty() && PurgeContract.tombstones(worker).isEmpty());
+            assertThat(PurgeContract.purges(worker)).as("the job went with the tombstone").isEmpty();
+            assertThat(PurgeContract.metric(worker, "lake_purge_files_deleted_total")).as("each file Spark left, deleted once").isEqualTo(left.size());
+            assertThat(PurgeContract.metric(worker, "lake_purge_tables_total")).isEqualTo(1.0);
+            assertThat(aws.s3Requests().subList(requestsAfterSpark, aws.s3Requests().size()).stream().filter(AwsGate.S3Request::deletes).toList())
+                    .as("the deletes: the worker's, with the node's own key").isNotEmpty()
+                    .allSatisfy(r -> assertThat(r.accessKeyId()).isEqualTo(aws.serverKeys.accessKeyId()));
+            assertThat(PurgeContract.objects(s3, beside)).as("the table beside").isEqualTo(besideFiles);
+            try (RESTCatalog c = new RESTCatalog()) {
+                c.setConf(new org.apache.hadoop.conf.Configuration());
+                c.initialize("check", Map.of("uri", "http://127.0.0.1:" + worker.httpPort() + "/iceberg"));
+                assertThat(c.tableExists(TableIdentifier.of("spark", "purged"))).isFalse();
+                assertThat(c.loadTable(TableIdentifier.of("spark", "beside")).currentSnapshot()).as("the table beside loads").isNotNull();
+            }
         }
     }
 }

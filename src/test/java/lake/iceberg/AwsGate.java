@@ -31,8 +31,14 @@ public final class AwsGate implements AutoCloseable {
     /** One AssumeRole: what was asked, and the credential STS answered with. */
     public record Assumed(Map<String, String> params, String accessKeyId, String sessionToken, Instant expiration) {}
 
-    /** One S3 request: the access key that signed it, and whether the gate refused it as expired. */
-    public record S3Request(String method, String path, String accessKeyId, boolean expired) {}
+    /** One S3 request: its query (null without one), the access key that signed it, and whether the gate refused it as expired. */
+    public record S3Request(String method, String path, String query, String accessKeyId, boolean expired) {
+        /** Whether it deletes objects: a {@code DELETE} of one, or a {@code DeleteObjects} ({@code POST /<bucket>?delete}) of several. */
+        public boolean deletes() {
+            return method.equals("DELETE") || (method.equals("POST") && query != null
+                    && java.util.Arrays.stream(query.split("&")).anyMatch(p -> p.equals("delete") || p.startsWith("delete=")));
+        }
+    }
 
     private static final Pattern CREDENTIAL = Pattern.compile("Credential=([A-Z0-9]+)/");
 
@@ -66,7 +72,7 @@ public final class AwsGate implements AutoCloseable {
                 boolean expired = expiry != null && Instant.now().isAfter(expiry);
                 String auth = in.getHeader("Authorization");
                 Matcher m = auth == null ? null : CREDENTIAL.matcher(auth);
-                s3.add(new S3Request(in.method().name(), in.path(), m != null && m.find() ? m.group(1) : null, expired));
+                s3.add(new S3Request(in.method().name(), in.path(), in.query(), m != null && m.find() ? m.group(1) : null, expired));
                 if (expired) {
                     in.response().setStatusCode(400).putHeader("Content-Type", "application/xml")
                             .end("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>ExpiredToken</Code>"

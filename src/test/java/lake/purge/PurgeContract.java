@@ -461,6 +461,11 @@ public abstract class PurgeContract {
 
     /** The objects under an {@code s3://} location, as {@code s3://} paths, in key order. */
     static List<String> objects(String location) {
+        return objects(s3, location);
+    }
+
+    /** As {@link #objects(String)}, listed with {@code s3} (another moto's, say: EnginesOnS3Test's). */
+    public static List<String> objects(S3Client s3, String location) {
         String rest = location.substring("s3://".length());
         String b = rest.substring(0, rest.indexOf('/'));
         String prefix = rest.substring(b.length() + 1) + "/";
@@ -473,15 +478,21 @@ public abstract class PurgeContract {
         return tombstones(node);
     }
 
-    List<JsonNode> tombstones(MetasrvNode on) throws Exception {
+    /** {@code GET /v1/catalog/tombstones} on {@code on}: the dropped tables, each as its JSON. */
+    public static List<JsonNode> tombstones(MetasrvNode on) throws Exception {
         List<JsonNode> out = new ArrayList<>();
         json(call(on, "GET", "/v1/catalog/tombstones", null)).get("tombstones").forEach(out::add);
         return out;
     }
 
     List<JsonNode> purges() throws Exception {
+        return purges(node);
+    }
+
+    /** {@code GET /v1/catalog/purges} on {@code on}: the purge queue, each job as its JSON. */
+    public static List<JsonNode> purges(MetasrvNode on) throws Exception {
         List<JsonNode> out = new ArrayList<>();
-        json(call("GET", "/v1/catalog/purges", null)).get("purges").forEach(out::add);
+        json(call(on, "GET", "/v1/catalog/purges", null)).get("purges").forEach(out::add);
         return out;
     }
 
@@ -508,7 +519,7 @@ public abstract class PurgeContract {
     }
 
     /** The sum of a meter's samples in {@code /metrics} (0 while it has none). */
-    double metric(MetasrvNode on, String name) throws Exception {
+    public static double metric(MetasrvNode on, String name) throws Exception {
         double sum = 0;
         for (String line : call(on, "GET", "/metrics", null).body().split("\n")) {
             if (line.startsWith(name + "{") || line.startsWith(name + " ")) sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
