@@ -29,8 +29,10 @@ import java.util.concurrent.Future;
  * The purge benchmark's table (scripts/bench/purge): Iceberg table {@code bench.big} with
  * {@code files} data files, each a small object written to moto's S3 and appended through the
  * Iceberg Java client in commits of {@code perCommit}; and {@code bench.t000}, the table the API
- * load reads meanwhile. Prints the big table's location.
- * Usage: PurgeTableSetup NODE_PORT S3_ENDPOINT FILES PER_COMMIT
+ * load reads meanwhile; and, for the peer run, {@code peerFiles} objects of the same size under
+ * {@code peer/p-<n>} in the same bucket, which the benchmark deletes with S3's own
+ * {@code DeleteObjects} (no catalog). Prints the big table's location.
+ * Usage: PurgeTableSetup NODE_PORT S3_ENDPOINT FILES PER_COMMIT [PEER_FILES]
  */
 public final class PurgeTableSetup {
     public static void main(String[] args) throws Exception {
@@ -38,6 +40,7 @@ public final class PurgeTableSetup {
         String endpoint = args[1];
         int files = Integer.parseInt(args[2]);
         int perCommit = Integer.parseInt(args[3]);
+        int peerFiles = args.length > 4 ? Integer.parseInt(args[4]) : 0;
         Map<String, String> p = new HashMap<>();
         p.put("uri", "http://127.0.0.1:" + port + "/iceberg");
         p.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
@@ -80,6 +83,13 @@ public final class PurgeTableSetup {
                 append.commit();
                 System.err.println("purge-setup: " + to + " data files appended");
             }
+            List<Future<?>> peer = new ArrayList<>();
+            for (int i = 0; i < peerFiles; i++) {
+                String key = "peer/p-" + String.format("%07d", i);
+                peer.add(pool.submit(() -> s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(body))));
+            }
+            for (Future<?> w : peer) w.get();
+            if (peerFiles > 0) System.err.println("purge-setup: " + peerFiles + " peer objects written");
             pool.shutdown();
             System.out.println(location);
         }
