@@ -74,8 +74,8 @@ public final class PurgeWorker {
     private String tombstonesFrom;
     /** The files of the phase in progress (see {@link #files}); a new epoch, job or phase names them again. */
     private Named named;
-    /** The job's bytes as this worker last recorded its progress: while they are the job's, no batch of it is unaccounted. */
-    private byte[] recorded;
+    /** Each job's bytes as this worker last recorded its progress: while they are the job's, no batch of it is unaccounted. */
+    private final java.util.Map<String, byte[]> recorded = new java.util.HashMap<>();
 
     private record Named(String jobKey, long epoch, Phase phase, List<String> files) {}
 
@@ -126,7 +126,11 @@ public final class PurgeWorker {
             Future<Void> chain = Future.succeededFuture();
             for (PurgeQueue.Entry e : page.entries()) {
                 chain = chain.compose(v -> tally.batches >= maxBatches || e.job().state() == PurgeJob.State.REFUSED
-                        ? Future.succeededFuture() : job(queue, e, epoch, maxBatches, tally));
+                        ? Future.succeededFuture() : job(queue, e, epoch, maxBatches, tally).recover(t -> {
+                            // One job's failure (a store outage, a file it cannot look for) must not stall the jobs behind it.
+                            LOG.warn("purge of {}.{} failed this pass (retried next pass): {}", e.job().namespace(), e.job().name(), t.toString());
+                            return Future.succeededFuture();
+                        }));
             }
             return chain.compose(v -> {
                 if (page.continuation() != null && tally.batches < maxBatches) return jobs(queue, epoch, page.continuation(), maxBatches, tally);
@@ -174,7 +178,17 @@ public final class PurgeWorker {
         return files(job, e.job(), phase).compose(named -> {
             String start = named.phase() == phase ? from : null; // a phase that fell back to listing lists from the start
             List<String> files = after(named.files(), start);
-            if (!files.isEmpty()) return batches(job, e, named.phase(), files, 0, start);
+            if (!files.isEmpty()) {
+                // A batch no record shows may have been claimed and (in part) deleted: by a leader
+                // that lost its lease, or by this one before its record failed. It is at most the
+                // largest batch a node may be set to, right after the recorded point: those files
+                // are looked for before they are sent, so none is sent or counted twice. A listing
+                // shows only what exists anyway.
+                boolean unsure = named.phase() != Phase.LISTING && e.job().state() == PurgeJob.State.PURGING
+                        && !java.util.Arrays.equals(e.bytes(), recorded.get(e.job().key()));
+                String checkThrough = unsure ? files.get(Math.min(files.size(), LifecycleSettings.MAX_BATCH_FILES) - 1) : null;
+                return batches(job, e, named.phase(), files, 0, start, checkThrough);
+            }
             if (named.phase() == Phase.LISTING) return finish(job, e);
             return phase(job, e, Phase.values()[named.phase().ordinal() + 1], null);
         });
@@ -193,6 +207,7 @@ public final class PurgeWorker {
                 try {
                     return new Named(j.key(), job.epoch, phase, Reachable.files(io, job.metadata, phase));
                 } catch (RuntimeException unreadable) {
+                    if (transientStoreFailure(unreadable)) throw unreadable; // retried next pass, in the same phase
                     LOG.warn("purge of {}.{}: cannot name its {} from {} ({}); listing {} instead", j.namespace(), j.name(), phase.wire(),
                             job.metadata, unreadable.toString(), job.location);
                 }
@@ -201,8 +216,17 @@ public final class PurgeWorker {
         }, false).onSuccess(n -> named = n);
     }
 
+    /** A failure of the store's service (throttled, timed out, unavailable), not of the table's files: worth a retry, not a fallback. */
+    private static boolean transientStoreFailure(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof software.amazon.awssdk.core.exception.SdkException) return true;
+        }
+        return false;
+    }
+
     private Future<Void> finish(Job job, PurgeQueue.Entry e) {
         named = null;
+        recorded.remove(e.job().key());
         JsonObject detail = new JsonObject().put("location", job.tomb.tombstone().registration().location());
         if (!job.confined.refused().isEmpty()) detail.put("files_left", job.confined.refused().size());
         return job.queue.finish(e, job.tomb, detail).map(done -> {
@@ -216,18 +240,16 @@ public final class PurgeWorker {
         });
     }
 
-    /** The batches of {@code files} (of {@code phase}, after {@code from}) from {@code at} on. */
-    private Future<Void> batches(Job job, PurgeQueue.Entry e, Phase phase, List<String> files, int at, String from) {
+    /**
+     * The batches of {@code files} (of {@code phase}, after {@code from}) from {@code at} on; the
+     * files up to {@code checkThrough} (none when {@code null}) are sent only if they still exist.
+     */
+    private Future<Void> batches(Job job, PurgeQueue.Entry e, Phase phase, List<String> files, int at, String from, String checkThrough) {
         if (at >= files.size()) {
             return phase == Phase.LISTING ? finish(job, e) : phase(job, e, Phase.values()[phase.ordinal() + 1], null);
         }
         if (job.tally.batches >= job.maxBatches) return Future.succeededFuture();
         List<String> batch = files.subList(at, Math.min(files.size(), at + settings.purgeBatchFiles()));
-        // Whether a batch may be in flight that no record shows: claimed and (in part) deleted by a
-        // leader that lost its lease, or by this one before a record failed. Its files are looked
-        // for before the first batch here, so none is sent (or counted) twice; a listing finds only
-        // what exists anyway.
-        boolean unsure = phase != Phase.LISTING && e.job().state() == PurgeJob.State.PURGING && !java.util.Arrays.equals(e.bytes(), recorded);
         return job.queue.claim(e, job.tomb, job.epoch, phase, from).compose(claimed -> {
             if (claimed.isEmpty()) {
                 named = null;
@@ -237,7 +259,9 @@ public final class PurgeWorker {
             }
             int refusedBefore = job.confined.refused().size();
             return context.executeBlocking(() -> {
-                List<String> send = unsure ? batch.stream().filter(this::exists).toList() : batch;
+                // Files outside the location go through unlooked-for: PurgeIO refuses (and counts) them.
+                List<String> send = checkThrough == null ? batch : batch.stream()
+                        .filter(f -> f.compareTo(checkThrough) > 0 || !job.confined.inside(f) || exists(f)).toList();
                 return new Sent(send.size(), job.confined.delete(send));
             }, false).compose(sent -> {
                 long count = sent.deleted();
@@ -264,10 +288,10 @@ public final class PurgeWorker {
                 }
                 return record(job, claimed.get(), last, count);
             }).compose(next -> next.isEmpty() ? Future.succeededFuture()
-                    : batches(job, next.get(), phase, files, at + batch.size(), last(batch)));
+                    : batches(job, next.get(), phase, files, at + batch.size(), last(batch), checkThrough));
         }).onFailure(t -> {
             named = null;
-            recorded = null;
+            recorded.remove(e.job().key());
         });
     }
 
@@ -280,16 +304,22 @@ public final class PurgeWorker {
     /** A batch's progress recorded; remembered as this worker's own record, so its next batch needs no looking. */
     private Future<Optional<PurgeQueue.Entry>> record(Job job, PurgeQueue.Entry claimed, String last, long count) {
         return job.queue.progress(claimed, last, count).map(next -> {
-            recorded = next.map(PurgeQueue.Entry::bytes).orElse(null);
+            next.ifPresentOrElse(n -> recorded.put(n.job().key(), n.bytes()), () -> recorded.remove(claimed.job().key()));
             return next;
         });
     }
 
+    /** Whether {@code file} exists; one that cannot be looked for (a store error) counts as there, and is sent. */
     private boolean exists(String file) {
-        return io.newInputFile(file).exists();
+        try {
+            return io.newInputFile(file).exists();
+        } catch (RuntimeException unknown) {
+            return true;
+        }
     }
 
     private Future<Void> refuse(PurgeQueue queue, PurgeQueue.Entry e, String why, Tally tally) {
+        recorded.remove(e.job().key());
         return queue.refuse(e, why).map(done -> {
             if (done.isPresent()) {
                 tally.refused++;

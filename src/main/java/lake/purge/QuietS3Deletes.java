@@ -21,7 +21,10 @@ import java.util.Map;
  * the verbose answer, a {@code <Deleted>} element per key that the store renders and the node
  * parses (the purge's largest cost on the node, measured with JFR). A call that fails whole
  * fails the batch (the pass is retried at the same point); keys the store refused are counted
- * as failed, as S3FileIO counts them. Everything else is the S3FileIO's.
+ * as failed, as S3FileIO counts them. A key is read from a location as S3FileIO reads it (up to
+ * a {@code ?} or {@code #}), so the object deleted is the one S3FileIO wrote. An S3FileIO set to
+ * delete otherwise (tags instead of deletes, access points) keeps its own deletes. Everything
+ * else is the S3FileIO's.
  */
 final class QuietS3Deletes implements FileIO, SupportsBulkOperations {
     static final int KEYS_PER_CALL = 1000;
@@ -34,7 +37,14 @@ final class QuietS3Deletes implements FileIO, SupportsBulkOperations {
 
     /** {@code io} with quiet bulk deletes when it is an S3FileIO; otherwise {@code io} itself. */
     static FileIO of(FileIO io) {
-        return io instanceof S3FileIO s ? new QuietS3Deletes(s) : io;
+        if (!(io instanceof S3FileIO s)) return io;
+        for (Map.Entry<String, String> p : s.properties().entrySet()) {
+            String k = p.getKey();
+            if (k.startsWith("s3.delete.tags.") || k.startsWith("s3.access-points.") || k.equals("s3.delete-enabled") && !"true".equals(p.getValue())) {
+                return io;
+            }
+        }
+        return new QuietS3Deletes(s);
     }
 
     @Override
@@ -44,8 +54,14 @@ final class QuietS3Deletes implements FileIO, SupportsBulkOperations {
             int scheme = p.indexOf("://");
             int slash = scheme < 0 ? -1 : p.indexOf('/', scheme + 3);
             if (slash < 0) throw new IllegalArgumentException("not an S3 object location: " + p);
+            String key = p.substring(slash + 1);
+            int cut = key.length();
+            for (char c : new char[] {'?', '#'}) {
+                int at = key.indexOf(c);
+                if (at >= 0) cut = Math.min(cut, at);
+            }
             byBucket.computeIfAbsent(p.substring(scheme + 3, slash), b -> new ArrayList<>())
-                    .add(ObjectIdentifier.builder().key(p.substring(slash + 1)).build());
+                    .add(ObjectIdentifier.builder().key(key.substring(0, cut)).build());
         }
         int failed = 0;
         for (Map.Entry<String, List<ObjectIdentifier>> bucket : byBucket.entrySet()) {

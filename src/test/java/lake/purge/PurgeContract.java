@@ -389,18 +389,20 @@ public abstract class PurgeContract {
             this(HeldClaims::isClaim);
         }
 
+        /** A claim: the job, purging, with one more batch. */
         static boolean isClaim(Transaction tx) {
-            return writesJob(tx, "\"state\":\"purging\"") && !writesJob(tx, "\"after\"");
+            return jobChange(tx, (was, now) -> now.state() == lake.catalog.model.PurgeJob.State.PURGING && now.batches() == was.batches() + 1);
         }
 
-        /** A batch's progress: the job, still purging, with the batch's last file. */
+        /** A batch's progress: the job, purging, with the batch's files counted. */
         static boolean isProgress(Transaction tx) {
-            return writesJob(tx, "\"state\":\"purging\"") && writesJob(tx, "\"after\"");
+            return jobChange(tx, (was, now) -> now.state() == lake.catalog.model.PurgeJob.State.PURGING && now.batches() == was.batches()
+                    && now.deleted() > was.deleted());
         }
 
-        private static boolean writesJob(Transaction tx, String text) {
-            return tx.ops().stream().anyMatch(op -> op.key().startsWith(CatalogKeys.PURGE_QUEUE) && op.value() != null
-                    && new String(op.value(), java.nio.charset.StandardCharsets.UTF_8).contains(text));
+        private static boolean jobChange(Transaction tx, java.util.function.BiPredicate<lake.catalog.model.PurgeJob, lake.catalog.model.PurgeJob> change) {
+            return tx.ops().stream().anyMatch(op -> op.key().startsWith(CatalogKeys.PURGE_QUEUE) && op.value() != null && op.expected() != null
+                    && change.test(lake.catalog.model.PurgeJob.parse(op.key(), op.expected()), lake.catalog.model.PurgeJob.parse(op.key(), op.value())));
         }
 
         TransactionOutcome release() throws Exception {

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The purge's quiet {@code DeleteObjects} against moto with IAM enforced: the node's own keys
- * delete every key (more than one call's thousand, so the split is exercised); keys the store
+ * delete every key (more than one call's thousand, so the split is exercised; a location's key
+ * read as S3FileIO reads it, up to a {@code ?} or {@code #}); keys the store
  * refuses one by one (a role that may not delete them) are counted as failed, and stay.
  */
 class QuietS3DeletesTest {
@@ -34,14 +35,18 @@ class QuietS3DeletesTest {
             StaticCredentialsProvider server = StaticCredentialsProvider.create(aws.serverKeys);
             List<String> mine = IntStream.range(0, 1_003).mapToObj(i -> "s3://" + bucket + "/t/data/f-" + String.format("%04d", i)).toList();
             List<String> kept = IntStream.range(0, 3).mapToObj(i -> "s3://" + bucket + "/t/kept/k-" + i).toList();
+            String queried = "s3://" + bucket + "/t/q/obj";
             try (S3Client s3 = IamMoto.s3(aws.motoEndpoint(), server)) {
                 List<String> all = new ArrayList<>(mine);
                 all.addAll(kept);
+                all.add(queried);
                 for (String p : all) s3.putObject(b -> b.bucket(bucket).key(p.substring(("s3://" + bucket + "/").length())), RequestBody.fromBytes(new byte[] {1}));
 
                 FileIO asServer = QuietS3Deletes.of(new S3FileIO(() -> IamMoto.s3(aws.motoEndpoint(), server)));
                 assertThat(asServer).isInstanceOf(SupportsBulkOperations.class);
-                ((SupportsBulkOperations) asServer).deleteFiles(mine);
+                List<String> named = new ArrayList<>(mine);
+                named.add(queried + "?versionId=1#x"); // S3FileIO reads a location's key up to '?' or '#'
+                ((SupportsBulkOperations) asServer).deleteFiles(named);
                 assertThat(keys(s3, bucket, "t/")).as("every key of the two calls gone, the others kept").containsExactly("t/kept/k-0", "t/kept/k-1", "t/kept/k-2");
 
                 // The vending role may delete under theirs/ only: moto refuses each key of t/kept/.

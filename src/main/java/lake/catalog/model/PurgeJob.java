@@ -30,7 +30,7 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
      * lists (by the metadata file), statistics and earlier metadata files (by the metadata file),
      * then whatever a listing of the location still finds (the metadata file itself, files no
      * metadata names, files a batch failed to delete). A lake table's or a view's purge lists only.
-     * Jobs stored before phases existed resume by listing when they had progress.
+     * Jobs stored before phases existed resume by listing once a batch was claimed.
      */
     public enum Phase {
         DATA, MANIFESTS, MANIFEST_LISTS, METADATA, LISTING;
@@ -98,8 +98,9 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
         Long epoch = json.get("epoch") == null ? null : CatalogJson.unsigned64(json.get("epoch"));
         if (json.get("epoch") != null && epoch == null) throw CatalogJson.corrupt(what, "has an epoch that is not an unsigned 64-bit integer");
         String after = CatalogJson.text(json.get("after"));
+        // A job from before phases resumes by listing once a batch was claimed: exact, whatever it deleted.
         Phase phase = json.get("phase") != null ? enumOf(Phase.class, what, json.get("phase"))
-                : after != null ? Phase.LISTING : Phase.DATA;
+                : after != null || state == State.PURGING ? Phase.LISTING : Phase.DATA;
         try {
             return new PurgeJob(seg[0], seg[1], seg[2], reason, queued, state, epoch, phase, batches, deleted,
                     after, CatalogJson.text(json.get("message")));

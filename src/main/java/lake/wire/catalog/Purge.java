@@ -12,8 +12,8 @@ import java.util.Map;
  * still cancels it), {@code purging} (batches claimed by the leader of {@code epoch}; undrop
  * refused) or {@code refused} ({@code message} says why; nothing deleted). {@code phase} (while purging): what is
  * being deleted ({@code data}, {@code manifests}, {@code manifest_lists}, {@code metadata}, then
- * {@code listing}: whatever a listing of the location still finds); {@code null} from a node that
- * did not report phases.
+ * {@code listing}: whatever a listing of the location still finds); {@code null} while queued or
+ * refused, and from a node that did not report phases.
  */
 public record Purge(String namespace, String name, String incarnationId, String reason, String state, String phase, long queuedMs,
                     Long epoch, long batches, long deleted, String message) {

@@ -1,0 +1,41 @@
+package lake.catalog.model;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A purge job's stored form: its phase round-trips, and a job stored before phases resumes safely. */
+class PurgeJobTest {
+    static final String KEY = CatalogKeys.purgeJob("robots", "episodes", "inc-1");
+
+    static PurgeJob parse(String json) {
+        return PurgeJob.parse(KEY, json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void thePhaseRoundTripsAndAClaimRecordsIt() {
+        PurgeJob queued = PurgeJob.queued("robots", "episodes", "inc-1", PurgeJob.Reason.REQUESTED, 1L);
+        assertThat(queued.phase()).isEqualTo(PurgeJob.Phase.DATA);
+        PurgeJob claimed = queued.claimed(7, PurgeJob.Phase.MANIFEST_LISTS, null).progressed("s3://b/t/metadata/snap-1.avro", 1);
+        PurgeJob read = PurgeJob.parse(KEY, claimed.encode());
+        assertThat(read).isEqualTo(claimed);
+        assertThat(new String(claimed.encode(), StandardCharsets.UTF_8)).contains("\"phase\":\"manifest_lists\"");
+        assertThatThrownBy(() -> parse("{\"reason\":\"requested\",\"queued_ms\":1,\"state\":\"purging\",\"epoch\":7,\"phase\":\"sideways\","
+                + "\"batches\":1,\"deleted\":0}")).hasMessageContaining("phase");
+    }
+
+    @Test
+    void aJobFromBeforePhasesResumesByListingOnceClaimed() {
+        assertThat(parse("{\"reason\":\"requested\",\"queued_ms\":1,\"state\":\"queued\",\"batches\":0,\"deleted\":0}").phase())
+                .as("nothing claimed: it may start at the data files").isEqualTo(PurgeJob.Phase.DATA);
+        assertThat(parse("{\"reason\":\"requested\",\"queued_ms\":1,\"state\":\"purging\",\"epoch\":7,\"batches\":1,\"deleted\":0}").phase())
+                .as("claimed, nothing recorded: an earlier build may have deleted in listing order").isEqualTo(PurgeJob.Phase.LISTING);
+        PurgeJob resumed = parse("{\"reason\":\"retention\",\"queued_ms\":1,\"state\":\"purging\",\"epoch\":7,\"batches\":3,\"deleted\":2000,"
+                + "\"after\":\"s3://b/t/data/f-0999\"}");
+        assertThat(resumed.phase()).isEqualTo(PurgeJob.Phase.LISTING);
+        assertThat(resumed.after()).as("its listing's resume point").isEqualTo("s3://b/t/data/f-0999");
+    }
+}
