@@ -89,9 +89,10 @@ class PurgeRoutesTest {
         HttpResponse<Buffer> queued = call(HttpMethod.POST, purge, null, ADMIN);
         assertThat(queued.statusCode()).as(queued.bodyAsString()).isEqualTo(200);
         JsonObject job = queued.bodyAsJsonObject();
-        assertThat(job.fieldNames()).containsExactlyInAnyOrder("namespace", "name", "incarnation_id", "reason", "state", "queued_ms",
+        assertThat(job.fieldNames()).containsExactlyInAnyOrder("namespace", "name", "incarnation_id", "reason", "state", "phase", "queued_ms",
                 "epoch", "batches", "deleted", "message", "revision");
         assertThat(job.getString("state")).isEqualTo("queued");
+        assertThat(job.getValue("phase")).as("a phase only while purging").isNull();
         assertThat(queue()).hasSize(1);
         assertThat(call(HttpMethod.GET, "/v1/catalog/purges?limit=0", null, ADMIN).statusCode()).isEqualTo(400);
         assertThat(call(HttpMethod.GET, "/v1/catalog/tombstones", null, ADMIN).bodyAsJsonObject().getJsonArray("tombstones")
