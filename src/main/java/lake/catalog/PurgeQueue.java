@@ -156,9 +156,12 @@ public final class PurgeQueue {
         return update(e, next, List.of(Op.checkValue(tomb.tombstone().key(), tomb.bytes())));
     }
 
-    /** Records a batch done: {@code last} its last file (the next batch starts after it), {@code count} the files it deleted. */
-    public Future<Optional<Entry>> progress(Entry e, String last, long count) {
-        return update(e, e.job().progressed(last, count), List.of());
+    /**
+     * Records a batch done: {@code last} its last file (the next batch starts after it), {@code count}
+     * the files it deleted, {@code outside} the files it named outside the location and left.
+     */
+    public Future<Optional<Entry>> progress(Entry e, String last, long count, long outside) {
+        return update(e, e.job().progressed(last, count, outside), List.of());
     }
 
     /** The job refused ({@code why}): nothing is deleted until it is requested again. */

@@ -228,7 +228,8 @@ public final class PurgeWorker {
         named = null;
         recorded.remove(e.job().key());
         JsonObject detail = new JsonObject().put("location", job.tomb.tombstone().registration().location());
-        if (!job.confined.refused().isEmpty()) detail.put("files_left", job.confined.refused().size());
+        // Files the metadata named outside the location, left in every pass (the job counts them: one pass sees only its own).
+        if (e.job().outside() > 0) detail.put("files_left", e.job().outside());
         return job.queue.finish(e, job.tomb, detail).map(done -> {
             if (done) {
                 job.tally.finished++;
@@ -269,7 +270,8 @@ public final class PurgeWorker {
                 job.tally.deleted += count;
                 meters.batch();
                 meters.deleted(count);
-                long failed = sent.sent() - (job.confined.refused().size() - refusedBefore) - count;
+                long outside = job.confined.refused().size() - refusedBefore;
+                long failed = sent.sent() - outside - count;
                 String last = batch.get(batch.size() - 1);
                 if (failed > 0 && phase == Phase.LISTING) {
                     // Files the store failed to delete (S3 answers DeleteObjects per key) must not be
@@ -280,13 +282,13 @@ public final class PurgeWorker {
                     named = null;
                     LOG.warn("purge of {}.{}: {} of {} file(s) in a batch were not deleted by the store; retried next pass",
                             e.job().namespace(), e.job().name(), failed, batch.size());
-                    return record(job, claimed.get(), claimed.get().job().after(), count).map(next -> Optional.<PurgeQueue.Entry>empty());
+                    return record(job, claimed.get(), claimed.get().job().after(), count, outside).map(next -> Optional.<PurgeQueue.Entry>empty());
                 }
                 if (failed > 0) {
                     LOG.warn("purge of {}.{}: {} of {} {} file(s) in a batch were not deleted by the store; the listing at the end retries them",
                             e.job().namespace(), e.job().name(), failed, batch.size(), phase.wire());
                 }
-                return record(job, claimed.get(), last, count);
+                return record(job, claimed.get(), last, count, outside);
             }).compose(next -> next.isEmpty() ? Future.succeededFuture()
                     : batches(job, next.get(), phase, files, at + batch.size(), last(batch), checkThrough));
         }).onFailure(t -> {
@@ -302,8 +304,8 @@ public final class PurgeWorker {
     }
 
     /** A batch's progress recorded; remembered as this worker's own record, so its next batch needs no looking. */
-    private Future<Optional<PurgeQueue.Entry>> record(Job job, PurgeQueue.Entry claimed, String last, long count) {
-        return job.queue.progress(claimed, last, count).map(next -> {
+    private Future<Optional<PurgeQueue.Entry>> record(Job job, PurgeQueue.Entry claimed, String last, long count, long outside) {
+        return job.queue.progress(claimed, last, count, outside).map(next -> {
             next.ifPresentOrElse(n -> recorded.put(n.job().key(), n.bytes()), () -> recorded.remove(claimed.job().key()));
             return next;
         });

@@ -309,6 +309,52 @@ public abstract class PurgeContract {
     }
 
     /**
+     * Files a table's metadata names outside its location (an append of another table's files) are
+     * never deleted, and the purge says how many it left: counted by every batch into the job, so
+     * the {@code tombstone_purged} event's {@code files_left} is the whole purge's, not its last
+     * pass's (a pass does at most 16 batches; this purge takes more).
+     */
+    @Test
+    void filesNamedOutsideTheLocationAreLeftAndCountedAcrossPasses() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+            String outside = "s3://" + bucket + "/outside-" + run;
+            var append = t.newFastAppend();
+            for (int i = 0; i < 72; i++) {
+                // The outside files sort first ("outside-…" before "wh…"): the first pass meets them.
+                String path = i < 2 ? outside + "/other-" + i + ".parquet" : t.locationProvider().newDataLocation("part-" + i + ".parquet");
+                try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
+                    out.write(new byte[] {1, 2, 3});
+                }
+                append.appendFile(DataFiles.builder(PartitionSpec.unpartitioned()).withPath(path).withFormat(FileFormat.PARQUET)
+                        .withFileSizeInBytes(3).withRecordCount(1).build());
+            }
+            append.commit();
+            t.refresh();
+            int inside = objects(t.location()).size();
+            long revision = json(call("GET", "/v1/revision", null)).get("revision").asLong();
+
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(60)).until(() -> objects(t.location()).isEmpty() && tombstones().isEmpty());
+            assertThat(metric("lake_purge_batches_total")).as("more batches than one pass does").isGreaterThan(16.0);
+            assertThat(metric("lake_purge_passes_total")).isGreaterThanOrEqualTo(2.0);
+            assertThat(metric("lake_purge_files_deleted_total")).as("every file inside, none outside").isEqualTo(inside);
+            assertThat(objects(outside)).as("the files outside the location").hasSize(2);
+            JsonNode purged = null;
+            for (long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos(); purged == null; ) {
+                assertThat(System.nanoTime()).as("a tombstone_purged event").isLessThan(deadline);
+                JsonNode page = json(call("GET", "/v1/catalog/events?after=" + revision + "&wait_ms=1000", null));
+                for (JsonNode e : page.get("events")) if (e.toString().contains("\"tombstone_purged\"")) purged = e;
+                revision = page.get("cursor").asLong();
+            }
+            assertThat(purged.findValue("files_left")).as(purged.toString()).isNotNull();
+            assertThat(purged.findValue("files_left").asLong()).as(purged.toString()).isEqualTo(2);
+            assertThat(purged.findValue("files_deleted").asLong()).isEqualTo(inside);
+        }
+    }
+
+    /**
      * {@code register} can point a second table at a table's metadata: a purge of the first
      * then refuses (naming the sharer) and deletes nothing; a purge of the registered one deletes
      * nothing either (its location is not its own). Once the sharer is gone, a purge requested

@@ -5,20 +5,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A dropped table's purge, queued at {@code __lake_internal/purge-queue/<ns>/<name>/<incarnation>}
- * (beside its tombstone's key): {@code {"reason","queued_ms","state","epoch","phase","batches","deleted","after","message"}}.
+ * (beside its tombstone's key): {@code {"reason","queued_ms","state","epoch","phase","batches","deleted","outside","after","message"}}.
  * <ul>
  *   <li>{@code queued}: nothing deleted yet; an undrop deletes the job with the tombstone's restore;</li>
  *   <li>{@code purging}: a batch was claimed (by the leader of {@code epoch}, in a fenced
  *       transaction that also checked the tombstone): files may be gone, so undrop is refused;
  *       {@code phase} is the kind of file being deleted and {@code after} the last file of the
- *       phase's batches done, {@code deleted} how many files all batches deleted;</li>
+ *       phase's batches done, {@code deleted} how many files all batches deleted, {@code outside} how
+ *       many files the metadata named outside the table's location (left in place, never deleted);</li>
  *   <li>{@code refused}: the worker will not delete these files ({@code message} says why: a location
  *       the catalog did not assign, or one another live table uses); nothing was deleted.</li>
  * </ul>
  * Every change is a compare-and-set on the exact bytes read, so two leaders never both move it.
  */
 public record PurgeJob(String namespace, String name, String incarnation, Reason reason, long queuedMs, State state,
-                       Long epoch, Phase phase, long batches, long deleted, String after, String message) {
+                       Long epoch, Phase phase, long batches, long deleted, long outside, String after, String message) {
 
     public enum Reason { REQUESTED, RETENTION }
 
@@ -42,13 +43,13 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
         if (namespace == null || name == null || incarnation == null) throw new IllegalArgumentException("a purge job names its table's incarnation");
         if (reason == null || state == null) throw new IllegalArgumentException("a purge job has a reason and a state");
         if (state == State.PURGING && epoch == null) throw new IllegalArgumentException("a purge in progress names the epoch that claimed it");
-        if (batches < 0 || deleted < 0) throw new IllegalArgumentException("purge counts are not negative");
+        if (batches < 0 || deleted < 0 || outside < 0) throw new IllegalArgumentException("purge counts are not negative");
         if (phase == null) throw new IllegalArgumentException("a purge job has a phase");
     }
 
     /** A new job for a table's dropped incarnation. */
     public static PurgeJob queued(String ns, String name, String incarnation, Reason reason, long nowMs) {
-        return new PurgeJob(ns, name, incarnation, reason, nowMs, State.QUEUED, null, Phase.DATA, 0, 0, null, null);
+        return new PurgeJob(ns, name, incarnation, reason, nowMs, State.QUEUED, null, Phase.DATA, 0, 0, 0, null, null);
     }
 
     public String key() {
@@ -60,16 +61,20 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
      * after {@code from} (a new phase starts from {@code null}).
      */
     public PurgeJob claimed(long claimEpoch, Phase batchPhase, String from) {
-        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.PURGING, claimEpoch, batchPhase, batches + 1, deleted, from, null);
+        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.PURGING, claimEpoch, batchPhase, batches + 1, deleted, outside, from, null);
     }
 
-    /** This job with a batch done: {@code last} its last file, {@code count} the files it deleted. */
-    public PurgeJob progressed(String last, long count) {
-        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, state, epoch, phase, batches, deleted + count, last, message);
+    /**
+     * This job with a batch done: {@code last} its last file, {@code count} the files it deleted,
+     * {@code left} the files it named outside the location and did not delete.
+     */
+    public PurgeJob progressed(String last, long count, long left) {
+        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, state, epoch, phase, batches, deleted + count, outside + left,
+                last, message);
     }
 
     public PurgeJob refused(String why) {
-        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.REFUSED, epoch, phase, batches, deleted, after, why);
+        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.REFUSED, epoch, phase, batches, deleted, outside, after, why);
     }
 
     public byte[] encode() {
@@ -79,6 +84,7 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
         if (epoch != null) o.set("epoch", CatalogJson.unsigned64Node(epoch));
         o.put("phase", phase.wire());
         o.put("batches", batches).put("deleted", deleted);
+        if (outside > 0) o.put("outside", outside);
         if (after != null) o.put("after", after);
         if (message != null) o.put("message", message);
         return CatalogJson.write(o);
@@ -97,13 +103,15 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
         if (queued == null || batches == null || deleted == null) throw CatalogJson.corrupt(what, "lacks queued_ms, batches or deleted");
         Long epoch = json.get("epoch") == null ? null : CatalogJson.unsigned64(json.get("epoch"));
         if (json.get("epoch") != null && epoch == null) throw CatalogJson.corrupt(what, "has an epoch that is not an unsigned 64-bit integer");
+        Long outside = json.get("outside") == null ? Long.valueOf(0) : CatalogJson.unsigned64(json.get("outside"));
+        if (outside == null) throw CatalogJson.corrupt(what, "has an outside count that is not an unsigned 64-bit integer");
         String after = CatalogJson.text(json.get("after"));
         // A job from before phases resumes by listing once a batch was claimed: exact, whatever it deleted.
         Phase phase = json.get("phase") != null ? enumOf(Phase.class, what, json.get("phase"))
                 : after != null || state == State.PURGING ? Phase.LISTING : Phase.DATA;
         try {
             return new PurgeJob(seg[0], seg[1], seg[2], reason, queued, state, epoch, phase, batches, deleted,
-                    after, CatalogJson.text(json.get("message")));
+                    outside, after, CatalogJson.text(json.get("message")));
         } catch (IllegalArgumentException e) {
             throw CatalogJson.corrupt(what, e.getMessage());
         }

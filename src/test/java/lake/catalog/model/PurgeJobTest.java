@@ -19,7 +19,7 @@ class PurgeJobTest {
     void thePhaseRoundTripsAndAClaimRecordsIt() {
         PurgeJob queued = PurgeJob.queued("robots", "episodes", "inc-1", PurgeJob.Reason.REQUESTED, 1L);
         assertThat(queued.phase()).isEqualTo(PurgeJob.Phase.DATA);
-        PurgeJob claimed = queued.claimed(7, PurgeJob.Phase.MANIFEST_LISTS, null).progressed("s3://b/t/metadata/snap-1.avro", 1);
+        PurgeJob claimed = queued.claimed(7, PurgeJob.Phase.MANIFEST_LISTS, null).progressed("s3://b/t/metadata/snap-1.avro", 1, 0);
         PurgeJob read = PurgeJob.parse(KEY, claimed.encode());
         assertThat(read).isEqualTo(claimed);
         assertThat(new String(claimed.encode(), StandardCharsets.UTF_8)).contains("\"phase\":\"manifest_lists\"");
@@ -37,5 +37,19 @@ class PurgeJobTest {
                 + "\"after\":\"s3://b/t/data/f-0999\"}");
         assertThat(resumed.phase()).isEqualTo(PurgeJob.Phase.LISTING);
         assertThat(resumed.after()).as("its listing's resume point").isEqualTo("s3://b/t/data/f-0999");
+    }
+
+    @Test
+    void filesLeftOutsideTheLocationAddUpAcrossBatchesAndPasses() {
+        PurgeJob job = PurgeJob.queued("robots", "episodes", "inc-1", PurgeJob.Reason.REQUESTED, 1L)
+                .claimed(7, PurgeJob.Phase.DATA, null).progressed("s3://b/t/data/a", 900, 100)
+                .claimed(8, PurgeJob.Phase.DATA, "s3://b/t/data/a").progressed("s3://b/t/data/b", 999, 1);
+        PurgeJob read = PurgeJob.parse(KEY, job.encode());
+        assertThat(read.outside()).as("counted by two leaders' batches, kept in the job").isEqualTo(101);
+        assertThat(read.deleted()).isEqualTo(1899);
+        assertThat(parse("{\"reason\":\"requested\",\"queued_ms\":1,\"state\":\"queued\",\"batches\":0,\"deleted\":0}").outside())
+                .as("a job stored before the count").isZero();
+        assertThatThrownBy(() -> parse("{\"reason\":\"requested\",\"queued_ms\":1,\"state\":\"queued\",\"batches\":0,\"deleted\":0,"
+                + "\"outside\":-1}")).hasMessageContaining("outside");
     }
 }
