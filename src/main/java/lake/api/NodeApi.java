@@ -790,6 +790,9 @@ public final class NodeApi {
                 .onSuccess(round -> config.feed().compacted(round.floor()));
     }
 
+    /** The purge's catalog never mints an id (it only claims, records and removes), but a Catalog takes a source. */
+    private final java.util.Random purgeIds = new java.security.SecureRandom();
+
     /** Batches one purge pass may delete before it yields to the next tick. */
     private static final int PURGE_BATCHES = 16;
 
@@ -799,10 +802,14 @@ public final class NodeApi {
      * the epoch this node leads in now. The node's {@code ApiVerticle} runs it periodically.
      */
     public Future<lake.purge.PurgeWorker.Pass> purgePass() {
-        if (purger == null || !leadership.isLeader()) return Future.succeededFuture(lake.purge.PurgeWorker.Pass.NONE);
+        if (purger == null) return Future.succeededFuture(lake.purge.PurgeWorker.Pass.NONE);
+        if (!leadership.isLeader()) {
+            purger.forget(); // a follower keeps no table's file names: a next term names them again
+            return Future.succeededFuture(lake.purge.PurgeWorker.Pass.NONE);
+        }
         long epoch = leadership.epoch();
         lake.catalog.CatalogPort port = catalog.port(epoch);
-        lake.catalog.Catalog c = new lake.catalog.Catalog(port, config.catalogRoot(), clock::wallMillis, new java.security.SecureRandom());
+        lake.catalog.Catalog c = new lake.catalog.Catalog(port, config.catalogRoot(), clock::wallMillis, purgeIds);
         return purger.pass(new lake.catalog.PurgeQueue(c), epoch, PURGE_BATCHES);
     }
 

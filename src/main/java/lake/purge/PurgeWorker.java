@@ -362,6 +362,12 @@ public final class PurgeWorker {
         });
     }
 
+    /** Drops what this worker kept of a term as leader (the files of a phase can be a large table's every path). */
+    public void forget() {
+        named = null;
+        recorded.clear();
+    }
+
     /** The files of {@code sorted} after {@code after}. */
     private static List<String> after(List<String> sorted, String after) {
         if (after == null) return sorted;

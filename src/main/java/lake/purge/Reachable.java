@@ -18,7 +18,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * The files of one {@linkplain Phase purge phase} of a dropped Iceberg table, named by its last
@@ -35,7 +34,8 @@ final class Reachable {
     /** The files of {@code phase} (not {@link Phase#LISTING}), read from {@code metadataLocation}; failing when a file naming them cannot be read. */
     static List<String> files(FileIO io, String metadataLocation, Phase phase) {
         TableMetadata metadata = TableMetadataParser.read(io, metadataLocation);
-        TreeSet<String> out = new TreeSet<>();
+        // A list sorted once, duplicates dropped after: a large table's every path is held once, not as tree nodes too.
+        List<String> out = new ArrayList<>();
         switch (phase) {
             case DATA -> {
                 Map<Integer, org.apache.iceberg.PartitionSpec> specs = metadata.specsById();
@@ -65,11 +65,17 @@ final class Reachable {
                 for (StatisticsFile s : metadata.statisticsFiles()) out.add(s.path());
                 for (PartitionStatisticsFile s : metadata.partitionStatisticsFiles()) out.add(s.path());
                 for (TableMetadata.MetadataLogEntry e : metadata.previousFiles()) out.add(e.file());
-                out.remove(metadataLocation);
+                out.removeIf(metadataLocation::equals);
             }
             case LISTING -> throw new IllegalArgumentException("the listing phase lists the location");
         }
-        return new ArrayList<>(out);
+        out.sort(null);
+        int kept = 0;
+        for (String f : out) {
+            if (kept == 0 || !f.equals(out.get(kept - 1))) out.set(kept++, f);
+        }
+        out.subList(kept, out.size()).clear();
+        return out;
     }
 
     /** Every snapshot's manifests, each once (snapshots share most of theirs). */
