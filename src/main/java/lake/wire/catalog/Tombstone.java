@@ -9,7 +9,7 @@ import java.util.Map;
  * its incarnation ({@code null}, present in the JSON, for one lake itself wrote), when it was
  * dropped (unix ms; {@code null} for a drop before drops were timed) and its last registration;
  * in a listing also {@code "expires_ms"}: when its retention ends and it is queued for purge
- * ({@code null} for a drop before drops were timed, which never expires by itself).
+ * (absent, not {@code null}, for a drop before drops were timed, which never expires by itself).
  */
 public record Tombstone(String namespace, String name, String incarnationId, Long droppedMs, Registration registration, Long expiresMs) {
     /** A tombstone as a drop answers it (no expiry: that is for listings). */
