@@ -1,5 +1,8 @@
 package lake.iceberg;
 
+import lake.iceberg.files.NioFileIO;
+import lake.iceberg.files.PurgeIO;
+
 import lake.catalog.Catalog.PointerSwap;
 import lake.catalog.Catalog;
 import lake.catalog.model.CatalogException;

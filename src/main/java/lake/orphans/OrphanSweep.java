@@ -2,7 +2,7 @@ package lake.orphans;
 
 import lake.catalog.model.Registration;
 import lake.iceberg.IcebergCatalog;
-import lake.iceberg.PurgeIO;
+import lake.iceberg.files.PurgeIO;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;

@@ -10,7 +10,7 @@ import lake.catalog.model.Registration;
 import lake.catalog.model.Table;
 import lake.config.LifecycleSettings;
 import lake.iceberg.IcebergCatalog;
-import lake.iceberg.PurgeIO;
+import lake.iceberg.files.PurgeIO;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -66,8 +66,6 @@ public final class PurgeWorker {
 
     private final Context context;
     private final FileIO io;
-    /** {@link #io}, deleting in S3's quiet mode where it is S3's ({@link QuietS3Deletes}). */
-    private final FileIO deletes;
     private final String root;
     private final LifecycleSettings settings;
     private final Meters meters;
@@ -86,7 +84,6 @@ public final class PurgeWorker {
     public PurgeWorker(Context context, FileIO io, String root, LifecycleSettings settings, Meters meters) {
         this.context = context;
         this.io = io;
-        this.deletes = QuietS3Deletes.of(io);
         this.root = root;
         this.settings = settings;
         this.meters = meters;
@@ -156,7 +153,7 @@ public final class PurgeWorker {
                     return refuse(queue, e, "location " + location + " is shared with live table(s) " + String.join(", ", sharing)
                             + " (registered there, or with files there): nothing was deleted; drop or move them, then request the purge again", tally);
                 }
-                Job job = new Job(queue, tomb.get(), new PurgeIO(deletes, location), location, reachableFrom(reg), epoch, maxBatches, tally);
+                Job job = new Job(queue, tomb.get(), new PurgeIO(io, location), location, reachableFrom(reg), epoch, maxBatches, tally);
                 Phase phase = job.metadata == null ? Phase.LISTING : j.phase();
                 return phase(job, e, phase, phase == j.phase() ? j.after() : null);
             });

@@ -1,20 +1,15 @@
 package lake.purge;
 
 import lake.catalog.model.PurgeJob.Phase;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.ManifestContent;
+import lake.iceberg.files.TableFiles;
 import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.PartitionStatisticsFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StatisticsFile;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,23 +34,9 @@ final class Reachable {
         switch (phase) {
             case DATA -> {
                 Map<Integer, org.apache.iceberg.PartitionSpec> specs = metadata.specsById();
-                for (ManifestFile m : manifests(metadata, io)) {
-                    try {
-                        if (m.content() == ManifestContent.DATA) {
-                            try (CloseableIterable<String> paths = ManifestFiles.readPaths(m, io, specs)) {
-                                paths.forEach(out::add);
-                            }
-                        } else {
-                            try (CloseableIterable<DeleteFile> deletes = ManifestFiles.readDeleteManifest(m, io, specs)) {
-                                for (DeleteFile d : deletes) out.add(d.location());
-                            }
-                        }
-                    } catch (IOException e) {
-                        throw new UncheckedIOException("cannot read manifest " + m.path(), e);
-                    }
-                }
+                for (ManifestFile m : TableFiles.manifests(metadata, io)) TableFiles.contents(m, io, specs, out::add);
             }
-            case MANIFESTS -> manifests(metadata, io).forEach(m -> out.add(m.path()));
+            case MANIFESTS -> TableFiles.manifests(metadata, io).forEach(m -> out.add(m.path()));
             case MANIFEST_LISTS -> {
                 for (Snapshot s : metadata.snapshots()) {
                     if (s.manifestListLocation() != null) out.add(s.manifestListLocation());
@@ -76,14 +57,5 @@ final class Reachable {
         }
         out.subList(kept, out.size()).clear();
         return out;
-    }
-
-    /** Every snapshot's manifests, each once (snapshots share most of theirs). */
-    private static List<ManifestFile> manifests(TableMetadata metadata, FileIO io) {
-        Map<String, ManifestFile> byPath = new java.util.LinkedHashMap<>();
-        for (Snapshot s : metadata.snapshots()) {
-            for (ManifestFile m : s.allManifests(io)) byPath.putIfAbsent(m.path(), m);
-        }
-        return new ArrayList<>(byPath.values());
     }
 }

@@ -91,19 +91,8 @@ public final class PacedGets {
         double wallS = seconds;
         long n = recorded.get();
         System.out.printf("RESULT %s %.1f %.3f %.3f %d %d %d %d %d %d %d %d %d%n", label, n / wallS,
-                quantile(histogram, n, 0.50) / 100.0, quantile(histogram, n, 0.99) / 100.0, n, non2xx.get(),
+                PacedLoad.quantile(histogram, n, 0.50) / 100.0, PacedLoad.quantile(histogram, n, 0.99) / 100.0, n, non2xx.get(),
                 errors.get(), 0, 0, 0, total - answered.get(), sampled.get(), bad.get());
         vertx.close().await();
-    }
-
-    /** The bucket (10 µs) at or below which a fraction {@code q} of the {@code count} samples lie. */
-    private static long quantile(AtomicLongArray h, long count, double q) {
-        long need = (long) Math.ceil(q * count);
-        long seen = 0;
-        for (int i = 0; i <= BUCKETS; i++) {
-            seen += h.get(i);
-            if (seen >= need && need > 0) return i;
-        }
-        return BUCKETS;
     }
 }

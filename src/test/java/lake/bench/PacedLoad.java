@@ -165,14 +165,15 @@ final class PacedLoad {
         return String.join(" ", out);
     }
 
-    /** The smallest latency (ms) at or below which a fraction {@code q} of the samples lie. */
+    /** The smallest bucket (here 1 ms) at or below which a fraction {@code q} of the samples lie; the last bucket holds all above. */
     static long quantile(AtomicLongArray h, long count, double q) {
         long need = (long) Math.ceil(q * count);
         long seen = 0;
-        for (int i = 0; i <= BUCKETS; i++) {
+        int last = h.length() - 1;
+        for (int i = 0; i <= last; i++) {
             seen += h.get(i);
             if (seen >= need && need > 0) return i;
         }
-        return BUCKETS;
+        return last;
     }
 }

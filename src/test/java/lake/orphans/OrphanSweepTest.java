@@ -74,7 +74,7 @@ class OrphanSweepTest {
         port = node.httpPort();
         client = new RESTCatalog();
         // The engine writes through the node's own local FileIO (Hadoop's would add .crc files nothing references).
-        client.initialize("engine", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg", "io-impl", "lake.iceberg.NioFileIO"));
+        client.initialize("engine", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg", "io-impl", "lake.iceberg.files.NioFileIO"));
         client.createNamespace(Namespace.of("robots"));
     }
 

@@ -65,7 +65,7 @@ class PeriodicOrphanSweepTest {
                 clock, v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
         assertThat(h.campaign(node).isLeader()).isTrue();
         try (RESTCatalog client = new RESTCatalog()) {
-            client.initialize("engine", Map.of("uri", "http://127.0.0.1:" + node.httpPort() + "/iceberg", "io-impl", "lake.iceberg.NioFileIO"));
+            client.initialize("engine", Map.of("uri", "http://127.0.0.1:" + node.httpPort() + "/iceberg", "io-impl", "lake.iceberg.files.NioFileIO"));
             client.createNamespace(Namespace.of("robots", "lab"));
             Table t = client.buildTable(TableIdentifier.of(Namespace.of("robots", "lab"), "episodes"),
                     new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()))).create();

@@ -3,7 +3,7 @@ package lake.iceberg.rest;
 import lake.catalog.CatalogPort;
 import lake.iceberg.IcebergCatalog;
 import lake.iceberg.MetadataCache;
-import lake.iceberg.NioFileIO;
+import lake.iceberg.files.NioFileIO;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.view.ViewMetadata;

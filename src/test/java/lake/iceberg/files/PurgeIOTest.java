@@ -1,4 +1,4 @@
-package lake.iceberg;
+package lake.iceberg.files;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,4 @@
-package lake.iceberg;
+package lake.iceberg.files;
 
 import org.apache.iceberg.io.BulkDeletionFailureException;
 import org.apache.iceberg.io.FileIO;
@@ -21,7 +21,8 @@ import java.util.Map;
  * purge would delete whatever its metadata names, another table's files included. A path
  * outside, or one whose remainder a file system or a second decoding could resolve elsewhere
  * ({@link lake.storage.ObjectKeys}), is not deleted but {@linkplain #refused() recorded}. The orphan
- * sweep deletes through it too ({@link IcebergCatalog#deletesFor}, {@link IcebergCatalog#deletesForUnclaimed}).
+ * sweep deletes through it too ({@code IcebergCatalog.deletesFor}, {@code deletesForUnclaimed}).
+ * On S3 its bulk deletes are quiet ({@link QuietS3Deletes}): the store names only the keys that failed.
  */
 public final class PurgeIO implements FileIO, SupportsBulkOperations {
     private final FileIO io;
@@ -33,7 +34,7 @@ public final class PurgeIO implements FileIO, SupportsBulkOperations {
      *                         {@code null} when it assigned none: then nothing is deleted
      */
     public PurgeIO(FileIO io, String assignedLocation) {
-        this.io = io;
+        this.io = QuietS3Deletes.of(io);
         if (assignedLocation == null) {
             this.prefix = null;
             return;

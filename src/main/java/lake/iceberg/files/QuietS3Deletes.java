@@ -1,4 +1,4 @@
-package lake.purge;
+package lake.iceberg.files;
 
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.io.BulkDeletionFailureException;

@@ -1,4 +1,4 @@
-package lake.iceberg;
+package lake.iceberg.files;
 
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NotFoundException;

@@ -1,4 +1,4 @@
-package lake.iceberg;
+package lake.iceberg.files;
 
 import org.apache.iceberg.io.FileInfo;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package lake.purge;
+package lake.iceberg.files;
 
 import lake.iceberg.IamMoto;
 import org.apache.iceberg.aws.s3.S3FileIO;
@@ -67,7 +67,7 @@ class QuietS3DeletesTest {
 
     @Test
     void leavesAFileIoThatIsNotS3sAsItIs() {
-        FileIO local = new lake.iceberg.NioFileIO();
+        FileIO local = new NioFileIO();
         assertThat(QuietS3Deletes.of(local)).isSameAs(local);
     }
 
