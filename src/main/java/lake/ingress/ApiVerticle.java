@@ -48,7 +48,6 @@ public final class ApiVerticle extends VerticleBase {
     private long announceTimer = -1;
     private long compactionTimer = -1;
     private long orphanTimer = -1;
-    private boolean sweeping;
     private long heartbeatTimer = -1;
     private lake.watch.Publisher publisher;
     private lake.webhook.WebhookSinks webhooks;
@@ -56,15 +55,9 @@ public final class ApiVerticle extends VerticleBase {
     private lake.grants.GrantsFollower grants;
     private long webhookTimer = -1;
     private long purgeTimer = -1;
-    /** A purge pass in flight: the next tick skips rather than overlap it. */
-    private boolean purging;
     /** How often a leader that published nothing meanwhile publishes its watermark, so every tail knows where the feed stands. */
     static final long FEED_HEARTBEAT_MS = 500;
-    /** A compaction round in flight: the next tick skips rather than overlap it. */
-    private boolean compacting;
     private volatile boolean stopped;
-    /** Pause between back-to-back compaction rounds, so client writes go first. */
-    private static final long COMPACTION_PAUSE_MS = 20;
 
 
     /**
@@ -136,80 +129,57 @@ public final class ApiVerticle extends VerticleBase {
             webhooks.check();
             announce();
             announceTimer = vertx.setPeriodic(Membership.ENTRY_TTL_MS / 3, id -> announce());
-            compactionTimer = vertx.setPeriodic(config.feedSettings().compactIntervalMs(), id -> compactFeed());
-            purgeTimer = vertx.setPeriodic(config.lifecycle().purgeIntervalMs(), id -> purge());
+            Chore<?> compaction = feedCompaction();
+            compactionTimer = vertx.setPeriodic(config.feedSettings().compactIntervalMs(), id -> compaction.run());
+            Chore<?> purges = purgePasses();
+            purgeTimer = vertx.setPeriodic(config.lifecycle().purgeIntervalMs(), id -> purges.run());
             long sweepEvery = api.orphanSweepIntervalMs();
-            if (sweepEvery > 0) orphanTimer = vertx.setPeriodic(sweepEvery, id -> sweepOrphans());
+            Chore<?> sweeps = orphanSweep();
+            if (sweepEvery > 0) orphanTimer = vertx.setPeriodic(sweepEvery, id -> sweeps.run());
         });
     }
 
-    /** One periodic orphan sweep of every Iceberg table on the leader (none while one runs); what it found is logged and metered. */
-    private void sweepOrphans() {
-        if (sweeping || stopped) return;
-        sweeping = true;
-        Future<lake.orphans.OrphanSweep.Round> round;
-        try {
-            round = api.sweepOrphans();
-        } catch (RuntimeException e) {
-            round = Future.failedFuture(e);
-        }
-        round.onComplete(done -> {
-            sweeping = false;
+    /** The leader's periodic orphan sweep of every Iceberg table (none while one runs); what it found is logged and metered. */
+    private Chore<lake.orphans.OrphanSweep.Round> orphanSweep() {
+        return new Chore<>(vertx, () -> api.sweepOrphans(), done -> {
             if (done.failed()) log.warn("orphan sweep failed: {}", done.cause().toString());
             else if (done.result().found() > 0 || done.result().skipped() > 0) {
                 log.info("orphan sweep: {} table(s), {} orphan file(s) found, {} deleted, {} table(s) skipped", done.result().tables(),
                         done.result().found(), done.result().deleted(), done.result().skipped());
             }
-        });
+            return false;
+        }, () -> stopped);
     }
 
-    /** One round of the feed's retention; another at once while expired records remain (so it keeps up with any write rate). */
-    private void compactFeed() {
-        if (compacting || stopped) return;
-        compacting = true;
-        Future<lake.watch.Compactor.Round> round;
-        try {
-            round = api.compactFeed();
-        } catch (RuntimeException e) {
-            round = Future.failedFuture(e);
-        }
-        round.onComplete(done -> {
-            compacting = false;
+    /** Rounds of the feed's retention; another at once while expired records remain (so it keeps up with any write rate). */
+    private Chore<lake.watch.Compactor.Round> feedCompaction() {
+        return new Chore<>(vertx, () -> api.compactFeed(), done -> {
             if (done.failed()) {
                 log.debug("change feed compaction failed: {}", done.cause().toString());
-                return;
+                return false;
             }
             if (done.result().records() > 0) {
                 log.debug("change feed compacted {} record(s), floor {}", done.result().records(),
                         Long.toUnsignedString(done.result().floor()));
             }
-            if (done.result().more() && !stopped) vertx.setTimer(COMPACTION_PAUSE_MS, id -> compactFeed());
-        });
+            return done.result().more();
+        }, () -> stopped);
     }
 
-    /** One pass of the purge worker; another soon while it had more to delete than one pass may. */
-    private void purge() {
-        if (purging || stopped) return;
-        purging = true;
-        Future<lake.purge.PurgeWorker.Pass> pass;
-        try {
-            pass = api.purgePass();
-        } catch (RuntimeException e) {
-            pass = Future.failedFuture(e);
-        }
-        pass.onComplete(done -> {
-            purging = false;
+    /** Passes of the purge worker; another soon while it had more to delete than one pass may. */
+    private Chore<lake.purge.PurgeWorker.Pass> purgePasses() {
+        return new Chore<>(vertx, () -> api.purgePass(), done -> {
             if (done.failed()) {
                 log.warn("purge pass failed (retried next tick): {}", done.cause().toString());
-                return;
+                return false;
             }
             lake.purge.PurgeWorker.Pass p = done.result();
             if (p.queued() + p.batches() + p.finished() + p.refused() > 0) {
                 log.debug("purge pass: {} queued by retention, {} batch(es), {} file(s) deleted, {} finished, {} refused",
                         p.queued(), p.batches(), p.deleted(), p.finished(), p.refused());
             }
-            if (p.batches() > 0 && !stopped) vertx.setTimer(COMPACTION_PAUSE_MS, id -> purge());
-        });
+            return p.batches() > 0;
+        }, () -> stopped);
     }
 
     /** The leader's watermark, published when nothing else was: tails that missed a run, or just started, catch up. */
