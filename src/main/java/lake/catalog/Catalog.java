@@ -839,7 +839,7 @@ public final class Catalog {
     }
 
     private static CatalogException.NotFound namespaceNotFound(String ns) {
-        return new CatalogException.NotFound("namespace '" + ns + "' does not exist");
+        return new CatalogException.NoNamespace(ns);
     }
 
     /**

@@ -199,7 +199,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             restored = write(catalog.undropTable(ns(from.namespace()), IcebergNames.name(from.name()), incarnationId,
                     ns(to.namespace()), IcebergNames.name(to.name()), TABLE_ENGINE));
         } catch (NotFoundException e) {
-            if (e.getMessage().contains("namespace '")) throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+            if (e.getCause() instanceof CatalogException.NoNamespace) throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
             throw new NoSuchTableException("%s", e.getMessage());
         } catch (AlreadyExistsException e) {
             throw new AlreadyExistsException("Table already exists: %s; undrop under another name", to);

@@ -473,6 +473,10 @@ class IcebergCatalogTest {
             HttpResponse<String> taken = Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{}");
             assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
             assertThat(taken.body()).contains("AlreadyExistsException", "undrop under another name");
+            HttpResponse<String> nowhere = Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop",
+                    "{\"destination\":{\"namespace\":[\"nowhere\"],\"name\":\"episodes\"}}");
+            assertThat(nowhere.statusCode()).as(nowhere.body()).isEqualTo(404);
+            assertThat(nowhere.body()).as("the destination's namespace is what is missing").contains("NoSuchNamespaceException", "nowhere");
             HttpResponse<String> back = Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop",
                     "{\"incarnation-id\":\"" + incarnation + "\",\"destination\":{\"namespace\":[\"robots\"],\"name\":\"restored\"}}");
             assertThat(back.statusCode()).as(back.body()).isEqualTo(200);
@@ -483,8 +487,9 @@ class IcebergCatalogTest {
             assertThat(metadataLocation("robots", "restored")).isEqualTo(metadata);
             assertThat(restored.currentSnapshot().snapshotId()).isEqualTo(snapshot);
             assertThat(Rest.json(Rest.get(port, "/management/v1/namespaces/robots/dropped-tables")).get("dropped-tables")).isEmpty();
-            assertThat(Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{}").statusCode())
-                    .as("nothing left to undrop").isEqualTo(404);
+            HttpResponse<String> none = Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{}");
+            assertThat(none.statusCode()).as("nothing left to undrop").isEqualTo(404);
+            assertThat(none.body()).contains("NoSuchTableException");
             assertThat(Rest.post(port, "/management/v1/namespaces/robots/dropped-tables/episodes/undrop", "{\"bogus\":1}").statusCode())
                     .isEqualTo(400);
         }

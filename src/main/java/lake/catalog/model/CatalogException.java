@@ -29,10 +29,19 @@ public abstract sealed class CatalogException extends RuntimeException {
     }
 
     /** The namespace, table or tombstone does not exist. 404. */
-    public static final class NotFound extends CatalogException {
+    public static sealed class NotFound extends CatalogException {
         public NotFound(String message) { super(message); }
         @Override public String code() { return "not_found"; }
         @Override public int httpStatus() { return 404; }
+    }
+
+    /**
+     * The namespace itself does not exist (not only the table or tombstone in it): the same code
+     * and status, told apart by type where a face answers the two differently (Iceberg's
+     * {@code NoSuchNamespaceException} against {@code NoSuchTableException}).
+     */
+    public static final class NoNamespace extends NotFound {
+        public NoNamespace(String ns) { super("namespace '" + ns + "' does not exist"); }
     }
 
     /** The namespace, table or tombstone to create exists already. 409. */
