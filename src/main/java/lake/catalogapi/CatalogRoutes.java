@@ -111,21 +111,21 @@ public final class CatalogRoutes {
         if (n == 7 && s.get(6).equals("purge")) {
             // Its files deleted by the leader's purge worker now, its retention notwithstanding.
             if (method != HttpMethod.POST) throw notAllowed(method, rawPath);
-            JsonObject p = new JsonObject()
-                    .put("namespace", HttpInput.pathSegment(s.get(3), "namespace in the path"))
-                    .put("name", HttpInput.pathSegment(s.get(4), "table name in the path"))
-                    .put("incarnation_id", HttpInput.pathSegment(s.get(5), "incarnation id in the path"));
-            return noQuery(uri, "POST /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}/purge", new Route(Ops.PURGE_TABLE, p, false));
+            return noQuery(uri, "POST /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}/purge", new Route(Ops.PURGE_TABLE, tombstone(s), false));
         }
         if (n == 6) {
             if (method != HttpMethod.DELETE) throw notAllowed(method, rawPath);
-            JsonObject p = new JsonObject()
-                    .put("namespace", HttpInput.pathSegment(s.get(3), "namespace in the path"))
-                    .put("name", HttpInput.pathSegment(s.get(4), "table name in the path"))
-                    .put("incarnation_id", HttpInput.pathSegment(s.get(5), "incarnation id in the path"));
-            return noQuery(uri, "DELETE /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}", new Route(Ops.PURGE_TOMBSTONE, p, false));
+            return noQuery(uri, "DELETE /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}", new Route(Ops.PURGE_TOMBSTONE, tombstone(s), false));
         }
         throw notFound(method, rawPath);
+    }
+
+    /** The tombstone a {@code /v1/catalog/tombstones/{ns}/{name}/{incarnation_id}…} path names, each segment checked. */
+    private static JsonObject tombstone(List<String> s) {
+        return new JsonObject()
+                .put("namespace", HttpInput.pathSegment(s.get(3), "namespace in the path"))
+                .put("name", HttpInput.pathSegment(s.get(4), "table name in the path"))
+                .put("incarnation_id", HttpInput.pathSegment(s.get(5), "incarnation id in the path"));
     }
 
     /** The body an operation gets: the path's fields, plus the request body's, none of them twice. */

@@ -82,35 +82,38 @@ final class Management {
 
     /** A purge request's body: which incarnation ({@code null}: the name's only dropped one). */
     private static String purgeBody(IcebergRequest r) throws java.io.IOException {
-        byte[] body = r.body();
-        if (body.length == 0) return null;
-        JsonNode b = IcebergRouter.JSON.readTree(body);
-        if (b == null || !b.isObject()) throw new IllegalArgumentException("Invalid purge request: the body must be a JSON object");
-        for (var it = b.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!f.equals("incarnation-id")) throw new IllegalArgumentException("Invalid purge request: unknown field " + f);
-        }
-        JsonNode inc = b.get("incarnation-id");
-        if (inc != null && !inc.isTextual()) throw new IllegalArgumentException("Invalid purge request: incarnation-id must be a string");
-        return inc == null ? null : inc.asText();
+        JsonNode b = body(r, "purge", Set.of("incarnation-id"));
+        return b == null ? null : incarnation(b, "purge");
     }
 
     /** An undrop's body: which incarnation, and where it goes back (its own name by default). */
     private record Undrop(String incarnationId, TableIdentifier destination) {}
 
     private static Undrop undropBody(IcebergRequest r, TableIdentifier from) throws java.io.IOException {
+        JsonNode b = body(r, "undrop", Set.of("incarnation-id", "destination"));
+        if (b == null) return new Undrop(null, from);
+        TableIdentifier to = b.get("destination") == null ? from : TableIdentifierParser.fromJson(b.get("destination"));
+        return new Undrop(incarnation(b, "undrop"), to);
+    }
+
+    /** A {@code what} request's body as a JSON object of only {@code fields}; {@code null} when it is empty. */
+    private static JsonNode body(IcebergRequest r, String what, Set<String> fields) throws java.io.IOException {
         byte[] body = r.body();
-        if (body.length == 0) return new Undrop(null, from);
+        if (body.length == 0) return null;
         JsonNode b = IcebergRouter.JSON.readTree(body);
-        if (b == null || !b.isObject()) throw new IllegalArgumentException("Invalid undrop request: the body must be a JSON object");
+        if (b == null || !b.isObject()) throw new IllegalArgumentException("Invalid " + what + " request: the body must be a JSON object");
         for (var it = b.fieldNames(); it.hasNext(); ) {
             String f = it.next();
-            if (!Set.of("incarnation-id", "destination").contains(f)) throw new IllegalArgumentException("Invalid undrop request: unknown field " + f);
+            if (!fields.contains(f)) throw new IllegalArgumentException("Invalid " + what + " request: unknown field " + f);
         }
+        return b;
+    }
+
+    /** The body's {@code incarnation-id}, a string when present. */
+    private static String incarnation(JsonNode b, String what) {
         JsonNode inc = b.get("incarnation-id");
-        if (inc != null && !inc.isTextual()) throw new IllegalArgumentException("Invalid undrop request: incarnation-id must be a string");
-        TableIdentifier to = b.get("destination") == null ? from : TableIdentifierParser.fromJson(b.get("destination"));
-        return new Undrop(inc == null ? null : inc.asText(), to);
+        if (inc != null && !inc.isTextual()) throw new IllegalArgumentException("Invalid " + what + " request: incarnation-id must be a string");
+        return inc == null ? null : inc.asText();
     }
 
     static void authorize(IcebergRequest r, IcebergAccess access, String op) throws java.io.IOException {
