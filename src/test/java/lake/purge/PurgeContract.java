@@ -385,6 +385,13 @@ public abstract class PurgeContract {
             assertThat(purge("copy").get("message").asText()).contains("was not assigned to this table");
             assertThat(objects(t.location())).isEqualTo(files);
 
+            for (String[] bad : new String[][] {{"{\"bogus\":1}", "unknown field bogus"}, {"{\"incarnation-id\":5}", "incarnation-id must be a string"},
+                    {"[]", "must be a JSON object"}}) {
+                HttpResponse<String> refused = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/t/purge", bad[0]);
+                assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+                assertThat(refused.body()).contains("Invalid purge request", bad[1]);
+            }
+            assertThat(state("t")).as("a refused request changes nothing").isEqualTo("refused");
             HttpResponse<String> again = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/t/purge", "{}");
             assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
             assertThat(json(again).get("state").asText()).isEqualTo("queued");
