@@ -65,16 +65,24 @@ public final class PurgeTableSetup {
             String prefix = location.substring(("s3://" + bucket + "/").length());
             ExecutorService pool = Executors.newFixedThreadPool(32);
             byte[] body = {1, 2, 3};
+            boolean fill = "1".equals(System.getenv("LAKE_MOTO_BENCH_FILL"));
             for (int from = 0; from < files; from += perCommit) {
                 int to = Math.min(files, from + perCommit);
                 List<Future<String>> written = new ArrayList<>();
+                List<String> keys = new ArrayList<>();
                 for (int i = from; i < to; i++) {
                     String key = prefix + "/data/f-" + String.format("%07d", i) + ".parquet";
+                    if (fill) {
+                        keys.add(key);
+                        written.add(java.util.concurrent.CompletableFuture.completedFuture("s3://" + bucket + "/" + key));
+                        continue;
+                    }
                     written.add(pool.submit(() -> {
                         s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(body));
                         return "s3://" + bucket + "/" + key;
                     }));
                 }
+                if (fill) fill(endpoint, bucket, keys);
                 AppendFiles append = big.newFastAppend();
                 for (Future<String> w : written) {
                     append.appendFile(DataFiles.builder(PartitionSpec.unpartitioned()).withPath(w.get()).withFormat(FileFormat.PARQUET)
@@ -84,14 +92,31 @@ public final class PurgeTableSetup {
                 System.err.println("purge-setup: " + to + " data files appended");
             }
             List<Future<?>> peer = new ArrayList<>();
+            List<String> peerKeys = new ArrayList<>();
             for (int i = 0; i < peerFiles; i++) {
                 String key = "peer/p-" + String.format("%07d", i);
-                peer.add(pool.submit(() -> s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(body))));
+                if (fill) peerKeys.add(key);
+                else peer.add(pool.submit(() -> s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(body))));
             }
+            for (int i = 0; i < peerKeys.size(); i += 10_000) fill(endpoint, bucket, peerKeys.subList(i, Math.min(peerKeys.size(), i + 10_000)));
             for (Future<?> w : peer) w.get();
             if (peerFiles > 0) System.err.println("purge-setup: " + peerFiles + " peer objects written");
             pool.shutdown();
             System.out.println(location);
+        }
+    }
+
+    /** Writes {@code keys} into moto's backend through the bench-only fill route (moto_server.py, {@code BenchFill}). */
+    private static void fill(String endpoint, String bucket, List<String> keys) throws Exception {
+        StringBuilder json = new StringBuilder("{\"bucket\":\"").append(bucket).append("\",\"keys\":[");
+        for (int i = 0; i < keys.size(); i++) json.append(i == 0 ? "" : ",").append('"').append(keys.get(i)).append('"');
+        json.append("]}");
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build()
+                .send(java.net.http.HttpRequest.newBuilder(URI.create(endpoint + "/_lake_bench/fill"))
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.toString())).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200 || !r.body().contains("\"written\": " + keys.size())) {
+            throw new IllegalStateException("the fill route answered " + r.statusCode() + ": " + r.body());
         }
     }
 }
