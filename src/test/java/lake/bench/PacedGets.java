@@ -20,12 +20,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code RESULT label req_per_s p50_ms p99_ms requests non2xx connect_err read_err write_err status_err timeouts sampled bad}.
  *
  * <p>Usage: {@code PacedGets PORT PATH RATE SECONDS LABEL EXPECT} (EXPECT: a string every 16th
- * 2xx body must hold). It runs 3 s more than SECONDS, first, unrecorded.
+ * 2xx body must hold). It runs 5 s more than SECONDS, first, unrecorded; when the measured
+ * window begins it says {@code paced LABEL: measuring} on stderr.
  */
 public final class PacedGets {
     /** 10 µs buckets up to 10 s; a later answer counts in the last. */
     private static final int BUCKETS = 1_000_000;
-    private static final int WARM_S = 3;
+    private static final int WARM_S = 5;
 
     private PacedGets() {}
 
@@ -51,6 +52,8 @@ public final class PacedGets {
         long total = (long) rate * (seconds + WARM_S);
         AtomicLong answered = new AtomicLong();
         AtomicLong recorded = new AtomicLong();
+        // Each second's slowest request (from when it was due): where in the run a stall fell.
+        java.util.concurrent.atomic.AtomicLongArray worst = new java.util.concurrent.atomic.AtomicLongArray(seconds + WARM_S);
         CompletableFuture<Void> done = new CompletableFuture<>();
         long start = System.nanoTime();
         long[] issued = {0};
@@ -59,6 +62,8 @@ public final class PacedGets {
             long due = Math.min(total, (now - start) * rate / 1_000_000_000L);
             while (issued[0] < due) {
                 long n = issued[0]++;
+                // Said once, when the first measured request is due: a script starts what it measures after it.
+                if (n == warm) System.err.println("paced " + label + ": measuring");
                 long dueAt = start + n * 1_000_000_000L / rate;
                 client.request(HttpMethod.GET, port, "127.0.0.1", path)
                         .compose(req -> req.send())
@@ -75,6 +80,8 @@ public final class PacedGets {
                             if (ar.failed()) errors.incrementAndGet();
                             if (n >= warm) {
                                 long micros = (System.nanoTime() - dueAt) / 1_000;
+                                int second = (int) ((dueAt - start) / 1_000_000_000L);
+                                if (second < worst.length()) worst.accumulateAndGet(second, micros, Math::max);
                                 histogram.incrementAndGet((int) Math.min(BUCKETS, micros / 10));
                                 recorded.incrementAndGet();
                             }
@@ -88,6 +95,9 @@ public final class PacedGets {
         } catch (java.util.concurrent.TimeoutException notAll) {
             // Reported below: requests = the answers received, and the rest as timeouts.
         }
+        StringBuilder timeline = new StringBuilder();
+        for (int i = WARM_S; i < worst.length(); i++) timeline.append(i == WARM_S ? "" : " ").append(worst.get(i) / 1000);
+        System.err.println("paced " + label + ": slowest request of each second, ms: " + timeline);
         double wallS = seconds;
         long n = recorded.get();
         System.out.printf("RESULT %s %.1f %.3f %.3f %d %d %d %d %d %d %d %d %d%n", label, n / wallS,
