@@ -252,6 +252,30 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /**
+     * Live tables other than {@code self} (of any engine) whose location or current metadata file
+     * lies under {@code location}, at most ten, as {@code ns.name}: {@code register} can point a
+     * table at another's files, and neither a purge nor an orphan sweep may delete them.
+     */
+    public List<String> sharersOf(String location, TableIdentifier self) {
+        PurgeIO under = new PurgeIO(io, location);
+        String selfNs = ns(self.namespace());
+        String selfName = IcebergNames.name(self.name());
+        lake.catalog.PurgeQueue tables = new lake.catalog.PurgeQueue(catalog);
+        List<String> found = new ArrayList<>();
+        String from = null;
+        do {
+            Catalog.TablePage page = read(tables.liveTables(from, 1000));
+            for (Table t : page.tables()) {
+                if (t.namespace().equals(selfNs) && t.name().equals(selfName)) continue;
+                Registration r = t.registration();
+                if (under.inside(r.location() + "/x") || r.metadataLocation().map(under::inside).orElse(false)) found.add(t.namespace() + "." + t.name());
+            }
+            from = page.continuation();
+        } while (from != null && found.size() < 10);
+        return found;
+    }
+
+    /**
      * Deletes confined to {@code location} when it has the shape the catalog assigns and no table
      * or view claims it or ever did (claims are never removed): a directory the catalog handed to a
      * create that never committed (an abandoned staged create); {@code null} for any other.

@@ -116,6 +116,14 @@ public final class OrphanSweep {
                     + " so the files there need not be its own; sweep it with your own credentials");
         }
         while (own.endsWith("/")) own = own.substring(0, own.length() - 1);
+        // A table registered at this one's files commits under this location too: what its metadata
+        // names is not in this table's references, and would be reported and deleted as orphans.
+        List<String> sharing = catalog.sharersOf(own, id);
+        if (!sharing.isEmpty()) {
+            throw new IllegalArgumentException("Cannot sweep " + id + " for orphan files: its location " + own + " is shared with live table(s) "
+                    + String.join(", ", sharing) + " (registered there, or with files there), whose files its metadata does not name:"
+                    + " nothing reported or deleted");
+        }
         String nameDir = own.substring(0, own.lastIndexOf('/') + 1);
         long cutoff = wallMillis.getAsLong() - olderThanMs;
 

@@ -43,9 +43,11 @@ final class References {
     /**
      * A location in one spelling, so a reference and a listed file compare equal: the local file
      * system's {@code file:/a}, {@code file:///a} and {@code /a} are all {@code /a} (normalized);
-     * object-store locations as they are.
+     * {@code s3a://} and {@code s3n://} are {@code s3://}; other object-store locations as they are.
      */
     static String spelling(String location) {
+        // Hadoop's s3a: and s3n: name the same objects as s3: (Iceberg's DeleteOrphanFiles equates them too).
+        if (location.startsWith("s3a://") || location.startsWith("s3n://")) return "s3://" + location.substring("s3a://".length());
         String p = location;
         if (p.startsWith("file://")) p = p.substring("file://".length());
         else if (p.startsWith("file:")) p = p.substring("file:".length());

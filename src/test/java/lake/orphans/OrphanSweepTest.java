@@ -274,6 +274,38 @@ class OrphanSweepTest {
         assertThat(JSON.readTree(get.body()).at("/error/message").asText()).contains("Method GET is not allowed");
     }
 
+    /**
+     * {@code register} can point a second table at this one's metadata; that table then commits
+     * under this location, and its files are not in this table's references. Sweeping this table
+     * is refused, naming the sharer, and nothing is reported or deleted: the sharer still loads
+     * and plans its files, even with the safety age long past.
+     */
+    @Test
+    void sweepRefusesALocationAnotherLiveTableShares() throws Exception {
+        Table t = client.createTable(EPISODES, SCHEMA);
+        t.newFastAppend().appendFile(dataFile(write(t, t.locationProvider().newDataLocation("a.parquet")))).commit();
+        t.refresh();
+        String metadata = ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+        HttpResponse<String> registered = call("POST", "/iceberg/v1/namespaces/robots/register",
+                "{\"name\":\"copy\",\"metadata-location\":\"" + metadata + "\"}");
+        assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+        Table copy = client.loadTable(TableIdentifier.of("robots", "copy"));
+        copy.newFastAppend().appendFile(dataFile(write(copy, copy.locationProvider().newDataLocation("copy-only.parquet")))).commit();
+        List<String> before = files(t.location());
+        clock.advanceWall(4 * DAY);
+
+        HttpResponse<String> r = sweep("{\"delete\":true}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(JSON.readTree(r.body()).at("/error/message").asText()).contains("shared with live table(s) robots.copy", "nothing reported or deleted");
+        assertThat(files(t.location())).as("every file under the location").isEqualTo(before);
+        Table again = client.loadTable(TableIdentifier.of("robots", "copy"));
+        try (var tasks = again.newScan().planFiles()) {
+            List<String> planned = new ArrayList<>();
+            tasks.forEach(task -> planned.add(task.file().location()));
+            assertThat(planned).as("the sharer plans both its files, each still there").hasSize(2).allMatch(f -> Files.exists(local(f)));
+        }
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     private HttpResponse<String> sweep(String body) throws Exception {
