@@ -86,12 +86,12 @@ public final class Catalog {
         this.snapshotPage = snapshotPage;
     }
 
-    /** Where this catalog places tables: the configured root without trailing slashes. */
     /** The port this catalog reads and writes through. */
     public CatalogPort port() {
         return port;
     }
 
+    /** Where this catalog places tables: the configured root without trailing slashes. */
     public String root() {
         return catalogRoot;
     }
@@ -751,7 +751,7 @@ public final class Catalog {
                 String jobKey = CatalogKeys.purgeJob(ns, name, tomb.value().incarnation());
                 PurgeJob queued = job.map(b -> PurgeJob.parse(jobKey, b)).orElse(null);
                 if (queued != null && queued.state() == PurgeJob.State.PURGING) {
-                    return Future.failedFuture(new CatalogException.AlreadyExists("the dropped table '" + ns + "." + name
+                    return Future.failedFuture(new CatalogException.BeingPurged("the dropped table '" + ns + "." + name
                             + "' is being purged (" + queued.deleted() + " file(s) deleted so far, batches claimed by epoch "
                             + Long.toUnsignedString(queued.epoch()) + "): it can no longer be undropped"));
                 }

@@ -133,9 +133,15 @@ public final class PurgeQueue {
         });
     }
 
-    /** When a tombstone's retention ends; {@code null} for one written before drops were timed. */
+    /**
+     * When a tombstone's retention ends; {@code null} when it never ends by itself: a drop from
+     * before drops were timed, or a retention so long its end is past what a long holds (a
+     * "keep forever" setting such as {@link Long#MAX_VALUE}, for a legal hold).
+     */
     public static Long expiresMs(Tombstone t, long retentionMs) {
-        return t.droppedMs() == null ? null : t.droppedMs() + retentionMs;
+        if (t.droppedMs() == null) return null;
+        long end = t.droppedMs() + retentionMs;
+        return end < t.droppedMs() ? null : end; // both are non-negative: a sum below either overflowed
     }
 
     /** The job's tombstone as stored now, if it still exists. */

@@ -202,6 +202,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
             if (e.getCause() instanceof CatalogException.NoNamespace) throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
             throw new NoSuchTableException("%s", e.getMessage());
         } catch (AlreadyExistsException e) {
+            if (e.getCause() instanceof CatalogException.BeingPurged purging) throw new AlreadyExistsException(purging, "%s", purging.getMessage());
             throw new AlreadyExistsException("Table already exists: %s; undrop under another name", to);
         }
         return tableMetadata(restored.registration().metadataLocation().orElseThrow());
@@ -810,7 +811,6 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return read(catalog.idempotencyRecord(key));
     }
 
-    /** Deletes up to {@code limit} expired idempotency records; how many went. */
     /** Queues the purge of the dropped table {@code id} now ({@code incarnationId} null: its only dropped incarnation). */
     public lake.catalog.model.PurgeJob requestPurge(TableIdentifier id, String incarnationId) {
         return write(new lake.catalog.PurgeQueue(catalog).request(ns(id.namespace()), IcebergNames.name(id.name()), incarnationId));
@@ -826,6 +826,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return read(new lake.catalog.PurgeQueue(catalog).retentionMs(ns(namespace), defaultMs));
     }
 
+    /** Deletes up to {@code limit} expired idempotency records; how many went. */
     public int purgeIdempotencyRecords(java.util.function.Predicate<byte[]> expired, int limit) {
         return write(catalog.purgeIdempotencyRecords(expired, limit));
     }

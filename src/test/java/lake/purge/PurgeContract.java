@@ -309,6 +309,47 @@ public abstract class PurgeContract {
     }
 
     /**
+     * Once a batch is claimed its files may be gone, and the claim's delete is not itself fenced:
+     * a leader paused between claim and delete deletes when it wakes. So an undrop is refused
+     * from the first claim on (`409`, naming the purge), writes nothing, and the purge goes on to
+     * the end: the table is never restored with files missing.
+     */
+    @Test
+    void undropIsRefusedOnceABatchIsClaimed() throws Exception {
+        h.close();
+        h = new NodeHarness();
+        HeldClaims held = new HeldClaims(HeldClaims::isProgress);
+        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
+                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        assertThat(h.campaign(a).isLeader()).isTrue();
+        try (RESTCatalog c = client(a)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+            for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
+            t.refresh();
+
+            held.armed.set(true);
+            assertThat(call(a, "DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> held.claim.isPresent());
+            JsonNode tombstone = tombstones(a).get(0);
+            JsonNode job = json(call(a, "GET", "/v1/catalog/purges", null)).get("purges").get(0);
+            assertThat(job.get("state").asText()).as("the first batch claimed, its files deleted, its record held").isEqualTo("purging");
+
+            HttpResponse<String> undrop = call(a, "POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/t/undrop", "{}");
+            assertThat(undrop.statusCode()).as(undrop.body()).isEqualTo(409);
+            assertThat(undrop.body()).contains("being purged");
+            HttpResponse<String> lake = call(a, "POST", "/v1/namespaces/robots/tables/t/undrop", "{}");
+            assertThat(lake.statusCode()).as(lake.body()).isEqualTo(409);
+            assertThat(tombstones(a)).as("the tombstone, unchanged").containsExactly(tombstone);
+            assertThat(c.tableExists(TableIdentifier.of("robots", "t"))).isFalse();
+
+            assertThat(held.release().applied()).as("the held record, once released").isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(t.location()).isEmpty() && tombstones(a).isEmpty());
+            assertThat(c.tableExists(TableIdentifier.of("robots", "t"))).isFalse();
+        }
+    }
+
+    /**
      * Files a table's metadata names outside its location (an append of another table's files) are
      * never deleted, and the purge says how many it left: counted by every batch into the job, so
      * the {@code tombstone_purged} event's {@code files_left} is the whole purge's, not its last

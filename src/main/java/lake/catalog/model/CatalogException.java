@@ -45,10 +45,19 @@ public abstract sealed class CatalogException extends RuntimeException {
     }
 
     /** The namespace, table or tombstone to create exists already. 409. */
-    public static final class AlreadyExists extends CatalogException {
+    public static sealed class AlreadyExists extends CatalogException {
         public AlreadyExists(String message) { super(message); }
         @Override public String code() { return "already_exists"; }
         @Override public int httpStatus() { return 409; }
+    }
+
+    /**
+     * A dropped table whose purge has claimed a batch (files may be gone) cannot be undropped,
+     * under any name: the same code and status as {@link AlreadyExists}, told apart by type so a
+     * face never advises another name.
+     */
+    public static final class BeingPurged extends AlreadyExists {
+        public BeingPurged(String message) { super(message); }
     }
 
     /** A location the catalog assigned to one table, asked for by another: assigned once, ever. 409. */
