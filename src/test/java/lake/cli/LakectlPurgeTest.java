@@ -101,6 +101,34 @@ class LakectlPurgeTest {
         assertThat(admin("table", "purges").rows()).extracting(r -> r.get(1)).containsExactly("TABLE", "episodes", "frames");
     }
 
+    /**
+     * {@code table undrop} restores the dropped incarnation (the same id), and says why when it
+     * cannot: exit 1 while the name is taken (give {@code --to-name}), exit 2 when the name was
+     * dropped more than once (give {@code --incarnation}); {@code --to-name} restores under another name.
+     */
+    @Test
+    void tableUndropRestoresTheIncarnationAndSaysWhyWhenItCannot() {
+        admin("ns", "create", "robots");
+        String first = table("episodes");
+        admin("table", "drop", "robots", "episodes");
+        String second = table("episodes");
+
+        Run taken = lakectl(ADMIN, "table", "undrop", "robots", "episodes", "--incarnation", first);
+        assertThat(taken.exit()).as(taken.err()).isEqualTo(1);
+        assertThat(taken.err()).contains("robots");
+        admin("table", "drop", "robots", "episodes");
+        Run ambiguous = lakectl(ADMIN, "table", "undrop", "robots", "episodes");
+        assertThat(ambiguous.exit()).as(ambiguous.err()).isEqualTo(2);
+
+        assertThat(admin("table", "undrop", "robots", "episodes", "--incarnation", first).out())
+                .isEqualTo("undropped table robots/episodes (incarnation " + first + ")\n");
+        JsonObject other = new JsonObject(admin("-o", "json", "table", "undrop", "robots", "episodes", "--incarnation", second,
+                "--to-name", "episodes2").out());
+        assertThat(other.getString("name")).isEqualTo("episodes2");
+        assertThat(other.getJsonObject("registration").getString("incarnation_id")).as("the same incarnation, under another name").isEqualTo(second);
+        assertThat(admin("table", "dropped").rows()).as("nothing left dropped: the header only").hasSize(1);
+    }
+
     @Test
     void tablePurgeQueuesADroppedTableAndDroppedShowsWhenItExpires() {
         admin("ns", "create", "robots");
