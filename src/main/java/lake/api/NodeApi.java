@@ -148,7 +148,8 @@ public final class NodeApi {
         waiting = config.waiting();
         catalog = new CatalogApi(vertx, reads, writer, config.catalogRoot(), clock, watch, config.lifecycle().tableRetentionMs());
         iceberg = config.iceberg();
-        purger = iceberg == null ? null : new lake.purge.PurgeWorker(context, iceberg.io(), config.catalogRoot(), config.lifecycle(),
+        // Without a warehouse FileIO the worker still runs: it refuses each job, saying why (the tombstone stays listed).
+        purger = new lake.purge.PurgeWorker(context, iceberg == null ? null : iceberg.io(), config.catalogRoot(), config.lifecycle(),
                 new lake.purge.PurgeWorker.Meters() {
                     @Override public void deleted(long files) { metrics.purgeDeleted(files); }
                     @Override public void batch() { metrics.purgeBatch(); }
@@ -797,12 +798,11 @@ public final class NodeApi {
     private static final int PURGE_BATCHES = 16;
 
     /**
-     * One pass of the purge worker on the leader (nothing on a follower, or without a warehouse):
+     * One pass of the purge worker on the leader (nothing on a follower):
      * tables whose retention ended queued, then queued purges worked on, every write fenced with
      * the epoch this node leads in now. The node's {@code ApiVerticle} runs it periodically.
      */
     public Future<lake.purge.PurgeWorker.Pass> purgePass() {
-        if (purger == null) return Future.succeededFuture(lake.purge.PurgeWorker.Pass.NONE);
         if (!leadership.isLeader()) {
             purger.forget(); // a follower keeps no table's file names: a next term names them again
             return Future.succeededFuture(lake.purge.PurgeWorker.Pass.NONE);

@@ -72,6 +72,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     private final MetadataCache<TableMetadata> tables;
     private final MetadataCache<ViewMetadata> views;
     private final long timeoutMs;
+    private final Sharers sharers;
 
     /** An Iceberg catalog over {@code catalog}, whose root is its warehouse. */
     public IcebergCatalog(Catalog catalog, FileIO io, MetadataCache<TableMetadata> tables,
@@ -82,6 +83,7 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         this.tables = tables;
         this.views = views;
         this.timeoutMs = timeoutMs;
+        this.sharers = new Sharers(io);
         initialize("lake", Map.of());
     }
 
@@ -253,27 +255,26 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /**
-     * Live tables other than {@code self} (of any engine) whose location or current metadata file
-     * lies under {@code location}, at most ten, as {@code ns.name}: {@code register} can point a
-     * table at another's files, and neither a purge nor an orphan sweep may delete them.
+     * What every live table and view uses, to ask which use files under a location
+     * ({@link Sharers.Index#under}): {@code register} can point a table at another's files, and a
+     * table with {@code gc.enabled=false} can name them; neither a purge nor an orphan sweep may
+     * delete them. Reads every live registration, page by page.
      */
-    public List<String> sharersOf(String location, TableIdentifier self) {
-        PurgeIO under = new PurgeIO(io, location);
-        String selfNs = ns(self.namespace());
-        String selfName = IcebergNames.name(self.name());
+    public Sharers.Index liveUses() {
+        Sharers.Index index = sharers.index();
         lake.catalog.PurgeQueue tables = new lake.catalog.PurgeQueue(catalog);
-        List<String> found = new ArrayList<>();
         String from = null;
         do {
-            Catalog.TablePage page = read(tables.liveTables(from, 1000));
-            for (Table t : page.tables()) {
-                if (t.namespace().equals(selfNs) && t.name().equals(selfName)) continue;
-                Registration r = t.registration();
-                if (under.inside(r.location() + "/x") || r.metadataLocation().map(under::inside).orElse(false)) found.add(t.namespace() + "." + t.name());
-            }
+            Catalog.TablePage page = read(tables.liveTables(from, lake.catalog.PurgeQueue.MAX_PAGE));
+            index.add(page.tables());
             from = page.continuation();
-        } while (from != null && found.size() < 10);
-        return found;
+        } while (from != null);
+        return index;
+    }
+
+    /** The catalog's directory generation, which every create, register and drop rewrites; empty before the first. */
+    public Optional<String> generation() {
+        return read(catalog.currentGeneration());
     }
 
     /**

@@ -2,7 +2,10 @@ package lake.orphans;
 
 import lake.catalog.model.Registration;
 import lake.iceberg.IcebergCatalog;
+import lake.iceberg.IcebergNames;
+import lake.iceberg.Sharers;
 import lake.iceberg.files.PurgeIO;
+import lake.iceberg.files.TableFiles;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -15,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
@@ -107,6 +111,11 @@ public final class OrphanSweep {
      * by the node's clock, and with {@code delete} deletes exactly those reported.
      */
     public Report sweep(TableIdentifier id, long olderThanMs, boolean delete) {
+        return sweep(id, olderThanMs, delete, catalog.liveUses());
+    }
+
+    /** {@link #sweep(TableIdentifier, long, boolean)} against {@code live}, what every live table used when it was read. */
+    private Report sweep(TableIdentifier id, long olderThanMs, boolean delete, Sharers.Index live) {
         if (olderThanMs < floorMs) throw new IllegalArgumentException("older-than-ms " + olderThanMs + " is below the safety minimum " + floorMs);
         Registration before = table(id);
         String own = IcebergCatalog.assignedLocation(before);
@@ -116,13 +125,20 @@ public final class OrphanSweep {
                     + " so the files there need not be its own; sweep it with your own credentials");
         }
         while (own.endsWith("/")) own = own.substring(0, own.length() - 1);
-        // A table registered at this one's files commits under this location too: what its metadata
-        // names is not in this table's references, and would be reported and deleted as orphans.
-        List<String> sharing = catalog.sharersOf(own, id);
+        // As Iceberg's DeleteOrphanFiles: a table that disables garbage collection may name files
+        // other tables own, and none of its files is deleted by the catalog.
+        if (!Sharers.gcEnabled(catalog.tableMetadata(before.metadataLocation().orElseThrow()))) {
+            throw new IllegalArgumentException("Cannot sweep " + id + " for orphan files: its gc.enabled is false (its files may be"
+                    + " other tables' too): nothing reported or deleted");
+        }
+        // A table registered at this one's files commits under this location too, and one that
+        // disables garbage collection may name files here: neither's files are in this table's
+        // references, and they would be reported and deleted as orphans.
+        List<String> sharing = live.under(own, IcebergNames.namespace(id.namespace()) + "." + IcebergNames.name(id.name()));
         if (!sharing.isEmpty()) {
             throw new IllegalArgumentException("Cannot sweep " + id + " for orphan files: its location " + own + " is shared with live table(s) "
-                    + String.join(", ", sharing) + " (registered there, or with files there), whose files its metadata does not name:"
-                    + " nothing reported or deleted");
+                    + String.join(", ", sharing) + " (registered there, with files there, or with gc.enabled=false and files here in"
+                    + " their metadata), whose files its metadata does not name: nothing reported or deleted");
         }
         String nameDir = own.substring(0, own.lastIndexOf('/') + 1);
         long cutoff = wallMillis.getAsLong() - olderThanMs;
@@ -149,7 +165,7 @@ public final class OrphanSweep {
             String dir = nameDir + rest.substring(0, slash);
             Orphan.Kind kind;
             if (dir.equals(own)) {
-                if (referenced.contains(References.spelling(f.location())) || under(f.location(), committed, own)) continue;
+                if (referenced.contains(TableFiles.spelling(f.location())) || under(f.location(), committed, own)) continue;
                 String inOwn = rest.substring(slash + 1);
                 kind = inOwn.startsWith("metadata/") && inOwn.indexOf('/', "metadata/".length()) < 0 && inOwn.endsWith(".metadata.json")
                         ? Orphan.Kind.STALE_METADATA : Orphan.Kind.UNREFERENCED_FILE;
@@ -191,6 +207,8 @@ public final class OrphanSweep {
      */
     public Round sweepAll(boolean delete, java.util.function.BooleanSupplier goOn) {
         int tables = 0, found = 0, deleted = 0, skipped = 0;
+        Optional<String> generation = catalog.generation();
+        Sharers.Index live = catalog.liveUses();
         for (org.apache.iceberg.catalog.Namespace ns : catalog.allNamespaces()) {
             if (!goOn.getAsBoolean()) break;
             List<TableIdentifier> ids;
@@ -202,7 +220,13 @@ public final class OrphanSweep {
             for (TableIdentifier id : ids) {
                 if (!goOn.getAsBoolean()) break;
                 try {
-                    Report r = sweep(id, floorMs, delete);
+                    // What live tables use is read once a round, and again after a create, register or drop.
+                    Optional<String> now = catalog.generation();
+                    if (!now.equals(generation)) {
+                        live = catalog.liveUses();
+                        generation = now;
+                    }
+                    Report r = sweep(id, floorMs, delete, live);
                     tables++;
                     found += r.orphans().size();
                     deleted += r.deleted();
@@ -223,14 +247,14 @@ public final class OrphanSweep {
     /** How many of {@code orphans} {@code io} deleted (it refuses any outside its confinement; a failed one is not counted). */
     private static int delete(PurgeIO io, List<Orphan> orphans) {
         List<String> paths = orphans.stream().map(Orphan::location).toList();
-        int refusedBefore = io.refused().size();
+        int refusedBefore = io.refusedCount();
         int failed = 0;
         try {
             io.deleteFiles(paths);
         } catch (BulkDeletionFailureException e) {
             failed = e.numberFailedObjects();
         }
-        return paths.size() - failed - (io.refused().size() - refusedBefore);
+        return paths.size() - failed - (io.refusedCount() - refusedBefore);
     }
 
     /**

@@ -7,9 +7,9 @@ import lake.catalog.PurgeQueue;
 import lake.catalog.model.PurgeJob;
 import lake.catalog.model.PurgeJob.Phase;
 import lake.catalog.model.Registration;
-import lake.catalog.model.Table;
 import lake.config.LifecycleSettings;
 import lake.iceberg.IcebergCatalog;
+import lake.iceberg.Sharers;
 import lake.iceberg.files.PurgeIO;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
@@ -65,7 +65,9 @@ public final class PurgeWorker {
     }
 
     private final Context context;
+    /** The warehouse's FileIO; {@code null} when the node has none (a catalog root Iceberg cannot write): every job is refused. */
     private final FileIO io;
+    private final Sharers sharers;
     private final String root;
     private final LifecycleSettings settings;
     private final Meters meters;
@@ -78,12 +80,14 @@ public final class PurgeWorker {
     private record Named(String jobKey, long epoch, Phase phase, List<String> files) {}
 
     /**
-     * @param io   the warehouse's FileIO (listing: {@link SupportsPrefixOperations})
+     * @param io   the warehouse's FileIO (listing: {@link SupportsPrefixOperations}); {@code null} when
+     *             the node has none, and then every job is refused, saying why
      * @param root the catalog root, under which lake tables' incarnation directories are
      */
     public PurgeWorker(Context context, FileIO io, String root, LifecycleSettings settings, Meters meters) {
         this.context = context;
         this.io = io;
+        this.sharers = io == null ? null : new Sharers(io);
         this.root = root;
         this.settings = settings;
         this.meters = meters;
@@ -142,20 +146,27 @@ public final class PurgeWorker {
         return queue.tombstone(j).compose(tomb -> {
             if (tomb.isEmpty()) return queue.discard(e).mapEmpty(); // purged by hand: nothing of the table is left to guard
             Registration reg = tomb.get().tombstone().registration();
+            if (io == null) {
+                return refuse(queue, e, "the catalog root " + root + " has no FileIO on this node (the node deletes files in file: and s3://"
+                        + " warehouses only): delete " + reg.location() + " with your own credentials, then purge the tombstone", tally);
+            }
             String location = ownLocation(reg);
             if (location == null) {
                 return refuse(queue, e, "location " + reg.location() + " was not assigned to this table by the catalog (named at its"
                         + " creation, registered, or from before assignments): its files are not deleted with the node's rights;"
                         + " delete them with your own credentials, then purge the tombstone", tally);
             }
-            return sharers(queue, location, null, new ArrayList<>()).compose(sharing -> {
+            return index(queue, sharers.index(), null).compose(live -> {
+                List<String> sharing = live.under(location, null);
                 if (!sharing.isEmpty()) {
                     return refuse(queue, e, "location " + location + " is shared with live table(s) " + String.join(", ", sharing)
-                            + " (registered there, or with files there): nothing was deleted; drop or move them, then request the purge again", tally);
+                            + " (registered there, with files there, or with gc.enabled=false and files of this table in their"
+                            + " metadata): nothing more is deleted; drop or move them, then request the purge again", tally);
                 }
                 Job job = new Job(queue, tomb.get(), new PurgeIO(io, location), location, reachableFrom(reg), epoch, maxBatches, tally);
                 Phase phase = job.metadata == null ? Phase.LISTING : j.phase();
-                return phase(job, e, phase, phase == j.phase() ? j.after() : null);
+                return phase(job, e, phase, phase == j.phase() ? j.after() : null).recover(t -> t instanceof KeptUnknown unknown
+                        ? refuse(queue, e, unknown.getMessage(), tally) : Future.failedFuture(t));
             });
         });
     }
@@ -167,6 +178,16 @@ public final class PurgeWorker {
     /** The metadata file naming an Iceberg table's files phase by phase; {@code null} for a view or a lake table (listed only). */
     private static String reachableFrom(Registration reg) {
         return IcebergCatalog.TABLE_ENGINE.equals(reg.engine()) ? reg.metadataLocation().orElse(null) : null;
+    }
+
+    /**
+     * The metadata file of an Iceberg table whose purge must choose its listing could not be read:
+     * whether its data files are its own ({@code gc.enabled}) is unknown, so the job is refused.
+     */
+    private static final class KeptUnknown extends RuntimeException {
+        KeptUnknown(String message) {
+            super(message, null, false, false);
+        }
     }
 
     /** The batches of {@code phase} after {@code from}, then the next phases'; the job finished after the listing's. */
@@ -181,12 +202,12 @@ public final class PurgeWorker {
                 // largest batch a node may be set to, right after the recorded point: those files
                 // are looked for before they are sent, so none is sent or counted twice. A listing
                 // shows only what exists anyway.
-                boolean unsure = named.phase() != Phase.LISTING && e.job().state() == PurgeJob.State.PURGING
+                boolean unsure = !named.phase().lists() && e.job().state() == PurgeJob.State.PURGING
                         && !java.util.Arrays.equals(e.bytes(), recorded.get(e.job().key()));
                 String checkThrough = unsure ? files.get(Math.min(files.size(), LifecycleSettings.MAX_BATCH_FILES) - 1) : null;
                 return batches(job, e, named.phase(), files, 0, start, checkThrough);
             }
-            if (named.phase() == Phase.LISTING) return finish(job, e);
+            if (named.phase().lists()) return finish(job, e, named.phase());
             return phase(job, e, Phase.values()[named.phase().ordinal() + 1], null);
         });
     }
@@ -194,13 +215,18 @@ public final class PurgeWorker {
     /**
      * The sorted files of {@code phase}, kept between passes of one epoch so a large table is read
      * once, not once per pass. A phase whose naming files cannot be read (a manifest gone, a
-     * metadata file that does not parse) falls back to listing, which finds every file left.
+     * metadata file that does not parse) falls back to listing, which finds every file left. A job
+     * entering its listing lists the whole location, or only its {@code metadata/} directory when
+     * the table keeps its data ({@link #listing}); one already listing goes on as its claims recorded.
      */
     private Future<Named> files(Job job, PurgeJob j, Phase phase) {
         Named kept = named;
-        if (kept != null && kept.jobKey().equals(j.key()) && kept.epoch() == job.epoch && kept.phase() == phase) return Future.succeededFuture(kept);
+        if (kept != null && kept.jobKey().equals(j.key()) && kept.epoch() == job.epoch
+                && (kept.phase() == phase || kept.phase().lists() && phase.lists())) {
+            return Future.succeededFuture(kept);
+        }
         return context.<Named>executeBlocking(() -> {
-            if (phase != Phase.LISTING) {
+            if (!phase.lists()) {
                 try {
                     return new Named(j.key(), job.epoch, phase, Reachable.files(io, job.metadata, phase));
                 } catch (RuntimeException unreadable) {
@@ -209,8 +235,27 @@ public final class PurgeWorker {
                             job.metadata, unreadable.toString(), job.location);
                 }
             }
-            return new Named(j.key(), job.epoch, Phase.LISTING, list(job.location));
+            Phase listing = j.phase().lists() ? j.phase() : listing(job, j);
+            return new Named(j.key(), job.epoch, listing, list(listing == Phase.METADATA_LISTING ? job.location + "/metadata" : job.location));
         }, false).onSuccess(n -> named = n);
+    }
+
+    /**
+     * Which listing ends a job: {@link Phase#LISTING} (the whole location), or for an Iceberg table
+     * whose metadata disables garbage collection {@link Phase#METADATA_LISTING}: its data and delete
+     * files are left, as Iceberg's {@code dropTableData} leaves them. Read from the metadata file,
+     * which only the listing deletes; one that cannot be read refuses the job ({@link KeptUnknown}).
+     */
+    private Phase listing(Job job, PurgeJob j) {
+        if (job.metadata == null) return Phase.LISTING;
+        try {
+            return Sharers.gcEnabled(org.apache.iceberg.TableMetadataParser.read(io, job.metadata)) ? Phase.LISTING : Phase.METADATA_LISTING;
+        } catch (RuntimeException unreadable) {
+            if (transientStoreFailure(unreadable)) throw unreadable;
+            throw new KeptUnknown("metadata file " + job.metadata + " cannot be read (" + unreadable.getMessage() + "), so whether the"
+                    + " table's data files are its own (gc.enabled) is unknown: nothing more is deleted; delete " + job.location
+                    + " with your own credentials, then purge the tombstone");
+        }
     }
 
     /** A failure of the store's service (throttled, timed out, unavailable), not of the table's files: worth a retry, not a fallback. */
@@ -221,10 +266,11 @@ public final class PurgeWorker {
         return false;
     }
 
-    private Future<Void> finish(Job job, PurgeQueue.Entry e) {
+    private Future<Void> finish(Job job, PurgeQueue.Entry e, Phase listing) {
         named = null;
         recorded.remove(e.job().key());
         JsonObject detail = new JsonObject().put("location", job.tomb.tombstone().registration().location());
+        if (listing == Phase.METADATA_LISTING) detail.put("kept", "data and delete files: the table's gc.enabled is false");
         // Files the metadata named outside the location, left in every pass (the job counts them: one pass sees only its own).
         if (e.job().outside() > 0) detail.put("files_left", e.job().outside());
         return job.queue.finish(e, job.tomb, detail).map(done -> {
@@ -244,7 +290,7 @@ public final class PurgeWorker {
      */
     private Future<Void> batches(Job job, PurgeQueue.Entry e, Phase phase, List<String> files, int at, String from, String checkThrough) {
         if (at >= files.size()) {
-            return phase == Phase.LISTING ? finish(job, e) : phase(job, e, Phase.values()[phase.ordinal() + 1], null);
+            return phase.lists() ? finish(job, e, phase) : phase(job, e, Phase.values()[phase.ordinal() + 1], null);
         }
         if (job.tally.batches >= job.maxBatches) return Future.succeededFuture();
         List<String> batch = files.subList(at, Math.min(files.size(), at + settings.purgeBatchFiles()));
@@ -255,7 +301,7 @@ public final class PurgeWorker {
                         e.job().namespace(), e.job().name());
                 return Future.succeededFuture();
             }
-            int refusedBefore = job.confined.refused().size();
+            int refusedBefore = job.confined.refusedCount();
             return context.executeBlocking(() -> {
                 // Files outside the location go through unlooked-for: PurgeIO refuses (and counts) them.
                 List<String> send = checkThrough == null ? batch : batch.stream()
@@ -267,10 +313,10 @@ public final class PurgeWorker {
                 job.tally.deleted += count;
                 meters.batch();
                 meters.deleted(count);
-                long outside = job.confined.refused().size() - refusedBefore;
+                long outside = job.confined.refusedCount() - refusedBefore;
                 long failed = sent.sent() - outside - count;
                 String last = batch.get(batch.size() - 1);
-                if (failed > 0 && phase == Phase.LISTING) {
+                if (failed > 0 && phase.lists()) {
                     // Files the store failed to delete (S3 answers DeleteObjects per key) must not be
                     // behind the resume point: the next listing starts after it and would never see
                     // them again. Such a batch keeps the point where it began and ends this job's
@@ -345,18 +391,10 @@ public final class PurgeWorker {
         return seg.length == 3 ? l : null;
     }
 
-    /** Live tables whose location or current metadata file lies under {@code location} (at most ten named). */
-    private Future<List<String>> sharers(PurgeQueue queue, String location, String from, List<String> found) {
-        PurgeIO under = new PurgeIO(io, location);
-        return queue.liveTables(from, TABLE_PAGE).compose(page -> {
-            for (Table t : page.tables()) {
-                Registration r = t.registration();
-                boolean shares = under.inside(r.location() + "/x") || r.metadataLocation().map(under::inside).orElse(false);
-                if (shares) found.add(t.namespace() + "." + t.name());
-            }
-            return page.continuation() == null || found.size() >= 10 ? Future.succeededFuture(found)
-                    : sharers(queue, location, page.continuation(), found);
-        });
+    /** {@code index} with every live table added, page by page (reading metadata files on a worker). */
+    private Future<Sharers.Index> index(PurgeQueue queue, Sharers.Index index, String from) {
+        return queue.liveTables(from, TABLE_PAGE).compose(page -> context.executeBlocking(() -> index.add(page.tables()), false)
+                .compose(added -> page.continuation() == null ? Future.succeededFuture(added) : index(queue, added, page.continuation())));
     }
 
     /** Drops what this worker kept of a term as leader (the files of a phase can be a large table's every path). */

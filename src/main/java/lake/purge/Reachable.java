@@ -26,13 +26,15 @@ import java.util.Map;
 final class Reachable {
     private Reachable() {}
 
-    /** The files of {@code phase} (not {@link Phase#LISTING}), read from {@code metadataLocation}; failing when a file naming them cannot be read. */
+    /** The files of {@code phase} (not a {@linkplain Phase#lists listing}), read from {@code metadataLocation}; failing when a file naming them cannot be read. */
     static List<String> files(FileIO io, String metadataLocation, Phase phase) {
         TableMetadata metadata = TableMetadataParser.read(io, metadataLocation);
         // A list sorted once, duplicates dropped after: a large table's every path is held once, not as tree nodes too.
         List<String> out = new ArrayList<>();
         switch (phase) {
             case DATA -> {
+                // A table that disables garbage collection keeps its data and delete files (Iceberg's dropTableData does too).
+                if (!lake.iceberg.Sharers.gcEnabled(metadata)) return out;
                 Map<Integer, org.apache.iceberg.PartitionSpec> specs = metadata.specsById();
                 for (ManifestFile m : TableFiles.manifests(metadata, io)) TableFiles.contents(m, io, specs, out::add);
             }
@@ -48,7 +50,7 @@ final class Reachable {
                 for (TableMetadata.MetadataLogEntry e : metadata.previousFiles()) out.add(e.file());
                 out.removeIf(metadataLocation::equals);
             }
-            case LISTING -> throw new IllegalArgumentException("the listing phase lists the location");
+            case LISTING, METADATA_LISTING -> throw new IllegalArgumentException("the listing phases list the location");
         }
         out.sort(null);
         int kept = 0;

@@ -1,5 +1,6 @@
 package lake.orphans;
 
+import lake.iceberg.files.TableFiles;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,9 +10,9 @@ class ReferencesTest {
     @Test
     void s3aAndS3nSpellTheSameObjectsAsS3() {
         String listed = "s3://bucket/wh/robots/t/0b1c/data/a.parquet";
-        assertThat(References.spelling("s3a://bucket/wh/robots/t/0b1c/data/a.parquet")).isEqualTo(References.spelling(listed));
-        assertThat(References.spelling("s3n://bucket/wh/robots/t/0b1c/data/a.parquet")).isEqualTo(References.spelling(listed));
-        assertThat(References.spelling("gs://bucket/wh/a.parquet")).as("other stores as they are").isEqualTo("gs://bucket/wh/a.parquet");
-        assertThat(References.spelling("file:///tmp/wh/../wh/a")).isEqualTo(References.spelling("/tmp/wh/a"));
+        assertThat(TableFiles.spelling("s3a://bucket/wh/robots/t/0b1c/data/a.parquet")).isEqualTo(TableFiles.spelling(listed));
+        assertThat(TableFiles.spelling("s3n://bucket/wh/robots/t/0b1c/data/a.parquet")).isEqualTo(TableFiles.spelling(listed));
+        assertThat(TableFiles.spelling("gs://bucket/wh/a.parquet")).as("other stores as they are").isEqualTo("gs://bucket/wh/a.parquet");
+        assertThat(TableFiles.spelling("file:///tmp/wh/../wh/a")).isEqualTo(TableFiles.spelling("/tmp/wh/a"));
     }
 }

@@ -441,6 +441,64 @@ public abstract class PurgeContract {
         }
     }
 
+    /**
+     * A table whose metadata disables garbage collection ({@code gc.enabled=false}, Iceberg's mark
+     * of a table whose files may be other tables' too) keeps its data files when purged, as
+     * Iceberg's own {@code dropTableData} does: its metadata files, manifest lists and manifests go
+     * (the last phase lists only its {@code metadata/} directory); its data files stay; job and
+     * tombstone go.
+     */
+    @Test
+    void gcDisabledTableKeepsItsDataFilesWhenPurged() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.buildTable(TableIdentifier.of("robots", "t"), SCHEMA).withProperty("gc.enabled", "false").create();
+            append(t, "a.parquet", "b.parquet");
+            append(t, "c.parquet");
+            t.refresh();
+            List<String> data = objects(t.location()).stream().filter(f -> f.startsWith(t.location() + "/data/")).toList();
+            assertThat(data).hasSize(3);
+            assertThat(objects(t.location() + "/metadata")).as("metadata files, manifest lists, manifests").hasSizeGreaterThanOrEqualTo(3 + 2 + 2);
+
+            HttpResponse<String> dropped = call("DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null);
+            assertThat(dropped.statusCode()).as(dropped.body()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> tombstones().isEmpty());
+            assertThat(purges()).as("the job went with the tombstone").isEmpty();
+            assertThat(objects(t.location())).as("only the data files are left").containsExactlyInAnyOrderElementsOf(data);
+        }
+    }
+
+    /**
+     * A live table with {@code gc.enabled=false} whose metadata names another table's data file
+     * (as after Spark's {@code add_files} or {@code snapshot}) blocks that table's purge: refused,
+     * naming it, nothing deleted. Once it is dropped, the purge requested again deletes the files.
+     */
+    @Test
+    void liveTableWithGcDisabledNamingTheFilesBlocksThePurge() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table a = c.createTable(TableIdentifier.of("robots", "a"), SCHEMA);
+            append(a, "shared.parquet");
+            a.refresh();
+            DataFile shared = a.currentSnapshot().addedDataFiles(a.io()).iterator().next();
+            Table b = c.buildTable(TableIdentifier.of("robots", "b"), SCHEMA).withProperty("gc.enabled", "false").create();
+            b.newFastAppend().appendFile(shared).commit();
+            List<String> files = objects(a.location());
+
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/robots/tables/a?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> state("a").equals("refused"));
+            assertThat(purge("a").get("message").asText()).contains("shared with live table(s) robots.b", "gc.enabled=false");
+            assertThat(objects(a.location())).isEqualTo(files);
+            Table stillB = c.loadTable(TableIdentifier.of("robots", "b"));
+            assertThat(stillB.currentSnapshot().addedDataFiles(stillB.io())).extracting(DataFile::location).containsExactly(shared.location());
+
+            assertThat(c.dropTable(TableIdentifier.of("robots", "b"), false)).isTrue();
+            HttpResponse<String> again = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/a/purge", "{}");
+            assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(a.location()).isEmpty());
+        }
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     /** Holds back the first purge claim sent while armed (the leader "pauses" with it in hand) until released. */

@@ -31,12 +31,20 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
      * lists (by the metadata file), statistics and earlier metadata files (by the metadata file),
      * then whatever a listing of the location still finds (the metadata file itself, files no
      * metadata names, files a batch failed to delete). A lake table's or a view's purge lists only.
-     * Jobs stored before phases existed resume by listing once a batch was claimed.
+     * A table whose metadata disables garbage collection ({@code gc.enabled=false}) keeps its data
+     * and delete files, as Iceberg's own {@code dropTableData} does: its data phase names nothing,
+     * and its last phase lists only the {@code metadata/} directory ({@link #METADATA_LISTING});
+     * which of the two listings a job does is recorded with its first claim, while the metadata
+     * file that says it still exists. Jobs stored before phases existed resume by listing once a
+     * batch was claimed.
      */
     public enum Phase {
-        DATA, MANIFESTS, MANIFEST_LISTS, METADATA, LISTING;
+        DATA, MANIFESTS, MANIFEST_LISTS, METADATA, LISTING, METADATA_LISTING;
 
         public String wire() { return name().toLowerCase(java.util.Locale.ROOT); }
+
+        /** Whether this phase lists what is left rather than naming files: the last phase of a job. */
+        public boolean lists() { return this == LISTING || this == METADATA_LISTING; }
     }
 
     public PurgeJob {

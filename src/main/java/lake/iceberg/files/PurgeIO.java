@@ -70,6 +70,11 @@ public final class PurgeIO implements FileIO, SupportsBulkOperations {
         }
     }
 
+    /** How many paths {@link #refused()} holds: what a caller takes differences of, without a copy. */
+    public int refusedCount() {
+        return refused.size();
+    }
+
     @Override
     public void deleteFile(String path) {
         if (inside(path)) io.deleteFile(path);
@@ -93,12 +98,12 @@ public final class PurgeIO implements FileIO, SupportsBulkOperations {
      * the store reported failed.
      */
     public long delete(List<String> paths) {
-        int before = refused().size();
+        int before = refusedCount();
         try {
             deleteFiles(paths);
-            return paths.size() - (refused().size() - before);
+            return paths.size() - (refusedCount() - before);
         } catch (BulkDeletionFailureException e) {
-            return paths.size() - (refused().size() - before) - e.numberFailedObjects();
+            return paths.size() - (refusedCount() - before) - e.numberFailedObjects();
         }
     }
 

@@ -36,6 +36,25 @@ public final class TableFiles {
         return new ArrayList<>(byPath.values());
     }
 
+    /**
+     * Every file {@code current} reaches, each given to {@code out} (some more than once): the
+     * metadata file and every one in its log, the statistics and partition-statistics files, every
+     * snapshot's manifest list, manifests, data and delete files.
+     */
+    public static void reached(TableMetadata current, FileIO io, Consumer<String> out) {
+        out.accept(current.metadataFileLocation());
+        for (TableMetadata.MetadataLogEntry e : current.previousFiles()) out.accept(e.file());
+        for (org.apache.iceberg.StatisticsFile s : current.statisticsFiles()) out.accept(s.path());
+        for (org.apache.iceberg.PartitionStatisticsFile s : current.partitionStatisticsFiles()) out.accept(s.path());
+        for (Snapshot snapshot : current.snapshots()) {
+            if (snapshot.manifestListLocation() != null) out.accept(snapshot.manifestListLocation());
+        }
+        for (ManifestFile m : manifests(current, io)) {
+            out.accept(m.path());
+            contents(m, io, current.specsById(), out);
+        }
+    }
+
     /** The data files a data manifest names, or the delete files a delete manifest names, each given to {@code out}. */
     public static void contents(ManifestFile manifest, FileIO io, Map<Integer, PartitionSpec> specs, Consumer<String> out) {
         try {
@@ -51,5 +70,20 @@ public final class TableFiles {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read manifest " + manifest.path(), e);
         }
+    }
+
+    /**
+     * A location in one spelling, so a reference, a listed file and a location compare equal: the
+     * local file system's {@code file:/a}, {@code file:///a} and {@code /a} are all {@code /a}
+     * (normalized); {@code s3a://} and {@code s3n://} are {@code s3://} (Hadoop's names for the same
+     * objects; Iceberg's {@code DeleteOrphanFiles} equates them too); other locations as they are.
+     */
+    public static String spelling(String location) {
+        if (location.startsWith("s3a://") || location.startsWith("s3n://")) return "s3://" + location.substring("s3a://".length());
+        String p = location;
+        if (p.startsWith("file://")) p = p.substring("file://".length());
+        else if (p.startsWith("file:")) p = p.substring("file:".length());
+        else if (!p.startsWith("/")) return location;
+        return p.startsWith("/") ? java.nio.file.Path.of(p).normalize().toString() : location;
     }
 }
