@@ -151,14 +151,14 @@ public final class PurgeQueue {
     }
 
     /**
-     * Claims one more batch, in {@code phase} after {@code from}, for the leader of {@code epoch}:
+     * Claims one more batch of at most {@code batchFiles} files, in {@code phase} after {@code from}, for the leader of {@code epoch}:
      * the job moves to {@code purging} only while it and its tombstone are exactly as read. Empty
      * when either changed (undropped, purged by hand, claimed by another leader): then nothing may
      * be deleted. The phase is recorded before its first file goes, so a next leader never looks
      * for the files of a phase done in files already deleted.
      */
-    public Future<Optional<Entry>> claim(Entry e, Dropped tomb, long epoch, PurgeJob.Phase phase, String from) {
-        PurgeJob next = e.job().claimed(epoch, phase, from);
+    public Future<Optional<Entry>> claim(Entry e, Dropped tomb, long epoch, PurgeJob.Phase phase, String from, int batchFiles) {
+        PurgeJob next = e.job().claimed(epoch, phase, from, batchFiles);
         return update(e, next, List.of(Op.checkValue(tomb.tombstone().key(), tomb.bytes())));
     }
 
@@ -168,6 +168,20 @@ public final class PurgeQueue {
      */
     public Future<Optional<Entry>> progress(Entry e, String last, long count, long outside) {
         return update(e, e.job().progressed(last, count, outside), List.of());
+    }
+
+    /**
+     * Records a batch done ({@code last}, {@code count}, {@code outside} as for {@link #progress};
+     * none when {@code last} is {@code null}) and, with a {@code claimEpoch}, claims one more batch
+     * of {@code phase} for that epoch, starting after the point just recorded — one transaction,
+     * which with a claim also checks the tombstone's bytes, as {@link #claim} does. So a worker
+     * keeps one delete in flight while it records the batch before and claims the batch after.
+     */
+    public Future<Optional<Entry>> advance(Entry e, Dropped tomb, String last, long count, long outside, Long claimEpoch, PurgeJob.Phase phase,
+                                           int batchFiles) {
+        PurgeJob next = last == null ? e.job() : e.job().progressed(last, count, outside);
+        if (claimEpoch == null) return update(e, next, List.of());
+        return update(e, next.claimed(claimEpoch, phase, next.after(), batchFiles), List.of(Op.checkValue(tomb.tombstone().key(), tomb.bytes())));
     }
 
     /** The job refused ({@code why}): nothing is deleted until it is requested again. */

@@ -42,6 +42,8 @@ public final class PurgeWorker {
     static final int QUEUE_PAGE = 100;
     static final int TOMBSTONES_PER_PASS = 1000;
     static final int TABLE_PAGE = 1000;
+    /** Batches a leader may have deleted and not recorded: the one whose record is being written, and the one in flight. */
+    static final int LOOK_UP_BATCHES = 2;
 
     /** What the worker counts ({@code lake_purge_…}). */
     public interface Meters {
@@ -197,14 +199,16 @@ public final class PurgeWorker {
             String start = named.phase() == phase ? from : null; // a phase that fell back to listing lists from the start
             List<String> files = after(named.files(), start);
             if (!files.isEmpty()) {
-                // A batch no record shows may have been claimed and (in part) deleted: by a leader
-                // that lost its lease, or by this one before its record failed. It is at most the
-                // largest batch a node may be set to, right after the recorded point: those files
-                // are looked for before they are sent, so none is sent or counted twice. A listing
-                // shows only what exists anyway.
+                // Batches no record shows may have been claimed and (in part) deleted: by a leader
+                // that lost its lease, or by this one before its record failed. They are at most
+                // two batches of the size the last claim recorded, right after the recorded point
+                // (one recorded while the next is deleted): those files are looked for before
+                // they are sent, so none is sent or counted twice. A listing shows only what
+                // exists anyway.
                 boolean unsure = !named.phase().lists() && e.job().state() == PurgeJob.State.PURGING
                         && !java.util.Arrays.equals(e.bytes(), recorded.get(e.job().key()));
-                String checkThrough = unsure ? files.get(Math.min(files.size(), LifecycleSettings.MAX_BATCH_FILES) - 1) : null;
+                int window = LOOK_UP_BATCHES * (e.job().batchFiles() > 0 ? e.job().batchFiles() : LifecycleSettings.MAX_BATCH_FILES);
+                String checkThrough = unsure ? files.get(Math.min(files.size(), window) - 1) : null;
                 return batches(job, e, named.phase(), files, 0, start, checkThrough);
             }
             if (named.phase().lists()) return finish(job, e, named.phase());
@@ -287,60 +291,97 @@ public final class PurgeWorker {
     /**
      * The batches of {@code files} (of {@code phase}, after {@code from}) from {@code at} on; the
      * files up to {@code checkThrough} (none when {@code null}) are sent only if they still exist.
+     * The first batch is claimed on its own; from then on one batch is deleted while the store
+     * records the one before it and claims the one after it, in one fenced transaction
+     * ({@link PurgeQueue#advance}), so neither waits for the other: at most two batches are
+     * deleted and not yet recorded (the one just done, the one in flight), which is the window
+     * a next leader looks in ({@link #LOOK_UP_BATCHES}).
      */
     private Future<Void> batches(Job job, PurgeQueue.Entry e, Phase phase, List<String> files, int at, String from, String checkThrough) {
         if (at >= files.size()) {
             return phase.lists() ? finish(job, e, phase) : phase(job, e, Phase.values()[phase.ordinal() + 1], null);
         }
         if (job.tally.batches >= job.maxBatches) return Future.succeededFuture();
+        return job.queue.claim(e, job.tomb, job.epoch, phase, from, settings.purgeBatchFiles()).compose(claimed -> {
+            if (claimed.isEmpty()) return stopped(e);
+            return step(job, claimed.get(), phase, files, at, checkThrough, null);
+        }).onFailure(t -> forget(e));
+    }
+
+    /** A batch deleted and not yet recorded: its last file, the files it deleted, those it named outside the location. */
+    private record Done(String last, long count, long outside) {}
+
+    /**
+     * Deletes the batch at {@code at}, which {@code claimed} claims, while {@code previous} (the
+     * batch before, deleted; {@code null} for none) is recorded and the next batch claimed; then
+     * the next step, or the last record of the run.
+     */
+    private Future<Void> step(Job job, PurgeQueue.Entry claimed, Phase phase, List<String> files, int at, String checkThrough, Done previous) {
         List<String> batch = files.subList(at, Math.min(files.size(), at + settings.purgeBatchFiles()));
-        return job.queue.claim(e, job.tomb, job.epoch, phase, from).compose(claimed -> {
-            if (claimed.isEmpty()) {
-                named = null;
-                LOG.info("purge of {}.{} stopped: its job or tombstone changed (undropped, or claimed by another leader)",
-                        e.job().namespace(), e.job().name());
-                return Future.succeededFuture();
-            }
+        int end = at + batch.size();
+        boolean more = end < files.size() && job.tally.batches + 1 < job.maxBatches;
+        Future<Sent> deleting = context.executeBlocking(() -> {
+            // Files outside the location go through unlooked-for: PurgeIO refuses (and counts) them.
+            List<String> send = checkThrough == null ? batch : batch.stream()
+                    .filter(f -> f.compareTo(checkThrough) > 0 || !job.confined.inside(f) || exists(f)).toList();
             int refusedBefore = job.confined.refusedCount();
-            return context.executeBlocking(() -> {
-                // Files outside the location go through unlooked-for: PurgeIO refuses (and counts) them.
-                List<String> send = checkThrough == null ? batch : batch.stream()
-                        .filter(f -> f.compareTo(checkThrough) > 0 || !job.confined.inside(f) || exists(f)).toList();
-                return new Sent(send.size(), job.confined.delete(send));
-            }, false).compose(sent -> {
-                long count = sent.deleted();
-                job.tally.batches++;
-                job.tally.deleted += count;
-                meters.batch();
-                meters.deleted(count);
-                long outside = job.confined.refusedCount() - refusedBefore;
-                long failed = sent.sent() - outside - count;
-                String last = batch.get(batch.size() - 1);
-                if (failed > 0 && phase.lists()) {
-                    // Files the store failed to delete (S3 answers DeleteObjects per key) must not be
-                    // behind the resume point: the next listing starts after it and would never see
-                    // them again. Such a batch keeps the point where it began and ends this job's
-                    // pass; the next pass lists again from there and finds only those files of the
-                    // batch (the others are gone), so none is deleted twice.
-                    named = null;
-                    LOG.warn("purge of {}.{}: {} of {} file(s) in a batch were not deleted by the store; retried next pass",
-                            e.job().namespace(), e.job().name(), failed, batch.size());
-                    return record(job, claimed.get(), claimed.get().job().after(), count, outside).map(next -> Optional.<PurgeQueue.Entry>empty());
-                }
-                if (failed > 0) {
-                    LOG.warn("purge of {}.{}: {} of {} {} file(s) in a batch were not deleted by the store; the listing at the end retries them",
-                            e.job().namespace(), e.job().name(), failed, batch.size(), phase.wire());
-                }
-                return record(job, claimed.get(), last, count, outside);
-            }).compose(next -> next.isEmpty() ? Future.succeededFuture()
-                    : batches(job, next.get(), phase, files, at + batch.size(), last(batch), checkThrough));
-        }).onFailure(t -> {
-            named = null;
-            recorded.remove(e.job().key());
+            long deleted = job.confined.delete(send);
+            return new Sent(send.size(), deleted, job.confined.refusedCount() - refusedBefore);
+        }, false).onSuccess(sent -> {
+            // Counted as deleted when the store answers, whether or not the record that follows is written.
+            job.tally.batches++;
+            job.tally.deleted += sent.deleted();
+            meters.batch();
+            meters.deleted(sent.deleted());
+        });
+        Future<Optional<PurgeQueue.Entry>> written = previous == null && !more ? Future.succeededFuture(Optional.of(claimed))
+                : job.queue.advance(claimed, job.tomb, previous == null ? null : previous.last(), previous == null ? 0 : previous.count(),
+                        previous == null ? 0 : previous.outside(), more ? job.epoch : null, phase, settings.purgeBatchFiles()).map(next -> remember(claimed, next));
+        return Future.all(deleting, written).compose(both -> {
+            Sent sent = deleting.result();
+            Optional<PurgeQueue.Entry> next = written.result();
+            if (next.isEmpty()) return stopped(claimed);
+            long failed = sent.sent() - sent.outside() - sent.deleted();
+            if (failed > 0 && phase.lists()) {
+                // Files the store failed to delete (S3 answers DeleteObjects per key) must not be
+                // behind the resume point: the next listing starts after it and would never see
+                // them again. Such a batch keeps the point where it began and ends this job's
+                // pass; the next pass lists again from there and finds only those files of the
+                // batch (the others are gone), so none is deleted twice. A next batch claimed
+                // meanwhile was not sent.
+                named = null;
+                LOG.warn("purge of {}.{}: {} of {} file(s) in a batch were not deleted by the store; retried next pass",
+                        claimed.job().namespace(), claimed.job().name(), failed, batch.size());
+                String start = at == 0 ? next.get().job().after() : files.get(at - 1);
+                return record(job, next.get(), start, sent.deleted(), sent.outside()).mapEmpty();
+            }
+            if (failed > 0) {
+                LOG.warn("purge of {}.{}: {} of {} {} file(s) in a batch were not deleted by the store; the listing at the end retries them",
+                        claimed.job().namespace(), claimed.job().name(), failed, batch.size(), phase.wire());
+            }
+            Done done = new Done(last(batch), sent.deleted(), sent.outside());
+            if (more) return step(job, next.get(), phase, files, end, checkThrough, done);
+            return record(job, next.get(), done.last(), done.count(), done.outside()).compose(recorded -> recorded.isEmpty() ? stopped(claimed)
+                    : batches(job, recorded.get(), phase, files, end, done.last(), checkThrough));
         });
     }
 
-    private record Sent(int sent, long deleted) {}
+    /** The run of a job's batches stopped because its job or tombstone changed under it. */
+    private Future<Void> stopped(PurgeQueue.Entry e) {
+        forget(e);
+        LOG.info("purge of {}.{} stopped: its job or tombstone changed (undropped, or claimed by another leader)",
+                e.job().namespace(), e.job().name());
+        return Future.succeededFuture();
+    }
+
+    /** After a failure or a stop: the job's files named again and its next batch looked for, next pass. */
+    private void forget(PurgeQueue.Entry e) {
+        named = null;
+        recorded.remove(e.job().key());
+    }
+
+    /** A delete's answer: the files sent, those the store deleted, those refused as outside the location. */
+    private record Sent(int sent, long deleted, long outside) {}
 
     private static String last(List<String> batch) {
         return batch.get(batch.size() - 1);
@@ -348,10 +389,13 @@ public final class PurgeWorker {
 
     /** A batch's progress recorded; remembered as this worker's own record, so its next batch needs no looking. */
     private Future<Optional<PurgeQueue.Entry>> record(Job job, PurgeQueue.Entry claimed, String last, long count, long outside) {
-        return job.queue.progress(claimed, last, count, outside).map(next -> {
-            next.ifPresentOrElse(n -> recorded.put(n.job().key(), n.bytes()), () -> recorded.remove(claimed.job().key()));
-            return next;
-        });
+        return job.queue.progress(claimed, last, count, outside).map(next -> remember(claimed, next));
+    }
+
+    /** {@code next}, the job as this worker wrote it over {@code was}, kept as its own; or, when the write failed, nothing kept. */
+    private Optional<PurgeQueue.Entry> remember(PurgeQueue.Entry was, Optional<PurgeQueue.Entry> next) {
+        next.ifPresentOrElse(n -> recorded.put(n.job().key(), n.bytes()), () -> recorded.remove(was.job().key()));
+        return next;
     }
 
     /** Whether {@code file} exists; one that cannot be looked for (a store error) counts as there, and is sent. */

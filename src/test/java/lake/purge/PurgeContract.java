@@ -264,11 +264,12 @@ public abstract class PurgeContract {
     }
 
     /**
-     * A leader that deleted a batch and lost its lease before recording it (its record held back,
-     * then refused at the lease guard) leaves files gone that its job does not show. The next
-     * leader names the phase's files again from the table's metadata, looks for that batch's files
-     * before sending any, and deletes exactly the files still there: none sent twice, none left,
-     * each counted once.
+     * A leader that deleted batches and lost its lease before recording them (its record held
+     * back, then refused at the lease guard) leaves files gone that its job does not show: two
+     * batches, since a batch is recorded while the next one is deleted. The next leader names the
+     * phase's files again from the table's metadata, looks for two batches' files (of the size
+     * the claims recorded) before sending any, and deletes exactly the files still there: none
+     * sent twice, none left, each counted once.
      */
     @Test
     void nextLeaderLooksForABatchItsPredecessorLeftUnrecorded() throws Exception {
@@ -291,20 +292,23 @@ public abstract class PurgeContract {
             held.armed.set(true);
             assertThat(call(a, "DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
             await().atMost(Duration.ofSeconds(30)).until(() -> held.claim.isPresent());
+            await().atMost(Duration.ofSeconds(30)).until(() -> metric(a, "lake_purge_files_deleted_total") == 6.0);
             List<String> gone = before.stream().filter(f -> !objects(t.location()).contains(f)).toList();
-            assertThat(gone).as("a deleted the first batch: the first four data files, named by the manifests").isEqualTo(data.subList(0, 4));
+            assertThat(gone).as("a deleted two batches, the first recorded (held) while the second went: the six data files, named by the manifests")
+                    .isEqualTo(data);
             JsonNode job = json(call(a, "GET", "/v1/catalog/purges", null)).get("purges").get(0);
             assertThat(job.get("phase").asText()).isEqualTo("data");
-            assertThat(job.get("deleted").asLong()).as("the batch is not recorded").isZero();
+            assertThat(job.get("batches").asLong()).as("both claimed").isEqualTo(2);
+            assertThat(job.get("deleted").asLong()).as("neither recorded").isZero();
 
             assertThat(h.campaign(b).isLeader()).as("b takes over once a's lease ran out on b's clock").isTrue();
             await().atMost(Duration.ofSeconds(30)).until(() -> objects(t.location()).isEmpty() && tombstones(b).isEmpty());
             TransactionOutcome record = held.release();
             assertThat(record.applied()).as("a's record of its batch, after the takeover").isFalse();
             assertThat(record.guardFailed()).isTrue();
-            assertThat(metric(a, "lake_purge_files_deleted_total")).as("a's batch").isEqualTo(4.0);
+            assertThat(metric(a, "lake_purge_files_deleted_total")).as("a's two batches").isEqualTo(6.0);
             assertThat(metric(b, "lake_purge_files_deleted_total")).as("b deleted exactly the files still there, each once")
-                    .isEqualTo(before.size() - 4.0);
+                    .isEqualTo(before.size() - 6.0);
         }
     }
 

@@ -5,21 +5,23 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A dropped table's purge, queued at {@code __lake_internal/purge-queue/<ns>/<name>/<incarnation>}
- * (beside its tombstone's key): {@code {"reason","queued_ms","state","epoch","phase","batches","deleted","outside","after","message"}}.
+ * (beside its tombstone's key): {@code {"reason","queued_ms","state","epoch","phase","batches","deleted","outside","after","message","batch_files"}}.
  * <ul>
  *   <li>{@code queued}: nothing deleted yet; an undrop deletes the job with the tombstone's restore;</li>
  *   <li>{@code purging}: a batch was claimed (by the leader of {@code epoch}, in a fenced
  *       transaction that also checked the tombstone): files may be gone, so undrop is refused;
  *       {@code phase} is the kind of file being deleted and {@code after} the last file of the
  *       phase's batches done, {@code deleted} how many files all batches deleted, {@code outside} how
- *       many files the metadata named outside the table's location (left in place, never deleted);</li>
+ *       many files the metadata named outside the table's location (left in place, never deleted),
+ *       {@code batch_files} the size of the batches its last claimer sent (absent before sizes were
+ *       recorded: then the largest a node may be set to);</li>
  *   <li>{@code refused}: the worker will not delete these files ({@code message} says why: a location
  *       the catalog did not assign, or one another live table uses); nothing was deleted.</li>
  * </ul>
  * Every change is a compare-and-set on the exact bytes read, so two leaders never both move it.
  */
 public record PurgeJob(String namespace, String name, String incarnation, Reason reason, long queuedMs, State state,
-                       Long epoch, Phase phase, long batches, long deleted, long outside, String after, String message) {
+                       Long epoch, Phase phase, long batches, long deleted, long outside, String after, String message, int batchFiles) {
 
     public enum Reason { REQUESTED, RETENTION }
 
@@ -53,11 +55,12 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
         if (state == State.PURGING && epoch == null) throw new IllegalArgumentException("a purge in progress names the epoch that claimed it");
         if (batches < 0 || deleted < 0 || outside < 0) throw new IllegalArgumentException("purge counts are not negative");
         if (phase == null) throw new IllegalArgumentException("a purge job has a phase");
+        if (batchFiles < 0) throw new IllegalArgumentException("a purge batch's size is not negative");
     }
 
     /** A new job for a table's dropped incarnation. */
     public static PurgeJob queued(String ns, String name, String incarnation, Reason reason, long nowMs) {
-        return new PurgeJob(ns, name, incarnation, reason, nowMs, State.QUEUED, null, Phase.DATA, 0, 0, 0, null, null);
+        return new PurgeJob(ns, name, incarnation, reason, nowMs, State.QUEUED, null, Phase.DATA, 0, 0, 0, null, null, 0);
     }
 
     public String key() {
@@ -65,11 +68,14 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
     }
 
     /**
-     * This job with one more batch claimed by the leader of {@code claimEpoch}, in {@code batchPhase}
-     * after {@code from} (a new phase starts from {@code null}).
+     * This job with one more batch, of at most {@code files} files, claimed by the leader of
+     * {@code claimEpoch}, in {@code batchPhase} after {@code from} (a new phase starts from
+     * {@code null}). The size is what a next leader looks in for files deleted but not recorded.
      */
-    public PurgeJob claimed(long claimEpoch, Phase batchPhase, String from) {
-        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.PURGING, claimEpoch, batchPhase, batches + 1, deleted, outside, from, null);
+    public PurgeJob claimed(long claimEpoch, Phase batchPhase, String from, int files) {
+        if (files < 1) throw new IllegalArgumentException("a claimed batch has at least one file");
+        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.PURGING, claimEpoch, batchPhase, batches + 1, deleted, outside,
+                from, null, files);
     }
 
     /**
@@ -78,11 +84,11 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
      */
     public PurgeJob progressed(String last, long count, long left) {
         return new PurgeJob(namespace, name, incarnation, reason, queuedMs, state, epoch, phase, batches, deleted + count, outside + left,
-                last, message);
+                last, message, batchFiles);
     }
 
     public PurgeJob refused(String why) {
-        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.REFUSED, epoch, phase, batches, deleted, outside, after, why);
+        return new PurgeJob(namespace, name, incarnation, reason, queuedMs, State.REFUSED, epoch, phase, batches, deleted, outside, after, why, batchFiles);
     }
 
     public byte[] encode() {
@@ -93,6 +99,7 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
         o.put("phase", phase.wire());
         o.put("batches", batches).put("deleted", deleted);
         if (outside > 0) o.put("outside", outside);
+        if (batchFiles > 0) o.put("batch_files", batchFiles);
         if (after != null) o.put("after", after);
         if (message != null) o.put("message", message);
         return CatalogJson.write(o);
@@ -114,12 +121,14 @@ public record PurgeJob(String namespace, String name, String incarnation, Reason
         Long outside = json.get("outside") == null ? Long.valueOf(0) : CatalogJson.unsigned64(json.get("outside"));
         if (outside == null) throw CatalogJson.corrupt(what, "has an outside count that is not an unsigned 64-bit integer");
         String after = CatalogJson.text(json.get("after"));
+        Long batchFiles = json.get("batch_files") == null ? Long.valueOf(0) : CatalogJson.unsigned64(json.get("batch_files"));
+        if (batchFiles == null || batchFiles > Integer.MAX_VALUE) throw CatalogJson.corrupt(what, "has a batch_files that is not a batch size");
         // A job from before phases resumes by listing once a batch was claimed: exact, whatever it deleted.
         Phase phase = json.get("phase") != null ? enumOf(Phase.class, what, json.get("phase"))
                 : after != null || state == State.PURGING ? Phase.LISTING : Phase.DATA;
         try {
             return new PurgeJob(seg[0], seg[1], seg[2], reason, queued, state, epoch, phase, batches, deleted,
-                    outside, after, CatalogJson.text(json.get("message")));
+                    outside, after, CatalogJson.text(json.get("message")), batchFiles.intValue());
         } catch (IllegalArgumentException e) {
             throw CatalogJson.corrupt(what, e.getMessage());
         }
