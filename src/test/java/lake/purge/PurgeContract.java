@@ -223,14 +223,10 @@ public abstract class PurgeContract {
      */
     @Test
     void deposedLeaderPurgesNothingAfterUndrop() throws Exception {
-        h.close();
-        h = new NodeHarness();
         HeldClaims held = new HeldClaims();
-        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
-                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        MetasrvNode a = heldLeader(held);
         // The other node's worker idles (a day between passes): only the paused leader's claim is in play.
         MetasrvNode b = h.deploy(settings("pb", new LifecycleSettings(7 * 24 * HOUR, 24 * HOUR, 4)), new ManualClock(T0 + 20_000), null);
-        assertThat(h.campaign(a).isLeader()).isTrue();
         try (RESTCatalog c = client(a)) {
             c.createNamespace(Namespace.of("robots"));
             Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
@@ -272,18 +268,11 @@ public abstract class PurgeContract {
      */
     @Test
     void nextLeaderLooksForABatchItsPredecessorLeftUnrecorded() throws Exception {
-        h.close();
-        h = new NodeHarness();
         HeldClaims held = new HeldClaims(HeldClaims::isProgress);
-        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
-                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        MetasrvNode a = heldLeader(held);
         MetasrvNode b = h.deploy(settings("pb", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0 + 20_000), null);
-        assertThat(h.campaign(a).isLeader()).isTrue();
         try (RESTCatalog c = client(a)) {
-            c.createNamespace(Namespace.of("robots"));
-            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
-            for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
-            t.refresh();
+            Table t = threeAppends(c);
             List<String> before = objects(t.location());
             List<String> data = before.stream().filter(f -> f.endsWith(".parquet")).sorted().toList();
             assertThat(data).hasSize(6);
@@ -316,17 +305,10 @@ public abstract class PurgeContract {
      */
     @Test
     void undropIsRefusedOnceABatchIsClaimed() throws Exception {
-        h.close();
-        h = new NodeHarness();
         HeldClaims held = new HeldClaims(HeldClaims::isProgress);
-        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
-                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
-        assertThat(h.campaign(a).isLeader()).isTrue();
+        MetasrvNode a = heldLeader(held);
         try (RESTCatalog c = client(a)) {
-            c.createNamespace(Namespace.of("robots"));
-            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
-            for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
-            t.refresh();
+            Table t = threeAppends(c);
 
             held.armed.set(true);
             assertThat(call(a, "DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
@@ -503,6 +485,29 @@ public abstract class PurgeContract {
             released.complete();
             return NodeHarness.await(outcome);
         }
+    }
+
+    /**
+     * A fresh cluster's first node, {@code pa}, leading at {@code T0} with batches of four and a
+     * pass every 100 ms, its store (a shared one, under {@code dir/shared} for RocksDB) wrapped
+     * by {@code held}; the test's own node is closed with its harness.
+     */
+    MetasrvNode heldLeader(HeldClaims held) throws Exception {
+        h.close();
+        h = new NodeHarness();
+        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
+                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        assertThat(h.campaign(a).isLeader()).isTrue();
+        return a;
+    }
+
+    /** Namespace {@code robots} and its table {@code t} with three appends of two data files each (six files, three snapshots). */
+    static Table threeAppends(RESTCatalog c) throws Exception {
+        c.createNamespace(Namespace.of("robots"));
+        Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+        for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
+        t.refresh();
+        return t;
     }
 
     RESTCatalog client(MetasrvNode n) {
