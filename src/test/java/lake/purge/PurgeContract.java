@@ -6,6 +6,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import lake.catalog.model.CatalogKeys;
+import lake.catalog.model.PurgeJob;
+import lake.catalog.model.PurgeJob.Phase;
 import lake.config.LifecycleSettings;
 import lake.config.Settings;
 import lake.meta.GuardedMutation;
@@ -20,10 +22,15 @@ import lake.node.NodeHarness;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.GenericStatisticsFile;
+import org.apache.iceberg.ImmutableGenericPartitionStatisticsFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionStatisticsFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StatisticsFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
@@ -160,6 +167,61 @@ public abstract class PurgeContract {
             Table after = c.loadTable(TableIdentifier.of("robots", "other"));
             assertThat(after.currentSnapshot().addedDataFiles(after.io())).hasSize(1);
             assertThat(c.tableExists(TableIdentifier.of("robots", "t"))).isFalse();
+        }
+    }
+
+    /**
+     * A purge deletes a table's delete files (a position delete and an equality delete, each
+     * added by a row delta) in its data phase, named by the delete manifests, and its statistics
+     * files (a puffin file set by {@code updateStatistics}, a partition-statistics file by
+     * {@code updatePartitionStatistics}) in its metadata phase, named by the metadata file. With
+     * batches of one file each batch's record names the file it deleted: every file of the table
+     * is recorded exactly once, the phases in order, and none is left.
+     */
+    @Test
+    void deleteAndStatisticsFilesArePurgedEachInItsPhase() throws Exception {
+        h.close();
+        h = new NodeHarness();
+        BatchLog log = new BatchLog();
+        node = h.deploy(settings("one", new LifecycleSettings(7 * 24 * HOUR, 100, 1)), clock,
+                v -> backend(dir.resolve("one")).apply(v).map(log::wrap));
+        assertThat(h.campaign(node).isLeader()).isTrue();
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.buildTable(TableIdentifier.of("robots", "t"), SCHEMA).withProperty("format-version", "2").create();
+            append(t, "a.parquet", "b.parquet");
+            String positional = written(t, t.locationProvider().newDataLocation("pos-deletes.parquet"));
+            t.newRowDelta().addDeletes(FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned()).ofPositionDeletes().withPath(positional)
+                    .withFormat(FileFormat.PARQUET).withFileSizeInBytes(3).withRecordCount(1).build()).commit();
+            String equality = written(t, t.locationProvider().newDataLocation("eq-deletes.parquet"));
+            t.newRowDelta().addDeletes(FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned()).ofEqualityDeletes(1).withPath(equality)
+                    .withFormat(FileFormat.PARQUET).withFileSizeInBytes(3).withRecordCount(1).build()).commit();
+            t.refresh();
+            long snapshot = t.currentSnapshot().snapshotId();
+            String stats = written(t, t.location() + "/metadata/stats-" + java.util.UUID.randomUUID() + ".puffin");
+            t.updateStatistics().setStatistics(new GenericStatisticsFile(snapshot, stats, 3, 0, List.of())).commit();
+            String partitionStats = written(t, t.location() + "/metadata/partition-stats-" + java.util.UUID.randomUUID() + ".parquet");
+            t.updatePartitionStatistics().setPartitionStatistics(ImmutableGenericPartitionStatisticsFile.builder().snapshotId(snapshot)
+                    .path(partitionStats).fileSizeInBytes(3).build()).commit();
+            t.refresh();
+            assertThat(t.statisticsFiles()).extracting(StatisticsFile::path).containsExactly(stats);
+            assertThat(t.partitionStatisticsFiles()).extracting(PartitionStatisticsFile::path).containsExactly(partitionStats);
+            List<String> before = objects(t.location());
+            assertThat(before).contains(positional, equality, stats, partitionStats);
+
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(60)).until(() -> objects(t.location()).isEmpty() && tombstones().isEmpty());
+
+            Map<String, Phase> phaseOf = new HashMap<>();
+            for (BatchLog.Batch b : log.batches) {
+                assertThat(b.deleted()).as("a batch of one file: %s", b).isEqualTo(1);
+                assertThat(phaseOf.put(b.file(), b.phase())).as("recorded once: %s", b.file()).isNull();
+            }
+            assertThat(phaseOf.keySet()).as("every file of the table, each by its own batch").containsExactlyInAnyOrderElementsOf(before);
+            assertThat(phaseOf).containsEntry(positional, Phase.DATA).containsEntry(equality, Phase.DATA)
+                    .containsEntry(stats, Phase.METADATA).containsEntry(partitionStats, Phase.METADATA);
+            assertThat(log.batches).extracting(BatchLog.Batch::phase).as("the phases in order").isSortedAccordingTo(Phase::compareTo);
+            assertThat(metric("lake_purge_files_deleted_total")).isEqualTo(before.size());
         }
     }
 
@@ -425,6 +487,48 @@ public abstract class PurgeContract {
 
     // ---- helpers ---------------------------------------------------------------------------------
 
+    /** Every applied record of a purge batch, in order: the job's phase and last file then (with batches of one, the file) and how many files it counted. */
+    static final class BatchLog {
+        record Batch(Phase phase, String file, long deleted) {}
+
+        final List<Batch> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        MetaStore wrap(MetaStore real) {
+            return transacting(real, tx -> real.transact(tx).onSuccess(o -> {
+                if (!o.applied()) return;
+                for (Transaction.Op op : tx.ops()) {
+                    if (!op.key().startsWith(CatalogKeys.PURGE_QUEUE) || op.value() == null || op.expected() == null) continue;
+                    PurgeJob was = PurgeJob.parse(op.key(), op.expected()), now = PurgeJob.parse(op.key(), op.value());
+                    if (now.state() == PurgeJob.State.PURGING && now.batches() == was.batches() && now.deleted() > was.deleted()) {
+                        batches.add(new Batch(now.phase(), now.after(), now.deleted() - was.deleted()));
+                    }
+                }
+            }));
+        }
+    }
+
+    /** {@code real}, its transactions sent through {@code transact}. */
+    static MetaStore transacting(MetaStore real, Function<Transaction, Future<TransactionOutcome>> transact) {
+        return new MetaStore() {
+            @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
+            @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
+            @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
+            @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
+            @Override public Future<Optional<String>> lastKey(String prefix) { return real.lastKey(prefix); }
+            @Override public Future<Void> close() { return real.close(); }
+            @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
+            @Override public Future<TransactionOutcome> transact(Transaction tx) { return transact.apply(tx); }
+        };
+    }
+
+    /** Three bytes written at {@code path} through the table's FileIO; the path. */
+    static String written(Table t, String path) throws Exception {
+        try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
+            out.write(new byte[] {1, 2, 3});
+        }
+        return path;
+    }
+
     /** Holds back the first purge claim sent while armed (the leader "pauses" with it in hand) until released. */
     static final class HeldClaims {
         final AtomicBoolean armed = new AtomicBoolean();
@@ -434,25 +538,14 @@ public abstract class PurgeContract {
         private volatile Future<TransactionOutcome> outcome;
 
         MetaStore wrap(MetaStore real) {
-            return new MetaStore() {
-                @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
-                @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
-                @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
-                @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
-                @Override public Future<Optional<String>> lastKey(String prefix) { return real.lastKey(prefix); }
-                @Override public Future<Void> close() { return real.close(); }
-                @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
-
-                @Override
-                public Future<TransactionOutcome> transact(Transaction tx) {
-                    if (which.test(tx) && armed.compareAndSet(true, false)) {
-                        claim = Optional.of(tx);
-                        outcome = released.future().compose(v -> real.transact(tx));
-                        return outcome;
-                    }
-                    return real.transact(tx);
+            return transacting(real, tx -> {
+                if (which.test(tx) && armed.compareAndSet(true, false)) {
+                    claim = Optional.of(tx);
+                    outcome = released.future().compose(v -> real.transact(tx));
+                    return outcome;
                 }
-            };
+                return real.transact(tx);
+            });
         }
 
         /** Holds the first transaction {@code which} picks. */
