@@ -37,6 +37,8 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.view.BaseView;
+import org.apache.iceberg.view.View;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -485,6 +487,113 @@ public abstract class PurgeContract {
         }
     }
 
+    /**
+     * A dropped Iceberg view is kept as a table is: listed as deleted (its tombstone, with when it
+     * expires; the management face's {@code dropped-views}, with its view UUID), not loadable, its
+     * name free (a table takes it, and the undrop is then refused {@code 409}, writing nothing).
+     * The undrop at {@code dropped-views} restores the same incarnation, view UUID, metadata
+     * location and versions; {@code dropped-tables} does not take a view.
+     */
+    @Test
+    void droppedViewIsKeptListedAndUndroppedWithItsIdentity() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            TableIdentifier id = TableIdentifier.of("robots", "v");
+            View view = twoVersions(c, id);
+            String uuid = view.uuid().toString();
+            String metadata = ((BaseView) view).operations().current().metadataFileLocation();
+            List<Integer> versions = versionIds(view);
+            assertThat(versions).hasSize(2);
+            String incarnation = json(call("GET", "/v1/namespaces/robots/tables/v", null)).at("/registration/incarnation_id").asText();
+            long droppedAt = clock.wallMillis();
+            assertThat(c.dropView(id)).isTrue();
+
+            JsonNode tomb = tombstones().get(0);
+            assertThat(tombstones()).hasSize(1);
+            assertThat(tomb.get("incarnation_id").asText()).isEqualTo(incarnation);
+            assertThat(tomb.at("/registration/engine").asText()).isEqualTo("iceberg-view");
+            assertThat(tomb.get("expires_ms").asLong()).isEqualTo(droppedAt + 7 * 24 * HOUR);
+            JsonNode listed = json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-views", null)).get("dropped-views");
+            assertThat(listed).hasSize(1);
+            assertThat(listed.get(0).at("/identifier/name").asText()).isEqualTo("v");
+            assertThat(listed.get(0).get("incarnation-id").asText()).isEqualTo(incarnation);
+            assertThat(listed.get(0).get("view-uuid").asText()).isEqualTo(uuid);
+            assertThat(listed.get(0).get("metadata-location").asText()).isEqualTo(metadata);
+            assertThat(listed.get(0).get("expires-at-ms").asLong()).isEqualTo(droppedAt + 7 * 24 * HOUR);
+            assertThat(listed.get(0).get("purge").isNull()).isTrue();
+            assertThat(json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-tables", null)).get("dropped-tables"))
+                    .as("a view is not a dropped table").isEmpty();
+            assertThat(c.viewExists(id)).as("not loadable").isFalse();
+            assertThatThrownBy(() -> c.loadView(id)).isInstanceOf(org.apache.iceberg.exceptions.NoSuchViewException.class);
+
+            c.createTable(id, SCHEMA);
+            HttpResponse<String> taken = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/v/undrop", "{}");
+            assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
+            assertThat(taken.body()).contains("undrop under another name");
+            assertThat(tombstones()).as("the tombstone, unchanged").containsExactly(tomb);
+            HttpResponse<String> asTable = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/v/undrop",
+                    "{\"incarnation-id\":\"" + incarnation + "\"}");
+            assertThat(asTable.statusCode()).as(asTable.body()).isEqualTo(404);
+            assertThat(asTable.body()).contains("iceberg-view");
+
+            assertThat(c.dropTable(id, false)).isTrue();
+            HttpResponse<String> twice = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/v/undrop", "{}");
+            assertThat(twice.statusCode()).as("the name was dropped twice: " + twice.body()).isEqualTo(400);
+            assertThat(twice.body()).contains(incarnation);
+            HttpResponse<String> back = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/v/undrop",
+                    "{\"incarnation-id\":\"" + incarnation + "\"}");
+            assertThat(back.statusCode()).as(back.body()).isEqualTo(200);
+            assertThat(json(back).get("metadata-location").asText()).isEqualTo(metadata);
+            assertThat(json(back).at("/metadata/view-uuid").asText()).isEqualTo(uuid);
+
+            View restored = c.loadView(id);
+            assertThat(restored.uuid().toString()).isEqualTo(uuid);
+            assertThat(((BaseView) restored).operations().current().metadataFileLocation()).isEqualTo(metadata);
+            assertThat(versionIds(restored)).isEqualTo(versions);
+            assertThat(restored.currentVersion().versionId()).isEqualTo(view.currentVersion().versionId());
+            assertThat(json(call("GET", "/v1/namespaces/robots/tables/v", null)).at("/registration/incarnation_id").asText())
+                    .as("the same incarnation").isEqualTo(incarnation);
+            assertThat(tombstones()).as("the dropped table's alone").extracting(t -> t.at("/registration/engine").asText()).containsExactly("iceberg");
+            assertThat(json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-views", null)).get("dropped-views")).isEmpty();
+        }
+    }
+
+    /**
+     * A dropped view's metadata files, under the location the catalog assigned it, are purged:
+     * at once when asked at {@code dropped-views/{v}/purge} (not at {@code dropped-tables}: a view
+     * is not a table), else when its retention ends, not before; job and tombstone go with them.
+     */
+    @Test
+    void droppedViewIsPurgedWithItsMetadataFiles() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            View kept = twoVersions(c, TableIdentifier.of("robots", "kept"));
+            View asked = twoVersions(c, TableIdentifier.of("robots", "asked"));
+            List<String> keptFiles = objects(kept.location()), askedFiles = objects(asked.location());
+            assertThat(keptFiles).as("a metadata file a version").hasSize(2).allMatch(f -> f.endsWith(".metadata.json"));
+            assertThat(askedFiles).hasSize(2);
+            assertThat(c.dropView(TableIdentifier.of("robots", "kept"))).isTrue();
+            assertThat(c.dropView(TableIdentifier.of("robots", "asked"))).isTrue();
+
+            HttpResponse<String> asTable = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/asked/purge", "{}");
+            assertThat(asTable.statusCode()).as(asTable.body()).isEqualTo(404);
+            assertThat(purges()).as("nothing queued").isEmpty();
+            HttpResponse<String> purge = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/asked/purge", "{}");
+            assertThat(purge.statusCode()).as(purge.body()).isEqualTo(202);
+            assertThat(json(purge).get("state").asText()).isEqualTo("queued");
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(asked.location()).isEmpty() && tombstones().size() == 1);
+            passes(2);
+            assertThat(objects(kept.location())).as("its retention has not ended").isEqualTo(keptFiles);
+
+            clock.advanceWall(7 * 24 * HOUR);
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(kept.location()).isEmpty() && tombstones().isEmpty());
+            assertThat(purges()).as("the jobs went with the tombstones").isEmpty();
+            assertThat(metric("lake_purge_files_deleted_total")).isEqualTo(4.0);
+            assertThat(json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-views", null)).get("dropped-views")).isEmpty();
+            assertThat(c.viewExists(TableIdentifier.of("robots", "kept"))).isFalse();
+        }
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     /** Every applied record of a purge batch, in order: the job's phase and last file then (with batches of one, the file) and how many files it counted. */
@@ -519,6 +628,19 @@ public abstract class PurgeContract {
             @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
             @Override public Future<TransactionOutcome> transact(Transaction tx) { return transact.apply(tx); }
         };
+    }
+
+    /** View {@code id}, created and then replaced once: two versions, two metadata files. */
+    static View twoVersions(RESTCatalog c, TableIdentifier id) {
+        c.buildView(id).withSchema(SCHEMA).withDefaultNamespace(id.namespace()).withQuery("spark", "select 1 as id").create();
+        c.loadView(id).replaceVersion().withSchema(SCHEMA).withDefaultNamespace(id.namespace()).withQuery("spark", "select 2 as id").commit();
+        return c.loadView(id);
+    }
+
+    static List<Integer> versionIds(View v) {
+        List<Integer> ids = new ArrayList<>();
+        v.versions().forEach(x -> ids.add(x.versionId()));
+        return ids;
     }
 
     /** Three bytes written at {@code path} through the table's FileIO; the path. */
