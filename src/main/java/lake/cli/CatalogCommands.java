@@ -22,9 +22,6 @@ import java.util.stream.Collectors;
 
 /** The catalog commands: ns, table, catalog. */
 final class CatalogCommands {
-    /** The engine of an Iceberg view's registration (lake.iceberg.IcebergCatalog.VIEW_ENGINE; lake.cli does not depend on lake.iceberg). */
-    static final String VIEW_ENGINE = "iceberg-view";
-
     private CatalogCommands() {}
 
     static void printTable(Base cmd, Table t) {
@@ -168,8 +165,8 @@ final class CatalogCommands {
         }
     }
 
-    /** The engine of an Iceberg table's registration (docs/iceberg.md). */
-    static final String ICEBERG = "iceberg";
+    /** The engine of an Iceberg table's registration, and of an Iceberg view's (docs/iceberg.md). */
+    static final String ICEBERG = "iceberg", VIEW = "iceberg-view";
 
     @Command(name = "commit", mixinStandardHelpOptions = true,
             description = "Move table NS NAME from --expected-version to --new-version (exit 1 if it is at another version).")
@@ -226,8 +223,7 @@ final class CatalogCommands {
             Columns c = new Columns("NAMESPACE", "TABLE", "ENGINE", "INCARNATION", "DROPPED", "EXPIRES");
             for (Tombstone t : await(client.tombstonePages(1_000).collect(lake.wire.catalog.TombstonePage::tombstones))) {
                 if (root().json()) println(Json.write(t.toMap()));
-                else c.row(t.namespace(), t.name(), t.registration().engine(), String.valueOf(t.incarnationId()), instant(t.droppedMs()),
-                        instant(t.expiresMs()));
+                else c.row(t.namespace(), t.name(), t.registration().engine(), String.valueOf(t.incarnationId()), instant(t.droppedMs()), instant(t.expiresMs()));
             }
             if (!root().json()) c.print(root().out);
             return ExitCodes.OK;
@@ -248,7 +244,7 @@ final class CatalogCommands {
         @Override int run(MetasrvClient client) {
             Table t = await(client.undropTable(ns, name, incarnation, toNs, toName));
             if (root().json()) println(Json.write(t.toMap()));
-            else println("undropped " + (VIEW_ENGINE.equals(t.registration().engine()) ? "view " : "table ") + t.namespace() + "/" + t.name()
+            else println("undropped " + (VIEW.equals(t.registration().engine()) ? "view " : "table ") + t.namespace() + "/" + t.name()
                     + " (incarnation " + t.registration().incarnationId() + ")");
             return ExitCodes.OK;
         }
