@@ -386,6 +386,8 @@
       const job = byKey.get(purgeKey(t.namespace, t.name, t.incarnation_id));
       cell(row, job ? expires + '; purge ' + job.state : expires, job ? 'purge-' + job.state : '');
       cell(row, reg.location, 'value');
+      // A dropped Iceberg view is a tombstone too ("iceberg-view"); no engine field: lance.
+      cell(row, reg.engine || 'lance');
       body.appendChild(row);
     }
     unread('tombstones-empty', tombs === null, 'No tombstones.');

@@ -3,6 +3,7 @@ package lake.catalog;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import lake.catalog.events.CatalogEvents;
+import lake.catalog.model.CatalogException;
 import lake.catalog.model.CatalogKeys;
 import lake.catalog.model.CatalogNames;
 import lake.catalog.model.Namespace;
@@ -71,12 +72,26 @@ public final class PurgeQueue {
      * (its reason may have gone: the other table sharing the location was dropped).
      */
     public Future<PurgeJob> request(String ns, String name, String incarnationId) {
+        return request(ns, name, incarnationId, null);
+    }
+
+    /**
+     * As {@link #request(String, String, String)}, of a dropped table of {@code engine} only
+     * ({@code null}: any); {@link CatalogException.NotFound} naming its engine when the dropped
+     * table found is of another (the Iceberg face's dropped views are not its dropped tables).
+     */
+    public Future<PurgeJob> request(String ns, String name, String incarnationId, String engine) {
         return Catalog.start(() -> {
             checkName("namespace", ns);
             checkName("table name", name);
             if (incarnationId != null) checkName("incarnation_id", incarnationId);
             return catalog.retrying("purge dropped table '" + ns + "." + name + "'", () -> catalog.readTombstone(ns, name, incarnationId)
                     .compose(tomb -> {
+                        String found = tomb.value().registration().engine();
+                        if (engine != null && !engine.equals(found)) {
+                            return Future.failedFuture(new CatalogException.NotFound("the dropped table '" + ns + "." + name + "' is a "
+                                    + found + " table, not " + engine));
+                        }
                         String key = CatalogKeys.purgeJob(ns, name, tomb.value().incarnation());
                         return port.get(key).compose(stored -> {
                             PurgeJob existing = stored.map(b -> PurgeJob.parse(key, b)).orElse(null);

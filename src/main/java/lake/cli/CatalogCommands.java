@@ -165,8 +165,8 @@ final class CatalogCommands {
         }
     }
 
-    /** The engine of an Iceberg table's registration (docs/iceberg.md). */
-    static final String ICEBERG = "iceberg";
+    /** The engine of an Iceberg table's registration, and of an Iceberg view's (docs/iceberg.md). */
+    static final String ICEBERG = "iceberg", VIEW = "iceberg-view";
 
     @Command(name = "commit", mixinStandardHelpOptions = true,
             description = "Move table NS NAME from --expected-version to --new-version (exit 1 if it is at another version).")
@@ -216,14 +216,14 @@ final class CatalogCommands {
     /** A time of the API (unix ms) for people, ISO-8601 UTC; {@code null} (printed {@code -}) when there is none. */
     static java.time.Instant instant(Long ms) { return ms == null ? null : java.time.Instant.ofEpochMilli(ms); }
 
-    @Command(name = "dropped", mixinStandardHelpOptions = true, description = {"List dropped tables (tombstones): namespace, name, incarnation,",
-            "when dropped and when its retention ends and it is queued for purge (admins)."})
+    @Command(name = "dropped", mixinStandardHelpOptions = true, description = {"List dropped tables (tombstones): namespace, name, engine (iceberg-view",
+            "for an Iceberg view), incarnation, when dropped and when its retention ends and it is queued for purge (admins)."})
     static final class TableDropped extends Base {
         @Override int run(MetasrvClient client) {
-            Columns c = new Columns("NAMESPACE", "TABLE", "INCARNATION", "DROPPED", "EXPIRES");
+            Columns c = new Columns("NAMESPACE", "TABLE", "ENGINE", "INCARNATION", "DROPPED", "EXPIRES");
             for (Tombstone t : await(client.tombstonePages(1_000).collect(lake.wire.catalog.TombstonePage::tombstones))) {
                 if (root().json()) println(Json.write(t.toMap()));
-                else c.row(t.namespace(), t.name(), String.valueOf(t.incarnationId()), instant(t.droppedMs()), instant(t.expiresMs()));
+                else c.row(t.namespace(), t.name(), t.registration().engine(), String.valueOf(t.incarnationId()), instant(t.droppedMs()), instant(t.expiresMs()));
             }
             if (!root().json()) c.print(root().out);
             return ExitCodes.OK;
@@ -231,7 +231,7 @@ final class CatalogCommands {
     }
 
     @Command(name = "undrop", mixinStandardHelpOptions = true, description = {
-            "Restore dropped table NS NAME: the same incarnation, location and metadata, as one fenced write",
+            "Restore dropped table (or Iceberg view) NS NAME: the same incarnation, location and metadata, as one fenced write",
             "(exit 1 if the name is taken: give --to-name; exit 2 if NAME was dropped more than once: give --incarnation)."})
     static final class TableUndrop extends Base implements Base.Writes {
         @Parameters(index = "0", paramLabel = "NS", description = "The dropped table's namespace.") String ns;
@@ -244,7 +244,8 @@ final class CatalogCommands {
         @Override int run(MetasrvClient client) {
             Table t = await(client.undropTable(ns, name, incarnation, toNs, toName));
             if (root().json()) println(Json.write(t.toMap()));
-            else println("undropped table " + t.namespace() + "/" + t.name() + " (incarnation " + t.registration().incarnationId() + ")");
+            else println("undropped " + (VIEW.equals(t.registration().engine()) ? "view " : "table ") + t.namespace() + "/" + t.name()
+                    + " (incarnation " + t.registration().incarnationId() + ")");
             return ExitCodes.OK;
         }
     }

@@ -211,13 +211,35 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
     }
 
     /**
-     * One page of namespace {@code namespace}'s dropped Iceberg tables (those of other engines and
-     * views left out, so a page may hold fewer than {@code pageSize}), with the next page's token.
+     * Restores dropped Iceberg view {@code from} as {@code to}, as {@link #undropTable} restores a
+     * table: the same view, its UUID, metadata location and versions, in one fenced transaction.
+     * Its metadata location; {@link NoSuchViewException} without such a dropped view,
+     * {@link AlreadyExistsException} while {@code to} is taken (by a table or a view).
      */
-    public lake.catalog.model.TombstonePage droppedTables(Namespace namespace, String pageToken, int pageSize) {
+    public String undropView(TableIdentifier from, String incarnationId, TableIdentifier to) {
+        Table restored;
+        try {
+            restored = write(catalog.undropTable(ns(from.namespace()), IcebergNames.name(from.name()), incarnationId,
+                    ns(to.namespace()), IcebergNames.name(to.name()), VIEW_ENGINE));
+        } catch (NotFoundException e) {
+            if (e.getCause() instanceof CatalogException.NoNamespace) throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+            throw new NoSuchViewException("%s", e.getMessage());
+        } catch (AlreadyExistsException e) {
+            if (e.getCause() instanceof CatalogException.BeingPurged purging) throw new AlreadyExistsException(purging, "%s", purging.getMessage());
+            throw new AlreadyExistsException("Cannot undrop the view as %s: the name is taken (by a table or view); undrop under another name", to);
+        }
+        return restored.registration().metadataLocation().orElseThrow();
+    }
+
+    /**
+     * One page of namespace {@code namespace}'s dropped Iceberg objects of {@code engine}
+     * ({@link #TABLE_ENGINE} or {@link #VIEW_ENGINE}; the others left out, so a page may hold
+     * fewer than {@code pageSize}), with the next page's token.
+     */
+    public lake.catalog.model.TombstonePage dropped(Namespace namespace, String engine, String pageToken, int pageSize) {
         lake.catalog.model.TombstonePage page = read(catalog.listTombstones(ns(namespace), pageToken, pageSize));
         return new lake.catalog.model.TombstonePage(page.tombstones().stream()
-                .filter(t -> TABLE_ENGINE.equals(t.registration().engine()) && IcebergNames.addressableName(t.name())).toList(), page.continuation());
+                .filter(t -> engine.equals(t.registration().engine()) && IcebergNames.addressableName(t.name())).toList(), page.continuation());
     }
 
     /**
@@ -812,9 +834,18 @@ public final class IcebergCatalog extends BaseMetastoreViewCatalog implements Su
         return read(catalog.idempotencyRecord(key));
     }
 
-    /** Queues the purge of the dropped table {@code id} now ({@code incarnationId} null: its only dropped incarnation). */
-    public lake.catalog.model.PurgeJob requestPurge(TableIdentifier id, String incarnationId) {
-        return write(new lake.catalog.PurgeQueue(catalog).request(ns(id.namespace()), IcebergNames.name(id.name()), incarnationId));
+    /**
+     * Queues the purge of the dropped table or view {@code id} of {@code engine} now
+     * ({@code incarnationId} null: its only dropped incarnation); {@link NoSuchTableException}
+     * ({@link NoSuchViewException} for a view) when there is no such dropped object of that engine.
+     */
+    public lake.catalog.model.PurgeJob requestPurge(TableIdentifier id, String incarnationId, String engine) {
+        try {
+            return write(new lake.catalog.PurgeQueue(catalog).request(ns(id.namespace()), IcebergNames.name(id.name()), incarnationId, engine));
+        } catch (NotFoundException e) {
+            if (VIEW_ENGINE.equals(engine)) throw new NoSuchViewException("%s", e.getMessage());
+            throw e;
+        }
     }
 
     /** The purge queued for a dropped table, or {@code null}. */

@@ -140,8 +140,8 @@ class LakectlPurgeTest {
         long droppedMs = tombstone.getLong("dropped_ms");
         assertThat(tombstone.getLong("expires_ms")).isEqualTo(droppedMs + LifecycleSettings.DEFAULTS.tableRetentionMs());
         assertThat(admin("table", "dropped").rows()).containsExactly(
-                List.of("NAMESPACE", "TABLE", "INCARNATION", "DROPPED", "EXPIRES"),
-                List.of("robots", "episodes", episodes, Instant.ofEpochMilli(droppedMs).toString(),
+                List.of("NAMESPACE", "TABLE", "ENGINE", "INCARNATION", "DROPPED", "EXPIRES"),
+                List.of("robots", "episodes", "lance", episodes, Instant.ofEpochMilli(droppedMs).toString(),
                         Instant.ofEpochMilli(droppedMs + LifecycleSettings.DEFAULTS.tableRetentionMs()).toString()));
 
         assertThat(admin("table", "purge", "robots", "episodes", episodes).out())
@@ -151,6 +151,33 @@ class LakectlPurgeTest {
         assertThat(job.getString("reason")).isEqualTo("requested");
         assertThat(admin("table", "purges").rows()).hasSize(2)
                 .element(1).isEqualTo(List.of("robots", "episodes", episodes, "queued", "-", "requested", "0", "-"));
+    }
+
+    /**
+     * A view dropped at the Iceberg face is a tombstone as a table's is: {@code table dropped}
+     * lists it with its engine, {@code iceberg-view}, and {@code table undrop} restores it, saying
+     * it is a view: the Iceberg client loads the same view (its UUID) again.
+     */
+    @Test
+    void droppedViewIsListedWithItsEngineAndUndropRestoresIt() throws Exception {
+        admin("ns", "create", "robots");
+        org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.of("robots", "v");
+        try (org.apache.iceberg.rest.RESTCatalog c = new org.apache.iceberg.rest.RESTCatalog()) {
+            c.initialize("lakectl-test", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg", "token", ADMIN,
+                    "io-impl", "org.apache.iceberg.inmemory.InMemoryFileIO", "http-client.type", "urlconnection"));
+            org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(
+                    org.apache.iceberg.types.Types.NestedField.optional(1, "id", org.apache.iceberg.types.Types.LongType.get()));
+            String uuid = c.buildView(id).withSchema(schema).withDefaultNamespace(id.namespace()).withQuery("spark", "select 1 as id")
+                    .create().uuid().toString();
+            assertThat(c.dropView(id)).isTrue();
+
+            List<List<String>> rows = admin("table", "dropped").rows();
+            assertThat(rows).hasSize(2);
+            assertThat(rows.get(1).subList(0, 3)).isEqualTo(List.of("robots", "v", "iceberg-view"));
+            String incarnation = rows.get(1).get(3);
+            assertThat(admin("table", "undrop", "robots", "v").out()).isEqualTo("undropped view robots/v (incarnation " + incarnation + ")\n");
+            assertThat(c.loadView(id).uuid().toString()).as("the same view").isEqualTo(uuid);
+        }
     }
 
     @Test

@@ -6,6 +6,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import lake.catalog.model.CatalogKeys;
+import lake.catalog.model.PurgeJob;
+import lake.catalog.model.PurgeJob.Phase;
 import lake.config.LifecycleSettings;
 import lake.config.Settings;
 import lake.meta.GuardedMutation;
@@ -20,16 +22,23 @@ import lake.node.NodeHarness;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.GenericStatisticsFile;
+import org.apache.iceberg.ImmutableGenericPartitionStatisticsFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionStatisticsFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StatisticsFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.view.BaseView;
+import org.apache.iceberg.view.View;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -164,6 +173,61 @@ public abstract class PurgeContract {
     }
 
     /**
+     * A purge deletes a table's delete files (a position delete and an equality delete, each
+     * added by a row delta) in its data phase, named by the delete manifests, and its statistics
+     * files (a puffin file set by {@code updateStatistics}, a partition-statistics file by
+     * {@code updatePartitionStatistics}) in its metadata phase, named by the metadata file. With
+     * batches of one file each batch's record names the file it deleted: every file of the table
+     * is recorded exactly once, the phases in order, and none is left.
+     */
+    @Test
+    void deleteAndStatisticsFilesArePurgedEachInItsPhase() throws Exception {
+        h.close();
+        h = new NodeHarness();
+        BatchLog log = new BatchLog();
+        node = h.deploy(settings("one", new LifecycleSettings(7 * 24 * HOUR, 100, 1)), clock,
+                v -> backend(dir.resolve("one")).apply(v).map(log::wrap));
+        assertThat(h.campaign(node).isLeader()).isTrue();
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.buildTable(TableIdentifier.of("robots", "t"), SCHEMA).withProperty("format-version", "2").create();
+            append(t, "a.parquet", "b.parquet");
+            String positional = written(t, t.locationProvider().newDataLocation("pos-deletes.parquet"));
+            t.newRowDelta().addDeletes(FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned()).ofPositionDeletes().withPath(positional)
+                    .withFormat(FileFormat.PARQUET).withFileSizeInBytes(3).withRecordCount(1).build()).commit();
+            String equality = written(t, t.locationProvider().newDataLocation("eq-deletes.parquet"));
+            t.newRowDelta().addDeletes(FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned()).ofEqualityDeletes(1).withPath(equality)
+                    .withFormat(FileFormat.PARQUET).withFileSizeInBytes(3).withRecordCount(1).build()).commit();
+            t.refresh();
+            long snapshot = t.currentSnapshot().snapshotId();
+            String stats = written(t, t.location() + "/metadata/stats-" + java.util.UUID.randomUUID() + ".puffin");
+            t.updateStatistics().setStatistics(new GenericStatisticsFile(snapshot, stats, 3, 0, List.of())).commit();
+            String partitionStats = written(t, t.location() + "/metadata/partition-stats-" + java.util.UUID.randomUUID() + ".parquet");
+            t.updatePartitionStatistics().setPartitionStatistics(ImmutableGenericPartitionStatisticsFile.builder().snapshotId(snapshot)
+                    .path(partitionStats).fileSizeInBytes(3).build()).commit();
+            t.refresh();
+            assertThat(t.statisticsFiles()).extracting(StatisticsFile::path).containsExactly(stats);
+            assertThat(t.partitionStatisticsFiles()).extracting(PartitionStatisticsFile::path).containsExactly(partitionStats);
+            List<String> before = objects(t.location());
+            assertThat(before).contains(positional, equality, stats, partitionStats);
+
+            assertThat(call("DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(60)).until(() -> objects(t.location()).isEmpty() && tombstones().isEmpty());
+
+            Map<String, Phase> phaseOf = new HashMap<>();
+            for (BatchLog.Batch b : log.batches) {
+                assertThat(b.deleted()).as("a batch of one file: %s", b).isEqualTo(1);
+                assertThat(phaseOf.put(b.file(), b.phase())).as("recorded once: %s", b.file()).isNull();
+            }
+            assertThat(phaseOf.keySet()).as("every file of the table, each by its own batch").containsExactlyInAnyOrderElementsOf(before);
+            assertThat(phaseOf).containsEntry(positional, Phase.DATA).containsEntry(equality, Phase.DATA)
+                    .containsEntry(stats, Phase.METADATA).containsEntry(partitionStats, Phase.METADATA);
+            assertThat(log.batches).extracting(BatchLog.Batch::phase).as("the phases in order").isSortedAccordingTo(Phase::compareTo);
+            assertThat(metric("lake_purge_files_deleted_total")).isEqualTo(before.size());
+        }
+    }
+
+    /**
      * A table dropped without a purge keeps every file for its retention — its namespace's
      * {@code lake.dropped-table-retention-ms}, else the node's {@code table_retention_ms} — listed
      * with when it expires; the passes before then delete nothing; at expiry it is queued and
@@ -223,14 +287,10 @@ public abstract class PurgeContract {
      */
     @Test
     void deposedLeaderPurgesNothingAfterUndrop() throws Exception {
-        h.close();
-        h = new NodeHarness();
         HeldClaims held = new HeldClaims();
-        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
-                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        MetasrvNode a = heldLeader(held);
         // The other node's worker idles (a day between passes): only the paused leader's claim is in play.
         MetasrvNode b = h.deploy(settings("pb", new LifecycleSettings(7 * 24 * HOUR, 24 * HOUR, 4)), new ManualClock(T0 + 20_000), null);
-        assertThat(h.campaign(a).isLeader()).isTrue();
         try (RESTCatalog c = client(a)) {
             c.createNamespace(Namespace.of("robots"));
             Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
@@ -273,18 +333,11 @@ public abstract class PurgeContract {
      */
     @Test
     void nextLeaderLooksForABatchItsPredecessorLeftUnrecorded() throws Exception {
-        h.close();
-        h = new NodeHarness();
         HeldClaims held = new HeldClaims(HeldClaims::isProgress);
-        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
-                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        MetasrvNode a = heldLeader(held);
         MetasrvNode b = h.deploy(settings("pb", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0 + 20_000), null);
-        assertThat(h.campaign(a).isLeader()).isTrue();
         try (RESTCatalog c = client(a)) {
-            c.createNamespace(Namespace.of("robots"));
-            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
-            for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
-            t.refresh();
+            Table t = threeAppends(c);
             List<String> before = objects(t.location());
             List<String> data = before.stream().filter(f -> f.endsWith(".parquet")).sorted().toList();
             assertThat(data).hasSize(6);
@@ -320,17 +373,10 @@ public abstract class PurgeContract {
      */
     @Test
     void undropIsRefusedOnceABatchIsClaimed() throws Exception {
-        h.close();
-        h = new NodeHarness();
         HeldClaims held = new HeldClaims(HeldClaims::isProgress);
-        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
-                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
-        assertThat(h.campaign(a).isLeader()).isTrue();
+        MetasrvNode a = heldLeader(held);
         try (RESTCatalog c = client(a)) {
-            c.createNamespace(Namespace.of("robots"));
-            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
-            for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
-            t.refresh();
+            Table t = threeAppends(c);
 
             held.armed.set(true);
             assertThat(call(a, "DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
@@ -473,6 +519,77 @@ public abstract class PurgeContract {
     }
 
     /**
+     * A dropped Iceberg view is kept as a table is: listed as deleted (its tombstone, with when it
+     * expires; the management face's {@code dropped-views}, with its view UUID), not loadable, its
+     * name free (a table takes it, and the undrop is then refused {@code 409}, writing nothing).
+     * The undrop at {@code dropped-views} restores the same incarnation, view UUID, metadata
+     * location and versions; {@code dropped-tables} does not take a view.
+     */
+    @Test
+    void droppedViewIsKeptListedAndUndroppedWithItsIdentity() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            TableIdentifier id = TableIdentifier.of("robots", "v");
+            View view = twoVersions(c, id);
+            String uuid = view.uuid().toString();
+            String metadata = ((BaseView) view).operations().current().metadataFileLocation();
+            List<Integer> versions = versionIds(view);
+            assertThat(versions).hasSize(2);
+            String incarnation = json(call("GET", "/v1/namespaces/robots/tables/v", null)).at("/registration/incarnation_id").asText();
+            long droppedAt = clock.wallMillis();
+            assertThat(c.dropView(id)).isTrue();
+
+            JsonNode tomb = tombstones().get(0);
+            assertThat(tombstones()).hasSize(1);
+            assertThat(tomb.get("incarnation_id").asText()).isEqualTo(incarnation);
+            assertThat(tomb.at("/registration/engine").asText()).isEqualTo("iceberg-view");
+            assertThat(tomb.get("expires_ms").asLong()).isEqualTo(droppedAt + 7 * 24 * HOUR);
+            JsonNode listed = json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-views", null)).get("dropped-views");
+            assertThat(listed).hasSize(1);
+            assertThat(listed.get(0).at("/identifier/name").asText()).isEqualTo("v");
+            assertThat(listed.get(0).get("incarnation-id").asText()).isEqualTo(incarnation);
+            assertThat(listed.get(0).get("view-uuid").asText()).isEqualTo(uuid);
+            assertThat(listed.get(0).get("metadata-location").asText()).isEqualTo(metadata);
+            assertThat(listed.get(0).get("expires-at-ms").asLong()).isEqualTo(droppedAt + 7 * 24 * HOUR);
+            assertThat(listed.get(0).get("purge").isNull()).isTrue();
+            assertThat(json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-tables", null)).get("dropped-tables"))
+                    .as("a view is not a dropped table").isEmpty();
+            assertThat(c.viewExists(id)).as("not loadable").isFalse();
+            assertThatThrownBy(() -> c.loadView(id)).isInstanceOf(org.apache.iceberg.exceptions.NoSuchViewException.class);
+
+            c.createTable(id, SCHEMA);
+            HttpResponse<String> taken = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/v/undrop", "{}");
+            assertThat(taken.statusCode()).as(taken.body()).isEqualTo(409);
+            assertThat(taken.body()).contains("undrop under another name");
+            assertThat(tombstones()).as("the tombstone, unchanged").containsExactly(tomb);
+            HttpResponse<String> asTable = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/v/undrop",
+                    "{\"incarnation-id\":\"" + incarnation + "\"}");
+            assertThat(asTable.statusCode()).as(asTable.body()).isEqualTo(404);
+            assertThat(asTable.body()).contains("iceberg-view");
+
+            assertThat(c.dropTable(id, false)).isTrue();
+            HttpResponse<String> twice = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/v/undrop", "{}");
+            assertThat(twice.statusCode()).as("the name was dropped twice: " + twice.body()).isEqualTo(400);
+            assertThat(twice.body()).contains(incarnation);
+            HttpResponse<String> back = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/v/undrop",
+                    "{\"incarnation-id\":\"" + incarnation + "\"}");
+            assertThat(back.statusCode()).as(back.body()).isEqualTo(200);
+            assertThat(json(back).get("metadata-location").asText()).isEqualTo(metadata);
+            assertThat(json(back).at("/metadata/view-uuid").asText()).isEqualTo(uuid);
+
+            View restored = c.loadView(id);
+            assertThat(restored.uuid().toString()).isEqualTo(uuid);
+            assertThat(((BaseView) restored).operations().current().metadataFileLocation()).isEqualTo(metadata);
+            assertThat(versionIds(restored)).isEqualTo(versions);
+            assertThat(restored.currentVersion().versionId()).isEqualTo(view.currentVersion().versionId());
+            assertThat(json(call("GET", "/v1/namespaces/robots/tables/v", null)).at("/registration/incarnation_id").asText())
+                    .as("the same incarnation").isEqualTo(incarnation);
+            assertThat(tombstones()).as("the dropped table's alone").extracting(t -> t.at("/registration/engine").asText()).containsExactly("iceberg");
+            assertThat(json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-views", null)).get("dropped-views")).isEmpty();
+        }
+    }
+
+    /**
      * A live table with {@code gc.enabled=false} whose metadata names another table's data file
      * (as after Spark's {@code add_files} or {@code snapshot}) blocks that table's purge: refused,
      * naming it, nothing deleted. Once it is dropped, the purge requested again deletes the files.
@@ -503,7 +620,99 @@ public abstract class PurgeContract {
         }
     }
 
+    /**
+     * A dropped view's metadata files, under the location the catalog assigned it, are purged:
+     * at once when asked at {@code dropped-views/{v}/purge} (not at {@code dropped-tables}: a view
+     * is not a table), else when its retention ends, not before; job and tombstone go with them.
+     */
+    @Test
+    void droppedViewIsPurgedWithItsMetadataFiles() throws Exception {
+        try (RESTCatalog c = client(node)) {
+            c.createNamespace(Namespace.of("robots"));
+            View kept = twoVersions(c, TableIdentifier.of("robots", "kept"));
+            View asked = twoVersions(c, TableIdentifier.of("robots", "asked"));
+            List<String> keptFiles = objects(kept.location()), askedFiles = objects(asked.location());
+            assertThat(keptFiles).as("a metadata file a version").hasSize(2).allMatch(f -> f.endsWith(".metadata.json"));
+            assertThat(askedFiles).hasSize(2);
+            assertThat(c.dropView(TableIdentifier.of("robots", "kept"))).isTrue();
+            assertThat(c.dropView(TableIdentifier.of("robots", "asked"))).isTrue();
+
+            HttpResponse<String> asTable = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/asked/purge", "{}");
+            assertThat(asTable.statusCode()).as(asTable.body()).isEqualTo(404);
+            assertThat(purges()).as("nothing queued").isEmpty();
+            HttpResponse<String> purge = call("POST", "/iceberg/management/v1/namespaces/robots/dropped-views/asked/purge", "{}");
+            assertThat(purge.statusCode()).as(purge.body()).isEqualTo(202);
+            assertThat(json(purge).get("state").asText()).isEqualTo("queued");
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(asked.location()).isEmpty() && tombstones().size() == 1);
+            passes(2);
+            assertThat(objects(kept.location())).as("its retention has not ended").isEqualTo(keptFiles);
+
+            clock.advanceWall(7 * 24 * HOUR);
+            await().atMost(Duration.ofSeconds(30)).until(() -> objects(kept.location()).isEmpty() && tombstones().isEmpty());
+            assertThat(purges()).as("the jobs went with the tombstones").isEmpty();
+            assertThat(metric("lake_purge_files_deleted_total")).isEqualTo(4.0);
+            assertThat(json(call("GET", "/iceberg/management/v1/namespaces/robots/dropped-views", null)).get("dropped-views")).isEmpty();
+            assertThat(c.viewExists(TableIdentifier.of("robots", "kept"))).isFalse();
+        }
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
+
+    /** Every applied record of a purge batch, in order: the job's phase and last file then (with batches of one, the file) and how many files it counted. */
+    static final class BatchLog {
+        record Batch(Phase phase, String file, long deleted) {}
+
+        final List<Batch> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        MetaStore wrap(MetaStore real) {
+            return transacting(real, tx -> real.transact(tx).onSuccess(o -> {
+                if (!o.applied()) return;
+                for (Transaction.Op op : tx.ops()) {
+                    if (!op.key().startsWith(CatalogKeys.PURGE_QUEUE) || op.value() == null || op.expected() == null) continue;
+                    PurgeJob was = PurgeJob.parse(op.key(), op.expected()), now = PurgeJob.parse(op.key(), op.value());
+                    // A batch's record: on its own, or with the next batch's claim (one delete is in flight while it is written).
+                    if (now.state() == PurgeJob.State.PURGING && now.deleted() > was.deleted()) {
+                        batches.add(new Batch(now.phase(), now.after(), now.deleted() - was.deleted()));
+                    }
+                }
+            }));
+        }
+    }
+
+    /** {@code real}, its transactions sent through {@code transact}. */
+    static MetaStore transacting(MetaStore real, Function<Transaction, Future<TransactionOutcome>> transact) {
+        return new MetaStore() {
+            @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
+            @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
+            @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
+            @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
+            @Override public Future<Optional<String>> lastKey(String prefix) { return real.lastKey(prefix); }
+            @Override public Future<Void> close() { return real.close(); }
+            @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
+            @Override public Future<TransactionOutcome> transact(Transaction tx) { return transact.apply(tx); }
+        };
+    }
+
+    /** View {@code id}, created and then replaced once: two versions, two metadata files. */
+    static View twoVersions(RESTCatalog c, TableIdentifier id) {
+        c.buildView(id).withSchema(SCHEMA).withDefaultNamespace(id.namespace()).withQuery("spark", "select 1 as id").create();
+        c.loadView(id).replaceVersion().withSchema(SCHEMA).withDefaultNamespace(id.namespace()).withQuery("spark", "select 2 as id").commit();
+        return c.loadView(id);
+    }
+
+    static List<Integer> versionIds(View v) {
+        List<Integer> ids = new ArrayList<>();
+        v.versions().forEach(x -> ids.add(x.versionId()));
+        return ids;
+    }
+
+    /** Three bytes written at {@code path} through the table's FileIO; the path. */
+    static String written(Table t, String path) throws Exception {
+        try (var out = t.io().newOutputFile(path).createOrOverwrite()) {
+            out.write(new byte[] {1, 2, 3});
+        }
+        return path;
+    }
 
     /** Holds back the first purge claim sent while armed (the leader "pauses" with it in hand) until released. */
     static final class HeldClaims {
@@ -514,25 +723,14 @@ public abstract class PurgeContract {
         private volatile Future<TransactionOutcome> outcome;
 
         MetaStore wrap(MetaStore real) {
-            return new MetaStore() {
-                @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
-                @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
-                @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
-                @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
-                @Override public Future<Optional<String>> lastKey(String prefix) { return real.lastKey(prefix); }
-                @Override public Future<Void> close() { return real.close(); }
-                @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
-
-                @Override
-                public Future<TransactionOutcome> transact(Transaction tx) {
-                    if (which.test(tx) && armed.compareAndSet(true, false)) {
-                        claim = Optional.of(tx);
-                        outcome = released.future().compose(v -> real.transact(tx));
-                        return outcome;
-                    }
-                    return real.transact(tx);
+            return transacting(real, tx -> {
+                if (which.test(tx) && armed.compareAndSet(true, false)) {
+                    claim = Optional.of(tx);
+                    outcome = released.future().compose(v -> real.transact(tx));
+                    return outcome;
                 }
-            };
+                return real.transact(tx);
+            });
         }
 
         /** Holds the first transaction {@code which} picks. */
@@ -552,8 +750,7 @@ public abstract class PurgeContract {
 
         /** A batch's progress: the job, purging, with the batch's files counted. */
         static boolean isProgress(Transaction tx) {
-            return jobChange(tx, (was, now) -> now.state() == lake.catalog.model.PurgeJob.State.PURGING && now.batches() == was.batches()
-                    && now.deleted() > was.deleted());
+            return jobChange(tx, (was, now) -> now.state() == lake.catalog.model.PurgeJob.State.PURGING && now.deleted() > was.deleted());
         }
 
         private static boolean jobChange(Transaction tx, java.util.function.BiPredicate<lake.catalog.model.PurgeJob, lake.catalog.model.PurgeJob> change) {
@@ -565,6 +762,29 @@ public abstract class PurgeContract {
             released.complete();
             return NodeHarness.await(outcome);
         }
+    }
+
+    /**
+     * A fresh cluster's first node, {@code pa}, leading at {@code T0} with batches of four and a
+     * pass every 100 ms, its store (a shared one, under {@code dir/shared} for RocksDB) wrapped
+     * by {@code held}; the test's own node is closed with its harness.
+     */
+    MetasrvNode heldLeader(HeldClaims held) throws Exception {
+        h.close();
+        h = new NodeHarness();
+        MetasrvNode a = h.deploy(settings("pa", new LifecycleSettings(7 * 24 * HOUR, 100, 4)), new ManualClock(T0),
+                v -> backend(dir.resolve("shared")).apply(v).map(s -> held.wrap(s)));
+        assertThat(h.campaign(a).isLeader()).isTrue();
+        return a;
+    }
+
+    /** Namespace {@code robots} and its table {@code t} with three appends of two data files each (six files, three snapshots). */
+    static Table threeAppends(RESTCatalog c) throws Exception {
+        c.createNamespace(Namespace.of("robots"));
+        Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+        for (int i = 0; i < 3; i++) append(t, "part-" + i + "-a.parquet", "part-" + i + "-b.parquet");
+        t.refresh();
+        return t;
     }
 
     RESTCatalog client(MetasrvNode n) {

@@ -145,9 +145,11 @@ public final class IcebergRouter {
      */
     public IcebergResponse handle(IcebergRequest r, IcebergAccess access) {
         try {
-            if (!access.grants().unrestricted() || r.createsOrDropsNamespace()) authorize(r, access);
-            if (r.mutation() && r.idempotencyKey() != null) return idempotent(r, access);
-            return route(r, access);
+            // A management request is read once: its authorization and its route act on the same reading.
+            Management.Call call = Management.handles(r.segments()) ? Management.parse(r) : null;
+            if (!access.grants().unrestricted() || r.createsOrDropsNamespace()) authorize(r, access, call);
+            if (r.mutation() && r.idempotencyKey() != null) return idempotent(r, access, call);
+            return route(r, access, call);
         } catch (RuntimeException | java.io.IOException e) {
             return error(e);
         }
@@ -158,14 +160,14 @@ public final class IcebergRouter {
      * object the caller may not see as absent (the same 404 as a missing one), one it sees without
      * the privilege as {@link org.apache.iceberg.exceptions.ForbiddenException} (403). Parses only
      * the bodies that name objects (renames, multi-table commits, namespace creates), with the
-     * same types the route then parses them with.
+     * same types the route then parses them with; a management request arrives read ({@code call}).
      */
-    private static void authorize(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
+    private static void authorize(IcebergRequest r, IcebergAccess access, Management.Call call) throws java.io.IOException {
         List<String> s = r.segments();
         String m = r.method();
         String op = routeName(r);
-        if (Management.handles(s)) {
-            Management.authorize(r, access, op);
+        if (call != null) {
+            Management.authorize(call, access, op);
             return;
         }
         if (s.size() < 2 || !s.get(0).equals("v1")) return;
@@ -267,7 +269,7 @@ public final class IcebergRouter {
      * every node and across failovers. A mutation that failed because a concurrent request with
      * the same key applied first answers as that one did.
      */
-    private IcebergResponse idempotent(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
+    private IcebergResponse idempotent(IcebergRequest r, IcebergAccess access, Management.Call call) throws java.io.IOException {
         String key = r.idempotencyKey();
         String recordKey;
         try {
@@ -294,7 +296,7 @@ public final class IcebergRouter {
                         : lake.meta.Transaction.Op.update(recordKey, expired, value));
             }, () -> {
                 try {
-                    return route(r, access);
+                    return route(r, access, call);
                 } catch (java.io.IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -341,10 +343,11 @@ public final class IcebergRouter {
         return IcebergResponse.json(err.code(), org.apache.iceberg.rest.responses.ErrorResponseParser.toJson(err));
     }
 
-    private IcebergResponse route(IcebergRequest r, IcebergAccess access) throws java.io.IOException {
+    /** {@code call}: the management request {@code r} is, read once ({@code null} for the spec's routes). */
+    private IcebergResponse route(IcebergRequest r, IcebergAccess access, Management.Call call) throws java.io.IOException {
         List<String> s = r.segments();
         String m = r.method();
-        if (Management.handles(s)) return new Management(catalog, dropRetentionMs, orphans).route(r);
+        if (call != null) return new Management(catalog, dropRetentionMs, orphans).route(call);
         if (s.size() < 2 || !s.get(0).equals("v1")) throw notFound(r);
         if (s.size() == 2 && s.get(1).equals("config")) {
             if (!m.equals("GET")) throw notAllowed(r);
