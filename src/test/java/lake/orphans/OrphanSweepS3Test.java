@@ -82,7 +82,7 @@ class OrphanSweepS3Test {
                 clock.advanceWall(4L * 24 * 3600 * 1000);
                 String route = "/iceberg/management/v1/namespaces/robots/tables/episodes/orphan-files";
                 JsonNode dryRun = json(post(port, route, "{}"));
-                assertThat(OrphanSweepTest.reported(dryRun)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                assertThat(OrphanSweepContract.reported(dryRun)).containsExactlyInAnyOrderEntriesOf(Map.of(
                         root + staleKey, "stale-metadata", root + stagedKey, "abandoned-create"));
                 assertThat(dryRun.get("scanned").asInt()).isEqualTo(4);
                 assertThat(keys(s3, bucket, nameDir)).as("a dry run deletes nothing").isEqualTo(before);
@@ -116,6 +116,6 @@ class OrphanSweepS3Test {
     }
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {
-        return OrphanSweepTest.JSON.readTree(r.body());
+        return OrphanSweepContract.JSON.readTree(r.body());
     }
 }
