@@ -64,7 +64,7 @@ class OrphanSweepAccessTest {
             assertThat(post(port, STRANGER, route, "{}").statusCode()).as("a table it cannot see answers as absent").isEqualTo(404);
             HttpResponse<String> dropper = post(port, DROPPER, route, "{}");
             assertThat(dropper.statusCode()).as(dropper.body()).isEqualTo(200);
-            assertThat(OrphanSweepTest.reported(OrphanSweepTest.JSON.readTree(dropper.body()))).isEmpty();
+            assertThat(OrphanSweepContract.reported(OrphanSweepContract.JSON.readTree(dropper.body()))).isEmpty();
         }
     }
 

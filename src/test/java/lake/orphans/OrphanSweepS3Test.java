@@ -82,7 +82,7 @@ class OrphanSweepS3Test {
                 clock.advanceWall(4L * 24 * 3600 * 1000);
                 String route = "/iceberg/management/v1/namespaces/robots/tables/episodes/orphan-files";
                 JsonNode dryRun = json(post(port, route, "{}"));
-                assertThat(OrphanSweepTest.reported(dryRun)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                assertThat(OrphanSweepContract.reported(dryRun)).containsExactlyInAnyOrderEntriesOf(Map.of(
                         root + staleKey, "stale-metadata", root + stagedKey, "abandoned-create"));
                 assertThat(dryRun.get("scanned").asInt()).isEqualTo(4);
                 assertThat(keys(s3, bucket, nameDir)).as("a dry run deletes nothing").isEqualTo(before);
@@ -101,6 +101,82 @@ class OrphanSweepS3Test {
         }
     }
 
+    /**
+     * Hadoop's S3A spelling: an engine on s3a:// commits a data file as {@code s3a://bucket/key},
+     * while the warehouse's listing returns that object as {@code s3://bucket/key}. The sweep
+     * compares them as one file: it never reports or deletes the s3a-named file, and it does report
+     * (and delete) an unreferenced file beside it, so the sweep did look at that directory. The
+     * table still plans the file, which is still there.
+     */
+    @Test
+    void dataFileReferencedAsS3aIsNotAnOrphanOfItsS3Listing() throws Exception {
+        String endpoint = MotoServer.endpoint().toString();
+        String bucket = "lake-orphans-s3a-" + ProcessHandle.current().pid();
+        try (S3Client s3 = S3Client.builder().endpointOverride(URI.create(endpoint)).region(Region.US_EAST_1)
+                .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build()) {
+            s3.createBucket(b -> b.bucket(bucket));
+            Map<String, String> props = Map.of("aws.accessKeyId", "test", "aws.secretAccessKey", "test", "aws.region", "us-east-1");
+            props.forEach(System::setProperty);
+            try (NodeHarness h = new NodeHarness()) {
+                Settings s = NodeHarness.settings("a", dir, 10_000, 0, 1_000).with(f -> {
+                    f.catalogRoot = "s3://" + bucket + "/warehouse";
+                    f.icebergS3Endpoint = endpoint;
+                });
+                // Moto stamps objects with the real time: the node's clock starts there.
+                ManualClock clock = new ManualClock(System.currentTimeMillis());
+                MetasrvNode node = h.deploy(s, clock, v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
+                assertThat(h.campaign(node).isLeader()).isTrue();
+                int port = node.httpPort();
+                String root = "s3://" + bucket + "/";
+
+                org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.of("robots", "episodes");
+                try (org.apache.iceberg.rest.RESTCatalog engine = engine(port, endpoint)) {
+                    engine.createNamespace(org.apache.iceberg.catalog.Namespace.of("robots"));
+                    org.apache.iceberg.Table t = engine.createTable(id, OrphanSweepContract.SCHEMA);
+                    String tableDir = t.location().substring(root.length());
+                    String namedKey = tableDir + "/data/part-s3a.parquet";
+                    String strayKey = tableDir + "/data/failed-write.parquet";
+                    s3.putObject(b -> b.bucket(bucket).key(namedKey), RequestBody.fromBytes(new byte[] {1, 2, 3}));
+                    s3.putObject(b -> b.bucket(bucket).key(strayKey), RequestBody.fromBytes(new byte[] {1, 2, 3}));
+                    String s3a = "s3a://" + bucket + "/" + namedKey;
+                    t.newFastAppend().appendFile(org.apache.iceberg.DataFiles.builder(org.apache.iceberg.PartitionSpec.unpartitioned())
+                            .withPath(s3a).withFormat(org.apache.iceberg.FileFormat.PARQUET).withFileSizeInBytes(3).withRecordCount(1).build()).commit();
+                    String nameDir = tableDir.substring(0, tableDir.lastIndexOf('/') + 1);
+                    assertThat(keys(s3, bucket, nameDir)).as("the listing spells the committed file s3://").contains(namedKey);
+
+                    clock.advanceWall(4L * 24 * 3600 * 1000);
+                    String route = "/iceberg/management/v1/namespaces/robots/tables/episodes/orphan-files";
+                    JsonNode dryRun = json(post(port, route, "{}"));
+                    assertThat(OrphanSweepContract.reported(dryRun)).as("only the file nothing names; the s3a-named one is referenced")
+                            .containsExactlyEntriesOf(Map.of(root + strayKey, "unreferenced-file"));
+
+                    JsonNode deleting = json(post(port, route, "{\"delete\":true}"));
+                    assertThat(deleting.get("deleted").asInt()).isEqualTo(1);
+                    assertThat(keys(s3, bucket, nameDir)).as("the s3a-named file stays, the stray one is gone")
+                            .contains(namedKey).doesNotContain(strayKey);
+                    List<String> planned = new java.util.ArrayList<>();
+                    try (var tasks = engine.loadTable(id).newScan().planFiles()) {
+                        tasks.forEach(task -> planned.add(task.file().location()));
+                    }
+                    assertThat(planned).as("the table still plans it, by the name it was committed under").containsExactly(s3a);
+                }
+            } finally {
+                props.keySet().forEach(System::clearProperty);
+            }
+        }
+    }
+
+    /** An engine's catalog client on the node at {@code port}, its files on moto's S3 through Iceberg's S3FileIO. */
+    private static org.apache.iceberg.rest.RESTCatalog engine(int port, String endpoint) {
+        org.apache.iceberg.rest.RESTCatalog c = new org.apache.iceberg.rest.RESTCatalog();
+        c.setConf(new org.apache.hadoop.conf.Configuration());
+        c.initialize("engine", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg", "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
+                "s3.endpoint", endpoint, "s3.path-style-access", "true", "s3.access-key-id", "test", "s3.secret-access-key", "test",
+                "client.region", "us-east-1", "http-client.type", "urlconnection"));
+        return c;
+    }
+
     private static List<String> keys(S3Client s3, String bucket, String prefix) {
         return s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents().stream().map(S3Object::key).sorted().toList();
     }
@@ -116,6 +192,6 @@ class OrphanSweepS3Test {
     }
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {
-        return OrphanSweepTest.JSON.readTree(r.body());
+        return OrphanSweepContract.JSON.readTree(r.body());
     }
 }

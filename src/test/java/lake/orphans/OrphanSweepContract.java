@@ -2,8 +2,14 @@ package lake.orphans;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import lake.meta.rocks.RocksConfig;
-import lake.meta.rocks.RocksMetaStore;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import lake.catalog.model.CatalogKeys;
+import lake.meta.GuardedMutation;
+import lake.meta.MetaStore;
+import lake.meta.ScanPage;
+import lake.meta.TransactionOutcome;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
 import lake.node.NodeHarness;
@@ -38,19 +44,25 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The orphan sweep of one node over RocksDB and a {@code file:} warehouse, driven as an operator
- * and an engine would: tables written through the Iceberg Java client, the sweep asked over real
- * HTTP ({@code POST /iceberg/management/v1/namespaces/{ns}/tables/{t}/orphan-files}).
+ * The orphan sweep of one node over a {@code file:} warehouse, on each backend
+ * ({@link RocksOrphanSweepTest}, {@link DynamoOrphanSweepTest}), driven as an operator and an
+ * engine would: tables written through the Iceberg Java client, the sweep asked over real HTTP
+ * ({@code POST /iceberg/management/v1/namespaces/{ns}/tables/{t}/orphan-files}).
  */
-class OrphanSweepTest {
+abstract class OrphanSweepContract {
     static final ObjectMapper JSON = new ObjectMapper();
     static final long DAY = 24L * 3600 * 1000;
     static final Schema SCHEMA = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()));
@@ -59,23 +71,35 @@ class OrphanSweepTest {
 
     @TempDir Path dir;
     NodeHarness h;
+    /** The node that leads: {@code a}, until {@link #staleLeaderCommit} has {@code b} take over. */
+    MetasrvNode leader;
     ManualClock clock;
     int port;
     RESTCatalog client;
+    /** Holds back a's pointer swap of robots.episodes when armed ({@link #staleLeaderCommit}). */
+    final HeldSwap held = new HeldSwap();
+
+    /** The store node a hosts: RocksDB under {@code dir}, or a fresh DynamoDB table on moto. */
+    protected abstract Function<Vertx, Future<? extends MetaStore>> backend(Path dir);
 
     @BeforeEach
     void leader() throws Exception {
         h = new NodeHarness();
         // The node's wall clock starts at the file system's, so files' modification times read as ages.
         clock = new ManualClock(System.currentTimeMillis());
-        MetasrvNode node = h.deploy(NodeHarness.settings("a", dir, 10_000, 0, 1_000), clock,
-                v -> RocksMetaStore.open(v, RocksConfig.defaults(dir.resolve("rocks"))));
-        assertThat(h.campaign(node).isLeader()).isTrue();
-        port = node.httpPort();
-        client = new RESTCatalog();
-        // The engine writes through the node's own local FileIO (Hadoop's would add .crc files nothing references).
-        client.initialize("engine", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg", "io-impl", "lake.iceberg.files.NioFileIO"));
+        leader = h.deploy(NodeHarness.settings("a", dir, 10_000, 0, 1_000), clock, v -> backend(dir.resolve("store")).apply(v).map(held::wrap));
+        assertThat(h.campaign(leader).isLeader()).isTrue();
+        port = leader.httpPort();
+        client = engine(port);
         client.createNamespace(Namespace.of("robots"));
+    }
+
+    /** An engine's catalog client on the node at {@code port}. */
+    private static RESTCatalog engine(int port) {
+        RESTCatalog c = new RESTCatalog();
+        // The engine writes through the node's own local FileIO (Hadoop's would add .crc files nothing references).
+        c.initialize("engine", Map.of("uri", "http://127.0.0.1:" + port + "/iceberg", "io-impl", "lake.iceberg.files.NioFileIO"));
+        return c;
     }
 
     @AfterEach
@@ -91,8 +115,9 @@ class OrphanSweepTest {
      * An abandoned staged create of {@code robots.episodes} (a data file, and the manifest and
      * manifest list its append wrote, never committed), then the live table of that name: 12
      * appends, a row delta with a position-delete file, a delete that leaves a file referenced only
-     * by older snapshots, a statistics file; and a stale leader's metadata file in its metadata
-     * directory (written, its pointer swap never applied).
+     * by older snapshots, a statistics file; and a stale leader's commit ({@link #staleLeaderCommit}):
+     * its metadata file written in the metadata directory, its pointer swap refused. Afterwards the
+     * leader, {@link #port}, {@link #clock} and {@link #client} are node b's.
      */
     private Written lifeOfATable() throws Exception {
         Transaction staged = client.buildTable(EPISODES, SCHEMA).withProperty("format-version", "2").createTransaction();
@@ -120,11 +145,99 @@ class OrphanSweepTest {
         t.refresh();
         assertThat(t.snapshots()).as("many snapshots").hasSizeGreaterThanOrEqualTo(14);
 
-        // A stale leader's commit: its metadata file written in full, its fenced pointer swap refused.
-        String current = ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
-        String stale = t.location() + "/metadata/00099-" + UUID.randomUUID() + ".metadata.json";
-        Files.copy(local(current), local(stale));
-        return new Written(t, stale, abandoned);
+        return new Written(t, staleLeaderCommit(t), abandoned);
+    }
+
+    /**
+     * A real stale leader's commit to {@code t}: node a (the leader) takes an engine's commit over
+     * HTTP, writes its new metadata file and sends the fenced pointer swap, which is held back (a
+     * leader paused with its write in hand). Node b, whose clock is past a's lease, takes over
+     * under a newer epoch; then a's swap reaches the store and is refused at the lease guard. The
+     * engine is answered 503 (refused by the fence, certainly not applied), the table's pointer
+     * never moved, and the file a wrote is one no metadata names: returned. From here on the
+     * test talks to b, on b's clock.
+     */
+    private String staleLeaderCommit(Table t) throws Exception {
+        String current = metadataLocation(t);
+        List<String> metadataBefore = files(t.location() + "/metadata");
+        ManualClock later = new ManualClock(clock.wallMillis() + 20_000);
+        // A cluster's nodes share one warehouse (by default a node's is under its own data directory).
+        String warehouse = NodeHarness.settings("a", dir, 10_000, 0, 1_000).catalogRoot();
+        MetasrvNode b = h.deploy(NodeHarness.settings("b", dir.resolve("b"), 10_000, 0, 1_000).with(f -> f.catalogRoot = warehouse), later, null);
+
+        held.armed.set(true);
+        CompletableFuture<HttpResponse<String>> commit = HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/iceberg/v1/namespaces/robots/tables/episodes")).timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"requirements\":[{\"type\":\"assert-table-uuid\",\"uuid\":\"" + t.uuid()
+                        + "\"}],\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"owner\":\"stale\"}}]}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        org.awaitility.Awaitility.await("a sends its pointer swap").atMost(Duration.ofSeconds(30)).until(() -> held.swap.isPresent());
+        List<String> written = files(t.location() + "/metadata").stream().filter(f -> !metadataBefore.contains(f)).toList();
+        assertThat(written).as("a wrote its new metadata file before the swap").hasSize(1).allMatch(f -> f.endsWith(".metadata.json"));
+
+        assertThat(h.campaign(b).isLeader()).as("b takes over once a's lease ran out on b's clock").isTrue();
+        TransactionOutcome swap = held.release();
+        assertThat(swap.applied()).as("a's pointer swap, after the takeover").isFalse();
+        assertThat(swap.guardFailed()).as("refused at the lease guard").isTrue();
+        HttpResponse<String> refused = commit.get(60, TimeUnit.SECONDS);
+        assertThat(refused.statusCode()).as("the engine is told the commit did not apply: " + refused.body()).isEqualTo(503);
+        org.awaitility.Awaitility.await("the refused write deposes a").atMost(Duration.ofSeconds(30)).until(() -> !h.status(leader).isLeader());
+
+        leader = b;
+        port = b.httpPort();
+        clock = later;
+        client.close();
+        client = engine(port);
+        Table now = client.loadTable(EPISODES);
+        assertThat(metadataLocation(now)).as("the table's pointer never moved").isEqualTo(current);
+        assertThat(now.properties()).doesNotContainKey("owner");
+        assertThat(files(t.location() + "/metadata")).as("a's file is still there, named by nothing").contains(written.get(0));
+        return written.get(0);
+    }
+
+    private static String metadataLocation(Table t) {
+        return ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+    }
+
+    /** Holds back the first pointer swap of robots.episodes sent while armed, until released. */
+    static final class HeldSwap {
+        final AtomicBoolean armed = new AtomicBoolean();
+        volatile Optional<lake.meta.Transaction> swap = Optional.empty();
+        private final Promise<Void> released = Promise.promise();
+        private volatile Future<TransactionOutcome> outcome;
+
+        MetaStore wrap(MetaStore real) {
+            return new MetaStore() {
+                @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
+                @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
+                @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
+                @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
+                @Override public Future<Optional<String>> lastKey(String prefix) { return real.lastKey(prefix); }
+                @Override public Future<Void> close() { return real.close(); }
+                @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
+
+                @Override
+                public Future<TransactionOutcome> transact(lake.meta.Transaction tx) {
+                    if (isSwap(tx) && armed.compareAndSet(true, false)) {
+                        swap = Optional.of(tx);
+                        outcome = released.future().compose(v -> real.transact(tx));
+                        return outcome;
+                    }
+                    return real.transact(tx);
+                }
+            };
+        }
+
+        /** A pointer swap: the table's registration replaced, conditioned on its current bytes. */
+        private static boolean isSwap(lake.meta.Transaction tx) {
+            return tx.ops().stream().anyMatch(op -> op.key().equals(CatalogKeys.table("robots", "episodes")) && op.value() != null
+                    && op.expected() != null);
+        }
+
+        TransactionOutcome release() throws Exception {
+            released.complete();
+            return NodeHarness.await(outcome);
+        }
     }
 
     @Test
