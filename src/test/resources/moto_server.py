@@ -68,6 +68,33 @@ def check_signatures_against_the_query_as_sent():
     ActionAuthenticatorMixin._authenticate_and_authorize_action = as_sent
 
 
+def honour_quiet_deletes():
+    """S3's DeleteObjects in quiet mode (<Quiet>true</Quiet>) answers only the keys it failed to
+    delete; moto 5.2.1 ignores the flag and answers a <Deleted> element per key. Against moto a
+    quiet 1,000-key delete (the purge worker's QuietS3Deletes, the benchmark's boto3 peer) then
+    costs its client the parsing of an answer real S3 never sends. Drop those elements when the
+    request asked for quiet mode, as S3 does; errors are answered as before."""
+    import re
+
+    from moto.s3.responses import S3Response
+
+    original = S3Response._bucket_response_delete_keys
+    quiet = re.compile(rb"<Quiet>\s*true\s*</Quiet>", re.IGNORECASE)
+    deleted = re.compile(r"<Deleted>.*?</Deleted>", re.DOTALL)
+
+    def as_s3(self, bucket_name, *args, **kwargs):
+        answer = original(self, bucket_name, *args, **kwargs)
+        body = self.body if isinstance(self.body, bytes) else str(self.body or "").encode()
+        if not quiet.search(body) or not isinstance(answer, tuple) or len(answer) != 3:
+            return answer
+        status, headers, content = answer
+        text = content.decode() if isinstance(content, bytes) else content
+        text = deleted.sub("", text)
+        return status, headers, text.encode() if isinstance(content, bytes) else text
+
+    S3Response._bucket_response_delete_keys = as_s3
+
+
 class BenchFill:
     """WSGI middleware for the purge benchmark's set-up only (scripts/bench/purge), on only when
     LAKE_MOTO_BENCH_FILL=1: POST /_lake_bench/fill {"bucket": B, "keys": [K, ...]} writes each
@@ -108,6 +135,7 @@ def main():
     host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
     watch_parent = "--exit-on-stdin-eof" in sys.argv[3:]
     check_signatures_against_the_query_as_sent()
+    honour_quiet_deletes()
     app = KeepQueryAsSent(DomainDispatcherApplication(create_backend_app))
     if os.environ.get("LAKE_MOTO_BENCH_FILL") == "1":
         app = BenchFill(app)

@@ -419,6 +419,56 @@ abstract class OrphanSweepContract {
         }
     }
 
+    /**
+     * A table whose metadata sets {@code gc.enabled=false} may name files other tables own, and
+     * Iceberg's own {@code DeleteOrphanFiles} refuses it: so does the sweep ({@code 400} naming the
+     * property), reporting and deleting nothing, not even an unreferenced file past the safety age.
+     */
+    @Test
+    void sweepRefusesATableWithGcDisabled() throws Exception {
+        Table t = client.buildTable(EPISODES, SCHEMA).withProperty("gc.enabled", "false").create();
+        t.newFastAppend().appendFile(dataFile(write(t, t.locationProvider().newDataLocation("a.parquet")))).commit();
+        write(t, t.locationProvider().newDataLocation("stray.parquet"));
+        List<String> before = files(t.location());
+        clock.advanceWall(4 * DAY);
+
+        HttpResponse<String> r = sweep("{\"delete\":true}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(JSON.readTree(r.body()).at("/error/message").asText()).contains("gc.enabled is false", "nothing reported or deleted");
+        assertThat(files(t.location())).as("every file under the location").isEqualTo(before);
+    }
+
+    /**
+     * A live table with {@code gc.enabled=false} (as Spark's {@code add_files} leaves one) whose
+     * metadata names a file under this table's location, a file this table does not reference:
+     * the sweep is refused, naming it, and the file stays. Once that table is dropped, the file is
+     * an orphan of this location like any other.
+     */
+    @Test
+    void sweepRefusesWhileAGcDisabledTableNamesFilesHere() throws Exception {
+        Table t = client.createTable(EPISODES, SCHEMA);
+        t.newFastAppend().appendFile(dataFile(write(t, t.locationProvider().newDataLocation("a.parquet")))).commit();
+        String theirs = write(t, t.locationProvider().newDataLocation("theirs.parquet"));
+        TableIdentifier otherId = TableIdentifier.of("robots", "added");
+        Table other = client.buildTable(otherId, SCHEMA).withProperty("gc.enabled", "false").create();
+        other.newFastAppend().appendFile(dataFile(theirs)).commit();
+        List<String> before = files(t.location());
+        clock.advanceWall(4 * DAY);
+
+        HttpResponse<String> r = sweep("{\"delete\":true}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(JSON.readTree(r.body()).at("/error/message").asText()).contains("shared with live table(s) robots.added", "gc.enabled=false");
+        assertThat(files(t.location())).as("every file under the location").isEqualTo(before);
+        Table stillThere = client.loadTable(otherId);
+        assertThat(stillThere.currentSnapshot().addedDataFiles(stillThere.io())).extracting(DataFile::location).containsExactly(theirs);
+
+        assertThat(client.dropTable(otherId, false)).isTrue();
+        HttpResponse<String> after = sweep("{}");
+        assertThat(after.statusCode()).as(after.body()).isEqualTo(200);
+        assertThat(reported(JSON.readTree(after.body())).entrySet()).as("no live table names it now")
+                .anyMatch(e -> e.getKey().endsWith("/theirs.parquet") && e.getValue().equals("unreferenced-file"));
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     private HttpResponse<String> sweep(String body) throws Exception {
