@@ -6,9 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import lake.catalog.model.CatalogKeys;
-import lake.meta.GuardedMutation;
 import lake.meta.MetaStore;
-import lake.meta.ScanPage;
 import lake.meta.TransactionOutcome;
 import lake.node.ManualClock;
 import lake.node.MetasrvNode;
@@ -207,25 +205,14 @@ abstract class OrphanSweepContract {
         private volatile Future<TransactionOutcome> outcome;
 
         MetaStore wrap(MetaStore real) {
-            return new MetaStore() {
-                @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
-                @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
-                @Override public Future<Boolean> delete(String key, byte[] expected) { return real.delete(key, expected); }
-                @Override public Future<ScanPage> scanPrefix(String prefix, String c, int limit) { return real.scanPrefix(prefix, c, limit); }
-                @Override public Future<Optional<String>> lastKey(String prefix) { return real.lastKey(prefix); }
-                @Override public Future<Void> close() { return real.close(); }
-                @Override public Future<Boolean> guardedMutate(GuardedMutation m) { return real.guardedMutate(m); }
-
-                @Override
-                public Future<TransactionOutcome> transact(lake.meta.Transaction tx) {
-                    if (isSwap(tx) && armed.compareAndSet(true, false)) {
-                        swap = Optional.of(tx);
-                        outcome = released.future().compose(v -> real.transact(tx));
-                        return outcome;
-                    }
-                    return real.transact(tx);
+            return lake.purge.PurgeContract.transacting(real, tx -> {
+                if (isSwap(tx) && armed.compareAndSet(true, false)) {
+                    swap = Optional.of(tx);
+                    outcome = released.future().compose(v -> real.transact(tx));
+                    return outcome;
                 }
-            };
+                return real.transact(tx);
+            });
         }
 
         /** A pointer swap: the table's registration replaced, conditioned on its current bytes. */

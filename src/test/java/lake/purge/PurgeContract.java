@@ -680,7 +680,7 @@ public abstract class PurgeContract {
     }
 
     /** {@code real}, its transactions sent through {@code transact}. */
-    static MetaStore transacting(MetaStore real, Function<Transaction, Future<TransactionOutcome>> transact) {
+    public static MetaStore transacting(MetaStore real, Function<Transaction, Future<TransactionOutcome>> transact) {
         return new MetaStore() {
             @Override public Future<Optional<byte[]>> get(String key) { return real.get(key); }
             @Override public Future<Boolean> cas(String key, byte[] expected, byte[] value) { return real.cas(key, expected, value); }
