@@ -750,10 +750,14 @@ public final class Catalog {
                 }
                 String jobKey = CatalogKeys.purgeJob(ns, name, tomb.value().incarnation());
                 PurgeJob queued = job.map(b -> PurgeJob.parse(jobKey, b)).orElse(null);
-                if (queued != null && queued.state() == PurgeJob.State.PURGING) {
+                // Once a batch was claimed its files may be gone, whatever the job says now: a purge
+                // refused midway (a sharer registered meanwhile, a node without a FileIO took over) has
+                // deleted files too, and a paused leader may still send its claimed batch.
+                if (queued != null && (queued.state() == PurgeJob.State.PURGING || queued.batches() > 0 || queued.epoch() != null)) {
                     return Future.failedFuture(new CatalogException.BeingPurged("the dropped table '" + ns + "." + name
-                            + "' is being purged (" + queued.deleted() + " file(s) deleted so far, batches claimed by epoch "
-                            + Long.toUnsignedString(queued.epoch()) + "): it can no longer be undropped"));
+                            + "' is being purged (" + queued.deleted() + " file(s) deleted so far, " + queued.batches()
+                            + " batch(es) claimed, the last by epoch " + (queued.epoch() == null ? "none" : Long.toUnsignedString(queued.epoch()))
+                            + ", now " + queued.state().name().toLowerCase(java.util.Locale.ROOT) + "): it can no longer be undropped"));
                 }
                 // A purge not yet begun is cancelled with the undrop, in its transaction: the worker's
                 // next claim checks the job's exact bytes, so it can never delete a file of the restored table.

@@ -61,7 +61,8 @@ public final class Sharers {
 
     /** What the live tables added to it use, in one spelling ({@link TableFiles#spelling}), asked by location. Not thread-safe. */
     public final class Index {
-        private record Use(String path, String table) {}
+        /** A use of {@code path} by the live table {@code name} of namespace {@code ns}. */
+        private record Use(String path, String ns, String name) {}
 
         private final List<Use> uses = new ArrayList<>();
         private boolean sorted = true;
@@ -72,29 +73,35 @@ public final class Sharers {
         public Index add(List<Table> page) {
             for (Table t : page) {
                 Registration r = t.registration();
-                String name = t.namespace() + "." + t.name();
-                uses.add(new Use(directory(r.location()), name));
-                r.metadataLocation().ifPresent(m -> uses.add(new Use(TableFiles.spelling(m), name)));
+                uses.add(new Use(directory(r.location()), t.namespace(), t.name()));
+                r.metadataLocation().ifPresent(m -> uses.add(new Use(TableFiles.spelling(m), t.namespace(), t.name())));
                 if (IcebergCatalog.TABLE_ENGINE.equals(r.engine()) && r.metadataLocation().isPresent()) {
-                    for (String f : foreign.computeIfAbsent(r.metadataLocation().get(), Sharers.this::outside)) uses.add(new Use(f, name));
+                    for (String f : foreign.computeIfAbsent(r.metadataLocation().get(), Sharers.this::outside)) {
+                        uses.add(new Use(f, t.namespace(), t.name()));
+                    }
                 }
             }
             sorted = false;
             return this;
         }
 
-        /** The live tables other than {@code self} ({@code ns.name}, or {@code null}) using a file under {@code location}: at most {@value #NAMED}, sorted. */
-        public List<String> under(String location, String self) {
+        /**
+         * The live tables, as {@code ns.name}, other than table {@code selfName} of namespace
+         * {@code selfNs} (both {@code null}: none), using a file under {@code location}: at most
+         * {@value #NAMED}, sorted. Self is told by namespace and name apart: namespace {@code a.b}'s
+         * table {@code c} is not namespace {@code a}'s table {@code b.c}.
+         */
+        public List<String> under(String location, String selfNs, String selfName) {
             if (!sorted) {
                 uses.sort(Comparator.comparing(Use::path));
                 sorted = true;
             }
             String prefix = directory(location);
-            int i = Collections.binarySearch(uses, new Use(prefix, ""), Comparator.comparing(Use::path));
+            int i = Collections.binarySearch(uses, new Use(prefix, "", ""), Comparator.comparing(Use::path));
             TreeSet<String> found = new TreeSet<>();
             for (int at = i >= 0 ? i : -i - 1; at < uses.size() && uses.get(at).path().startsWith(prefix); at++) {
-                String table = uses.get(at).table();
-                if (!table.equals(self)) found.add(table);
+                Use use = uses.get(at);
+                if (!(use.ns().equals(selfNs) && use.name().equals(selfName))) found.add(use.ns() + "." + use.name());
             }
             return found.stream().limit(NAMED).toList();
         }

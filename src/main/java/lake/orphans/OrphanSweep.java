@@ -134,7 +134,7 @@ public final class OrphanSweep {
         // A table registered at this one's files commits under this location too, and one that
         // disables garbage collection may name files here: neither's files are in this table's
         // references, and they would be reported and deleted as orphans.
-        List<String> sharing = live.under(own, IcebergNames.namespace(id.namespace()) + "." + IcebergNames.name(id.name()));
+        List<String> sharing = live.under(own, IcebergNames.namespace(id.namespace()), IcebergNames.name(id.name()));
         if (!sharing.isEmpty()) {
             throw new IllegalArgumentException("Cannot sweep " + id + " for orphan files: its location " + own + " is shared with live table(s) "
                     + String.join(", ", sharing) + " (registered there, with files there, or with gc.enabled=false and files here in"

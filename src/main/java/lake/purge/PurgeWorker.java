@@ -159,7 +159,7 @@ public final class PurgeWorker {
                         + " delete them with your own credentials, then purge the tombstone", tally);
             }
             return index(queue, sharers.index(), null).compose(live -> {
-                List<String> sharing = live.under(location, null);
+                List<String> sharing = live.under(location, null, null);
                 if (!sharing.isEmpty()) {
                     return refuse(queue, e, "location " + location + " is shared with live table(s) " + String.join(", ", sharing)
                             + " (registered there, with files there, or with gc.enabled=false and files of this table in their"

@@ -456,6 +456,34 @@ abstract class OrphanSweepContract {
                 .anyMatch(e -> e.getKey().endsWith("/theirs.parquet") && e.getValue().equals("unreferenced-file"));
     }
 
+    /**
+     * Namespace {@code a.b}'s table {@code c} and namespace {@code a}'s table {@code b.c} read the
+     * same when dotted: the sweep of the first must still see the second, registered at its
+     * metadata and committing under its location, as a sharer, and refuse (from the independent
+     * review's probe: it reported the live table's files as orphans).
+     */
+    @Test
+    void sweepTellsItselfApartFromATableWhoseDottedNameReadsTheSame() throws Exception {
+        client.createNamespace(Namespace.of("a"));
+        client.createNamespace(Namespace.of("a", "b"));
+        Table t = client.createTable(TableIdentifier.of(Namespace.of("a", "b"), "c"), SCHEMA);
+        t.newFastAppend().appendFile(dataFile(write(t, t.locationProvider().newDataLocation("a.parquet")))).commit();
+        t.refresh();
+        String metadata = ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+        HttpResponse<String> registered = call("POST", "/iceberg/v1/namespaces/a/register",
+                "{\"name\":\"b.c\",\"metadata-location\":\"" + metadata + "\"}");
+        assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+        Table copy = client.loadTable(TableIdentifier.of(Namespace.of("a"), "b.c"));
+        copy.newFastAppend().appendFile(dataFile(write(copy, copy.locationProvider().newDataLocation("copy-only.parquet")))).commit();
+        List<String> before = files(t.location());
+        clock.advanceWall(4 * DAY);
+
+        HttpResponse<String> r = call("POST", "/iceberg/management/v1/namespaces/a%1Fb/tables/c/orphan-files", "{\"delete\":true}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(JSON.readTree(r.body()).at("/error/message").asText()).contains("shared with live table(s)", "nothing reported or deleted");
+        assertThat(files(t.location())).as("every file under the location").isEqualTo(before);
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     private HttpResponse<String> sweep(String body) throws Exception {

@@ -656,6 +656,46 @@ public abstract class PurgeContract {
         }
     }
 
+    /**
+     * A purge that deleted files and was then refused (a table registered at the dropped table's
+     * metadata while its first record was held: the next pass refuses the job) leaves a table with
+     * files gone: its undrop is refused ({@code 409}, "being purged") though the job is no longer
+     * {@code purging}, and the tombstone stays (from the independent review's probe).
+     */
+    @Test
+    void undropIsRefusedAfterAPurgeThatDeletedFilesWasRefused() throws Exception {
+        HeldClaims held = new HeldClaims(HeldClaims::isProgress);
+        MetasrvNode a = heldLeader(held);
+        try (RESTCatalog c = client(a)) {
+            c.createNamespace(Namespace.of("robots"));
+            Table t = c.createTable(TableIdentifier.of("robots", "t"), SCHEMA);
+            String[] names = new String[100];
+            for (int i = 0; i < 100; i++) names[i] = "p-" + i + ".parquet";
+            append(t, names);
+            t.refresh();
+            String metadata = ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+            int before = objects(t.location()).size();
+            held.armed.set(true);
+            assertThat(call(a, "DELETE", "/iceberg/v1/namespaces/robots/tables/t?purgeRequested=true", null).statusCode()).isEqualTo(204);
+            await().atMost(Duration.ofSeconds(30)).until(() -> held.claim.isPresent());
+            HttpResponse<String> registered = call(a, "POST", "/iceberg/v1/namespaces/robots/register",
+                    "{\"name\":\"copy\",\"metadata-location\":\"" + metadata + "\"}");
+            assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+            assertThat(held.release().applied()).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> purges(a).get(0).get("state").asText().equals("refused"));
+            assertThat(objects(t.location()).size()).as("files were deleted before the refusal").isLessThan(before);
+            JsonNode tombstone = tombstones(a).stream().filter(x -> x.get("name").asText().equals("t")).findFirst().orElseThrow();
+
+            HttpResponse<String> undrop = call(a, "POST", "/iceberg/management/v1/namespaces/robots/dropped-tables/t/undrop", "{}");
+            assertThat(undrop.statusCode()).as(undrop.body()).isEqualTo(409);
+            assertThat(undrop.body()).contains("being purged");
+            HttpResponse<String> lake = call(a, "POST", "/v1/namespaces/robots/tables/t/undrop", "{}");
+            assertThat(lake.statusCode()).as(lake.body()).isEqualTo(409);
+            assertThat(tombstones(a)).as("the tombstone, unchanged").contains(tombstone);
+            assertThat(c.tableExists(TableIdentifier.of("robots", "t"))).isFalse();
+        }
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     /** Every applied record of a purge batch, in order: the job's phase and last file then (with batches of one, the file) and how many files it counted. */

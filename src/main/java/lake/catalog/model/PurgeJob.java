@@ -16,7 +16,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *       {@code batch_files} the size of the batches its last claimer sent (absent before sizes were
  *       recorded: then the largest a node may be set to);</li>
  *   <li>{@code refused}: the worker will not delete these files ({@code message} says why: a location
- *       the catalog did not assign, or one another live table uses); nothing was deleted.</li>
+ *       the catalog did not assign, or one another live table uses); nothing more is deleted. A job
+ *       refused after a claim ({@code batches} above zero) may have deleted files, so an undrop stays
+ *       refused.</li>
  * </ul>
  * Every change is a compare-and-set on the exact bytes read, so two leaders never both move it.
  */
