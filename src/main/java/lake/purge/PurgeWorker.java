@@ -337,7 +337,9 @@ public final class PurgeWorker {
         Future<Optional<PurgeQueue.Entry>> written = previous == null && !more ? Future.succeededFuture(Optional.of(claimed))
                 : job.queue.advance(claimed, job.tomb, previous == null ? null : previous.last(), previous == null ? 0 : previous.count(),
                         previous == null ? 0 : previous.outside(), more ? job.epoch : null, phase, settings.purgeBatchFiles()).map(next -> remember(claimed, next));
-        return Future.all(deleting, written).compose(both -> {
+        // join, not all: after a failed delete the caller forgets the job only once the write in flight
+        // has landed (landing after, it would mark the job as this worker's own record again).
+        return Future.join(deleting, written).compose(both -> {
             Sent sent = deleting.result();
             Optional<PurgeQueue.Entry> next = written.result();
             if (next.isEmpty()) return stopped(claimed);
